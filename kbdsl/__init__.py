@@ -1,0 +1,1 @@
+"""kbdsl: Kingdom Builder with every piece of content written as data."""

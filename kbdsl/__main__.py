@@ -1,0 +1,5 @@
+import sys
+
+from kbdsl.cli import main
+
+sys.exit(main())

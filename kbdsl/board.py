@@ -1,0 +1,203 @@
+"""Assemble board sections into the networkx hex graph, and compile fast tables from it.
+
+Coordinates: every hex is named `row,col` (0-based, row 0 on top, odd-r: odd rows sit
+half a hex to the right) on the primary board, and `board:row,col` on any other board
+(a detached board such as an island has a coordinate space of its own). These names
+are the graph's node keys and the notation of moves, scenarios, saves and the CLI.
+
+The graph is the model: node attributes are board, row, col, q, r (axial), terrain,
+location, special, buildable, section, sector, line and edge. `Tables` is derived from
+it once per game and serves the hot loops as int bitsets.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import networkx as nx
+
+from kbdsl.bitset import bit_list
+from kbdsl.errors import SetupError
+from kbdsl.ruleset import RuleSet
+
+#: Axial steps of the 6 directions; direction d and d+3 are opposite.
+DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+_HEX_RE = re.compile(r"^\s*(?:([a-z][a-z0-9_-]*)\s*:\s*)?\(?\s*(\d+)\s*[, ]\s*(\d+)\s*\)?\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A section placed on a board slot, optionally turned by 180 degrees."""
+
+    name: str
+    turned: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> "Placed":
+        name, _, turn = text.partition("@")
+        if turn not in ("", "0", "180"):
+            raise SetupError(f"section {text!r}: only a turn of 180 degrees exists (write {name}@180)")
+        return cls(name.strip(), turn == "180")
+
+    def __str__(self) -> str:
+        return f"{self.name}@180" if self.turned else self.name
+
+
+def hex_name(board: str, row: int, col: int, primary: bool) -> str:
+    return f"{row},{col}" if primary else f"{board}:{row},{col}"
+
+
+def offset_to_axial(row: int, col: int) -> tuple[int, int]:
+    return col - (row - (row & 1)) // 2, row
+
+
+def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Mapping[str, bool]) -> nx.Graph:
+    """Build the hex graph for sections placed per board (grid order: left to right, top to bottom)."""
+    g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
+    for bi, spec in enumerate(rules.boards):
+        placed = list(layout.get(spec.name, ()))
+        if not placed:
+            continue
+        rows_n, cols_n = spec.grid
+        if len(placed) != rows_n * cols_n:
+            raise SetupError(f"board {spec.name!r} takes {rows_n * cols_n} section(s), got {len(placed)}")
+        names = [p.name for p in placed]
+        if len(set(names)) != len(names):
+            raise SetupError(f"board {spec.name!r}: each section may be used once, got {', '.join(names)}")
+        primary = bi == 0
+        sectors = rules.flag(spec.sectors, options)
+        edge = rules.flag(spec.edge, options)
+        cells: dict[tuple[int, int], dict] = {}
+        for k, p in enumerate(placed):
+            sec = rules.sections.get(p.name)
+            if sec is None or (sec.board or rules.primary_board.name) != spec.name:
+                allowed = ", ".join(rules.sections_for(spec.name))
+                raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed})")
+            if p.turned and not spec.turnable:
+                raise SetupError(f"sections of board {spec.name!r} cannot be turned")
+            h, w = len(sec.rows), len(sec.rows[0])
+            base_r, base_c = (k // cols_n) * h, (k % cols_n) * w
+            for lr in range(h):
+                for lc in range(w):
+                    sr, sc = (h - 1 - lr, w - 1 - lc) if p.turned else (lr, lc)
+                    kind, what = rules.legend[sec.rows[sr][sc].letter]
+                    terrain = rules.terrains[what] if kind == "terrain" else None
+                    row, col = base_r + lr, base_c + lc
+                    cells[(row, col)] = dict(
+                        board=spec.name, row=row, col=col, section=sec.name,
+                        sector=sec.name if sectors else None,
+                        line=hex_name(spec.name, row, 0, primary).rsplit(",", 1)[0],
+                        terrain=what if terrain else None,
+                        location=what if kind == "location" else None,
+                        special=what if kind == "location" or (terrain and "special" in terrain.flags) else None,
+                        buildable=bool(terrain and "buildable" in terrain.flags),
+                    )
+        axial = {}
+        for (row, col), attrs in cells.items():
+            q, r = offset_to_axial(row, col)
+            attrs.update(q=q, r=r)
+            axial[(q, r)] = (row, col)
+        for (row, col), attrs in cells.items():
+            inside = sum((attrs["q"] + dq, attrs["r"] + dr) in axial for dq, dr in DIRECTIONS)
+            attrs["edge"] = edge and inside < 6
+            g.add_node(hex_name(spec.name, row, col, primary), **attrs)
+        for (q, r), (row, col) in axial.items():
+            for dq, dr in DIRECTIONS[:3]:
+                other = axial.get((q + dq, r + dr))
+                if other:
+                    g.add_edge(hex_name(spec.name, row, col, primary), hex_name(spec.name, *other, primary))
+    return g
+
+
+def parse_hex(text: str, g: nx.Graph) -> str:
+    """Normalise a typed hex ('3,4', '(3, 4)', 'island:2,3') to its node name, or raise ValueError."""
+    m = _HEX_RE.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a hex (write row,col or board:row,col)")
+    board, row, col = m.group(1), int(m.group(2)), int(m.group(3))
+    name = f"{board}:{row},{col}" if board else f"{row},{col}"
+    if name not in g:
+        raise ValueError(f"there is no hex {name} on this board")
+    return name
+
+
+@dataclass
+class Tables:
+    """Bitset tables compiled from the graph; index i is the i-th node in `ids`."""
+
+    ids: list[str]
+    index: dict[str, int]
+    nbr: list[list[int]]
+    nbr_mask: list[int]
+    steps: list[list[int]]          # steps[d][i]: neighbour of i in direction d, or -1
+    terrain: dict[str, int]
+    locations: dict[str, int]       # tile name -> its location hexes
+    location_of: list[str | None]
+    buildable: int
+    edge: int
+    location: int
+    special: int
+    all: int
+    lines: list[int]
+    line_ids: list[str]
+    sectors: list[int]
+    sector_ids: list[str]
+    cache: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def mask(self, names) -> int:
+        m = 0
+        for name in names:
+            m |= 1 << self.index[name]
+        return m
+
+    def names(self, mask: int) -> list[str]:
+        return [self.ids[i] for i in bit_list(mask)]
+
+    @classmethod
+    def from_graph(cls, g: nx.Graph) -> "Tables":
+        primary = g.graph.get("primary")
+        ids = sorted(g.nodes, key=lambda n: (g.nodes[n]["board"] != primary, g.nodes[n]["board"],
+                                             g.nodes[n]["row"], g.nodes[n]["col"]))
+        index = {name: i for i, name in enumerate(ids)}
+        nbr = [sorted(index[m] for m in g.neighbors(name)) for name in ids]
+        nbr_mask = [sum(1 << j for j in ns) for ns in nbr]
+        pos = {(g.nodes[n]["board"], g.nodes[n]["q"], g.nodes[n]["r"]): index[n] for n in ids}
+        steps = []
+        for dq, dr in DIRECTIONS:
+            row = []
+            for name in ids:
+                a = g.nodes[name]
+                row.append(pos.get((a["board"], a["q"] + dq, a["r"] + dr), -1))
+            steps.append(row)
+
+        def group(attr: str) -> tuple[list[str], list[int]]:
+            out: dict[str, int] = {}
+            for i, name in enumerate(ids):
+                key = g.nodes[name][attr]
+                if key is not None:
+                    out[key] = out.get(key, 0) | 1 << i
+            return list(out), list(out.values())
+
+        terrain: dict[str, int] = {}
+        locations: dict[str, int] = {}
+        flags = {"buildable": 0, "edge": 0, "location": 0, "special": 0}
+        for i, name in enumerate(ids):
+            a = g.nodes[name]
+            if a["terrain"]:
+                terrain[a["terrain"]] = terrain.get(a["terrain"], 0) | 1 << i
+            if a["location"]:
+                locations[a["location"]] = locations.get(a["location"], 0) | 1 << i
+                flags["location"] |= 1 << i
+            for f in ("buildable", "edge", "special"):
+                if a[f]:
+                    flags[f] |= 1 << i
+        line_ids, lines = group("line")
+        sector_ids, sectors = group("sector")
+        return cls(ids, index, nbr, nbr_mask, steps, terrain, locations,
+                   [g.nodes[n]["location"] for n in ids], flags["buildable"], flags["edge"], flags["location"],
+                   flags["special"], (1 << len(ids)) - 1, lines, line_ids, sectors, sector_ids)

@@ -1,0 +1,520 @@
+"""Compile rule-language expressions into fast closures over hex bitsets.
+
+An expression has one of three types: a hex set (an int bitmask over the board),
+a number, or a truth value. Compilation happens when a rule set loads, so a wrong
+name or type is reported at file:line:col before any game starts. The closures
+read everything board-specific from the evaluation context `Ctx`, so one compiled
+rule set serves every board assembled from it.
+
+Vocabulary (the authoring guide's reference is generated from these tables):
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from kbdsl.bitset import bit_list, components, dilate
+from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.lang import ast
+
+HEX, INT, BOOL = "hex set", "number", "truth value"
+
+#: Bare words that denote hex sets, with what they mean (the guide lists these).
+HEX_WORDS = {
+    "own": "hexes holding a settlement of the player in question",
+    "other": "hexes holding another player's settlement",
+    "occupied": "hexes holding any settlement",
+    "empty": "hexes holding no settlement",
+    "buildable": "hexes whose terrain is marked buildable",
+    "edge": "hexes on the edge of a board that counts its edge",
+    "location": "location hexes (of any tile)",
+    "special": "hexes whose terrain is marked special (castles)",
+    "all": "every hex",
+}
+#: Functions, their argument shapes and meaning.
+FUNCTIONS = {
+    "terrain": "terrain(t, ...) hexes of the given terrains; terrain(card) the played card's terrain",
+    "location": "location(tile, ...) location hexes of the given tiles",
+    "next-to": "next-to(S) hexes next to a hex of S; next-to(S, n) next to at least n of them",
+    "within": "within(n, S) hexes at distance 1..n of a hex of S on the same board",
+    "connected-by-own-to": "connected-by-own-to(S) hexes linked by a chain of own settlements to another hex of S",
+    "line-end": "line-end(S, n) hexes just past the end of a straight line of n hexes of S",
+    "straight": "straight(n) hexes exactly n steps in one of the 6 directions from the moved settlement",
+    "count": "count(S) number of hexes of S (inside the current line, sector or area)",
+    "option": "option(name) true when the named rule option is on",
+}
+#: Domains that `per`, `over` iterate.
+DOMAINS = {
+    "settlement": "each own settlement (as a one-hex region)",
+    "hex": "each hex of the board",
+    "line": "each horizontal line (a row of a board)",
+    "sector": "each sector (a section of a board that counts as a sector)",
+    "area": "each own settlement area (a connected group of own settlements)",
+}
+AGGREGATES = {
+    "max": "max(E over D where C) largest value of E over the items (0 if none)",
+    "min": "min(E over D where C) smallest value of E over the items (0 if none)",
+    "sum": "sum(E over D where C) total of E over the items",
+    "rank": "rank(E over D where C pays a, b, ...) per item, players tied for the highest E get a, the next lower value b, ...",
+}
+
+Fn = Callable[["Ctx"], object]
+
+
+class Ctx:
+    """Everything an expression may read; reused and mutated by the engine for speed."""
+
+    __slots__ = ("t", "own", "occ", "p", "card", "origin", "region", "options", "_areas")
+
+    def __init__(self, t, own: list[int], occ: int, options: dict[str, bool], p: int = 0,
+                 card: str | None = None, origin: int = -1):
+        self.t = t
+        self.own = own
+        self.occ = occ
+        self.p = p
+        self.card = card
+        self.origin = origin
+        self.region: int | None = None
+        self.options = options
+        self._areas: dict[int, list[int]] = {}
+
+    def areas(self) -> list[int]:
+        """The current player's settlement areas (cached per evaluation)."""
+        found = self._areas.get(self.p)
+        if found is None:
+            found = self._areas[self.p] = components(self.own[self.p], self.t.nbr_mask)
+        return found
+
+
+@dataclass(frozen=True)
+class Compiled:
+    type: str
+    fn: Fn
+    static: bool = False  # depends on the board only: computed once per board and cached
+
+
+class Vocabulary:
+    """The names a rule set declares: what expressions may refer to."""
+
+    def __init__(self, terrains: set[str], tiles: set[str], options: set[str],
+                 defines: dict[str, ast.Define]):
+        self.terrains = terrains
+        self.tiles = tiles
+        self.options = options
+        self.defines = defines
+
+
+class Compiler:
+    """Type-checks and compiles expressions; errors are collected as diagnostics."""
+
+    def __init__(self, vocab: Vocabulary):
+        self.v = vocab
+        self.diagnostics: list[Diagnostic] = []
+        self._defines: dict[str, Compiled] = {}
+        self._expanding: list[str] = []
+        self._keys = 0
+
+    # -- entry points ------------------------------------------------------
+    def hexset(self, node: ast.Expr, *, move: bool = False) -> Fn:
+        return self._expect(node, HEX, move=move).fn
+
+    def score(self, node: ast.Expr) -> Fn:
+        return self._expect(node, INT).fn
+
+    # -- helpers -----------------------------------------------------------
+    def _err(self, pos: Pos, msg: str, code: str = "E105") -> Compiled:
+        self.diagnostics.append(Diagnostic(pos, msg, code))
+        return Compiled(HEX, lambda c: 0, True)  # keeps checking after an error
+
+    def _expect(self, node, want: str, **kw) -> Compiled:
+        got = self.compile(node, **kw)
+        if got.type == want:
+            return got
+        if want == HEX and got.type == BOOL:  # a truth value used as a hex set: all or nothing
+            fn = got.fn
+            return Compiled(HEX, lambda c: c.t.all if fn(c) else 0, got.static)
+        if got.fn is not None and not self._failed(node):
+            self._err(node.pos, f"expected a {want} here, found a {got.type}")
+        return Compiled(want, lambda c: 0, True)
+
+    def _failed(self, node) -> bool:
+        return any(d.pos == node.pos for d in self.diagnostics)
+
+    def _cached(self, fn: Fn) -> Fn:
+        """Cache a board-only value in the board tables (computed on first use)."""
+        self._keys += 1
+        key = ("expr", self._keys, id(self))
+
+        def cached(c: Ctx):
+            cache = c.t.cache
+            value = cache.get(key)
+            if value is None:
+                value = cache[key] = fn(c)
+            return value
+        return cached
+
+    def _static(self, typ: str, fn: Fn) -> Compiled:
+        return Compiled(typ, self._cached(fn) if typ == HEX else fn, True)
+
+    # -- the compiler ------------------------------------------------------
+    def compile(self, node, *, move: bool = False, region: str | None = None) -> Compiled:
+        kw = {"move": move, "region": region}
+        if isinstance(node, ast.Num):
+            v = node.value
+            return Compiled(INT, lambda c: v, True)
+        if isinstance(node, ast.Ref):
+            return self._ref(node, **kw)
+        if isinstance(node, ast.Call):
+            return self._call(node, **kw)
+        if isinstance(node, ast.Not):
+            inner = self.compile(node.operand, **kw)
+            f = inner.fn
+            if inner.type == HEX:
+                return self._maybe_static(HEX, lambda c: c.t.all & ~f(c), inner.static)
+            if inner.type == BOOL:
+                return Compiled(BOOL, lambda c: not f(c), inner.static)
+            return self._err(node.pos, "'!' needs a hex set or a truth value, found a number")
+        if isinstance(node, ast.BoolOp):
+            return self._boolop(node, **kw)
+        if isinstance(node, ast.Compare):
+            return self._compare(node, **kw)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node, **kw)
+        if isinstance(node, ast.Per):
+            return self._per(node, **kw)
+        if isinstance(node, ast.Aggregate):
+            return self._aggregate(node, **kw)
+        return self._err(getattr(node, "pos", Pos("?")), "not an expression")
+
+    def _maybe_static(self, typ: str, fn: Fn, static: bool) -> Compiled:
+        return self._static(typ, fn) if static else Compiled(typ, fn, False)
+
+    def _ref(self, node: ast.Ref, move: bool, region: str | None) -> Compiled:
+        name = node.name
+        if name in self.v.defines:
+            return self._define(node)
+        if name == "own":
+            return Compiled(HEX, lambda c: c.own[c.p])
+        if name == "occupied":
+            return Compiled(HEX, lambda c: c.occ)
+        if name == "empty":
+            return Compiled(HEX, lambda c: c.t.all & ~c.occ)
+        if name == "other":
+            return Compiled(HEX, lambda c: c.occ & ~c.own[c.p])
+        if name in ("buildable", "edge", "location", "special", "all"):
+            return Compiled(HEX, lambda c, a=name: getattr(c.t, a), True)
+        if name in DOMAINS:
+            return self._err(node.pos, f"{name!r} is a domain; use it after 'per' or 'over'")
+        return self._err(node.pos, f"unknown name {name!r}", "E101")
+
+    def _define(self, node: ast.Ref) -> Compiled:
+        name = node.name
+        if name in self._defines:
+            return self._defines[name]
+        if name in self._expanding:
+            return self._err(node.pos, f"definition {name!r} refers to itself", "E106")
+        self._expanding.append(name)
+        try:
+            got = self.compile(self.v.defines[name].expr)
+        finally:
+            self._expanding.pop()
+        self._defines[name] = got
+        return got
+
+    def _names(self, node: ast.Call, known: set[str], what: str) -> list[str]:
+        names = []
+        for arg in node.args:
+            if not isinstance(arg, ast.Ref):
+                self._err(arg.pos, f"{node.name}() takes {what} names")
+            elif arg.name not in known:
+                self._err(arg.pos, f"unknown {what} {arg.name!r}", "E101")
+            else:
+                names.append(arg.name)
+        return names
+
+    def _int_arg(self, node: ast.Call, i: int) -> int:
+        arg = node.args[i] if i < len(node.args) else None
+        if not isinstance(arg, ast.Num):
+            self._err((arg or node).pos, f"{node.name}() needs a whole number as argument {i + 1}")
+            return 1
+        return arg.value
+
+    def _arity(self, node: ast.Call, lo: int, hi: int) -> bool:
+        if not lo <= len(node.args) <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            self._err(node.pos, f"{node.name}() takes {want} argument(s), got {len(node.args)}")
+            return False
+        return True
+
+    def _call(self, node: ast.Call, move: bool, region: str | None) -> Compiled:
+        name, kw = node.name, {"move": move, "region": region}
+        if name == "terrain":
+            if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) and node.args[0].name == "card":
+                return Compiled(HEX, lambda c: c.t.terrain.get(c.card, 0))
+            names = self._names(node, self.v.terrains, "terrain")
+            if not node.args:
+                return self._err(node.pos, "terrain() needs at least one terrain name")
+            return self._static(HEX, lambda c: _union(c.t.terrain, names))
+        if name == "location":
+            names = self._names(node, self.v.tiles, "tile")
+            return self._static(HEX, lambda c: _union(c.t.locations, names))
+        if name == "option":
+            if self._arity(node, 1, 1):
+                opts = self._names(node, self.v.options, "option")
+                if opts:
+                    opt = opts[0]
+                    return Compiled(BOOL, lambda c: c.options[opt])
+            return Compiled(BOOL, lambda c: False, True)
+        if name == "next-to":
+            if not self._arity(node, 1, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            f = inner.fn
+            if len(node.args) == 1:
+                return self._maybe_static(HEX, lambda c: dilate(f(c), c.t.nbr_mask), inner.static)
+            n = self._int_arg(node, 1)
+            return self._maybe_static(HEX, lambda c: _touching(f(c), n, c.t), inner.static)
+        if name == "within":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            n = self._int_arg(node, 0)
+            inner = self._expect(node.args[1], HEX, **kw)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _within(f(c), n, c.t), inner.static)
+        if name == "connected-by-own-to":
+            if not self._arity(node, 1, 1):
+                return Compiled(HEX, lambda c: 0, True)
+            f = self._expect(node.args[0], HEX, **kw).fn
+            return Compiled(HEX, lambda c: _linked(c, f(c)))
+        if name == "line-end":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            n = self._int_arg(node, 1)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _line_end(f(c), n, c.t), inner.static)
+        if name == "straight":
+            if not move:
+                return self._err(node.pos, "straight() only makes sense in the target of a move")
+            n = self._int_arg(node, 0) if self._arity(node, 1, 1) else 1
+            return Compiled(HEX, lambda c: _straight(c.origin, n, c.t))
+        if name == "count":
+            if not self._arity(node, 1, 1):
+                return Compiled(INT, lambda c: 0, True)
+            f = self._expect(node.args[0], HEX, **kw).fn
+
+            def count(c: Ctx) -> int:
+                m = f(c)
+                return (m & c.region).bit_count() if c.region is not None else m.bit_count()
+            return Compiled(INT, count)
+        if name in DOMAINS or name in AGGREGATES:
+            return self._err(node.pos, f"{name}(...) needs the form {name}(expression over domain)")
+        return self._err(node.pos, f"unknown function {name!r}", "E101")
+
+    def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
+        left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)
+        if INT in (left.type, right.type):
+            return self._err(node.pos, f"'{node.op}' combines hex sets or truth values, not numbers")
+        lf, rf, static = left.fn, right.fn, left.static and right.static
+        if left.type == right.type == BOOL:
+            fn = (lambda c: lf(c) and rf(c)) if node.op == "&" else (lambda c: lf(c) or rf(c))
+            return Compiled(BOOL, fn, static)
+        lf = self._expect(node.left, HEX, **kw).fn if left.type == BOOL else lf
+        rf = self._expect(node.right, HEX, **kw).fn if right.type == BOOL else rf
+        fn = (lambda c: lf(c) & rf(c)) if node.op == "&" else (lambda c: lf(c) | rf(c))
+        return self._maybe_static(HEX, fn, static)
+
+    def _compare(self, node: ast.Compare, **kw) -> Compiled:
+        lf = self._expect(node.left, INT, **kw).fn
+        rf = self._expect(node.right, INT, **kw).fn
+        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__,
+              ">": int.__gt__, "<": int.__lt__}[node.op]
+        return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
+
+    def _binop(self, node: ast.BinOp, **kw) -> Compiled:
+        lf = self._expect(node.left, INT, **kw).fn
+        rf = self._expect(node.right, INT, **kw).fn
+        if node.op == "+":
+            return Compiled(INT, lambda c: lf(c) + rf(c))
+        if node.op == "-":
+            return Compiled(INT, lambda c: lf(c) - rf(c))
+        if node.op == "*":
+            return Compiled(INT, lambda c: lf(c) * rf(c))
+        return Compiled(INT, lambda c: _floordiv(lf(c), rf(c)))
+
+    def _domain(self, name: str, pos: Pos | None) -> bool:
+        if name not in DOMAINS:
+            self._err(pos, f"unknown domain {name!r}; expected one of {', '.join(DOMAINS)}", "E101")
+            return False
+        return True
+
+    def _where(self, domain: str, where, **kw) -> Fn | None:
+        if where is None:
+            return None
+        if domain in ("settlement", "hex"):
+            return self._expect(where, HEX, **kw).fn
+        return self._expect(where, BOOL, region=domain, move=kw.get("move", False)).fn
+
+    def _per(self, node: ast.Per, move: bool, region: str | None) -> Compiled:
+        if not self._domain(node.domain, node.domain_pos):
+            return Compiled(INT, lambda c: 0, True)
+        amount, domain = node.amount, node.domain
+        cond = self._where(domain, node.where, move=move, region=region)
+        if domain in ("settlement", "hex"):
+            base = (lambda c: c.own[c.p]) if domain == "settlement" else (lambda c: c.t.all)
+            if cond is None:
+                return Compiled(INT, lambda c: amount * base(c).bit_count())
+            return Compiled(INT, lambda c: amount * (base(c) & cond(c)).bit_count())
+        items = _items(domain)
+
+        def per(c: Ctx) -> int:
+            saved, n = c.region, 0
+            for r in items(c):
+                c.region = r
+                if cond is None or cond(c):
+                    n += 1
+            c.region = saved
+            return amount * n
+        return Compiled(INT, per)
+
+    def _aggregate(self, node: ast.Aggregate, move: bool, region: str | None) -> Compiled:
+        fn, domain = node.fn, node.domain
+        if fn not in AGGREGATES:
+            return self._err(node.pos, f"unknown aggregate {fn!r}; expected one of {', '.join(AGGREGATES)}", "E101")
+        if not self._domain(domain, node.domain_pos):
+            return Compiled(INT, lambda c: 0, True)
+        if node.payouts and fn != "rank":
+            return self._err(node.pos, f"'pays' belongs to rank(), not {fn}()")
+        if fn == "rank" and not node.payouts:
+            return self._err(node.pos, "rank() needs payouts: rank(E over D pays a, b)")
+        if fn == "rank" and (region is not None or domain in ("settlement", "area")):
+            return self._err(node.pos, "rank() compares players: use it over hexes, lines or sectors, not inside another domain")
+        value = self._expect(node.expr, INT, move=move, region=domain).fn
+        cond = self._where(domain, node.where, move=move, region=region)
+        items = _items(domain)
+        if fn == "rank":
+            payouts = node.payouts
+            return Compiled(INT, lambda c: _rank(c, items, value, cond, payouts))
+
+        def values(c: Ctx) -> list[int]:
+            saved, out = c.region, []
+            for r in items(c):
+                c.region = r
+                if cond is None or (cond(c) if domain not in ("settlement", "hex") else cond(c) & r):
+                    out.append(value(c))
+            c.region = saved
+            return out
+        pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
+        return Compiled(INT, lambda c: pick(values(c)))
+
+
+# ---- runtime helpers (the primitives' meaning) ------------------------------
+def _union(table: dict[str, int], names: list[str]) -> int:
+    m = 0
+    for n in names:
+        m |= table.get(n, 0)
+    return m
+
+
+def _floordiv(a: int, b: int) -> int:
+    return a // b if b else 0
+
+
+def _items(domain: str) -> Callable[[Ctx], list[int]]:
+    if domain == "line":
+        return lambda c: c.t.lines
+    if domain == "sector":
+        return lambda c: c.t.sectors
+    if domain == "area":
+        return lambda c: c.areas()
+    if domain == "settlement":
+        return lambda c: [1 << i for i in bit_list(c.own[c.p])]
+    return lambda c: [1 << i for i in range(c.t.n)]
+
+
+def _touching(mask: int, n: int, t) -> int:
+    """Hexes with at least n neighbours in mask."""
+    out = 0
+    nbrs = t.nbr_mask
+    for i in bit_list(dilate(mask, nbrs)):
+        if (nbrs[i] & mask).bit_count() >= n:
+            out |= 1 << i
+    return out
+
+
+def _within(mask: int, n: int, t) -> int:
+    reach = frontier = mask
+    for _ in range(n):
+        frontier = dilate(frontier, t.nbr_mask) & ~reach
+        reach |= frontier
+    return reach & ~mask
+
+
+def _linked(c: Ctx, targets: int) -> int:
+    """Hexes of `targets` touched by an own area that touches another hex of `targets`."""
+    out = 0
+    nbrs = c.t.nbr_mask
+    for area in c.areas():
+        reach = (dilate(area, nbrs) | area) & targets
+        if reach.bit_count() >= 2:
+            out |= reach
+    return out
+
+
+def _line_end(mask: int, n: int, t) -> int:
+    """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
+    out = 0
+    for d, step in enumerate(t.steps):
+        back = t.steps[(d + 3) % 6]
+        for i in bit_list(mask):
+            j, k = i, 0
+            while k < n - 1:
+                j = step[j]
+                if j < 0 or not (mask >> j) & 1:
+                    break
+                k += 1
+            if k == n - 1:
+                end = back[i]
+                if end >= 0:
+                    out |= 1 << end
+    return out
+
+
+def _straight(origin: int, n: int, t) -> int:
+    if origin < 0:
+        return 0
+    out = 0
+    for step in t.steps:
+        j = origin
+        for _ in range(n):
+            j = step[j]
+            if j < 0:
+                break
+        else:
+            out |= 1 << j
+    return out
+
+
+def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
+    me, saved_p, saved_r, total = c.p, c.p, c.region, 0
+    for r in items(c):
+        c.region = r
+        scores = {}
+        for q in range(len(c.own)):
+            c.p = q
+            if cond is None or cond(c):
+                scores[q] = value(c)
+        c.p = saved_p
+        if me in scores:
+            levels = sorted(set(scores.values()), reverse=True)
+            place = levels.index(scores[me])
+            if place < len(payouts):
+                total += payouts[place]
+    c.region = saved_r
+    return total
+
+
+def check(compiler: Compiler) -> None:
+    """Raise the collected diagnostics, if any."""
+    if compiler.diagnostics:
+        raise RuleError(compiler.diagnostics)

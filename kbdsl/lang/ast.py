@@ -1,0 +1,156 @@
+"""Typed, immutable syntax tree of rule files; every node knows where it was written."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kbdsl.errors import Pos
+
+
+@dataclass(frozen=True)
+class Node:
+    pos: Pos = field(compare=False, repr=False, kw_only=True)
+
+
+# ---- expressions -----------------------------------------------------------
+@dataclass(frozen=True)
+class Num(Node):
+    value: int
+
+
+@dataclass(frozen=True)
+class Ref(Node):
+    """A bare word: a primitive (own, edge, ...), a define, a domain or a name argument."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    name: str
+    args: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class Aggregate(Node):
+    """`fn(expr over domain where cond pays a, b)`: max/min/sum/count/rank over items."""
+
+    fn: str
+    expr: "Expr"
+    domain: str
+    where: "Expr | None" = None
+    payouts: tuple[int, ...] = ()
+    domain_pos: Pos | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Per(Node):
+    """`n per domain where cond`: n times the number of domain items meeting cond."""
+
+    amount: int
+    domain: str
+    where: "Expr | None" = None
+    domain_pos: Pos | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Not(Node):
+    operand: "Expr"
+
+
+@dataclass(frozen=True)
+class BoolOp(Node):
+    op: str  # "&" or "|"
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True)
+class Compare(Node):
+    op: str
+    left: "Expr"
+    right: "Expr"
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str  # + - * //
+    left: "Expr"
+    right: "Expr"
+
+
+Expr = Num | Ref | Call | Aggregate | Per | Not | BoolOp | Compare | BinOp
+
+
+# ---- actions ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Action(Node):
+    """Build `count` settlements from the supply, or move one (`source` set) onto `target`."""
+
+    kind: str  # "build" | "move"
+    target: Expr
+    count: int = 1
+    source: Expr | None = None
+    modifiers: tuple[str, ...] = ()
+
+    @property
+    def adjacent_if_possible(self) -> bool:
+        return "adjacent-if-possible" in self.modifiers
+
+
+# ---- declarations ----------------------------------------------------------
+@dataclass(frozen=True)
+class Terrain(Node):
+    name: str
+    title: str
+    letter: str | None
+    flags: frozenset[str] = frozenset()
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Tile(Node):
+    name: str
+    title: str
+    letter: str | None
+    supply: int | None
+    action: Action | None
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Card(Node):
+    """A scoring rule: a Kingdom Builder card (`card`) or one that always applies (`scoring`)."""
+
+    name: str
+    title: str
+    score: Expr | None
+    always: bool = False
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GridCell(Node):
+    letter: str
+
+
+@dataclass(frozen=True)
+class Section(Node):
+    name: str
+    title: str
+    rows: tuple[tuple[GridCell, ...], ...]
+    board: str | None = None
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Define(Node):
+    name: str
+    expr: Expr
+
+
+@dataclass(frozen=True)
+class Turn(Node):
+    mandatory: tuple[Action, ...]
+
+
+Decl = Terrain | Tile | Card | Section | Define | Turn

@@ -1,0 +1,268 @@
+"""Parse rule-file text into `ast` declarations, turning every Lark error into a Diagnostic."""
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.resources import files
+
+from lark import Lark, Token, Transformer, Tree, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.lang import ast
+
+MAX_SOURCE_BYTES = 1_000_000  # a rule file larger than this is refused, not parsed
+MAX_NESTING = 64  # parentheses deeper than this are refused
+
+
+@lru_cache(maxsize=1)
+def _lark() -> Lark:
+    grammar = files("kbdsl.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def _describe(token_type: str) -> str:
+    names = {"NAME": "a name", "INT": "a number", "STRING": "a quoted string", "ROW": "a grid row",
+             "$END": "end of file", "RBRACE": "'}'", "LBRACE": "'{'", "LPAR": "'('", "RPAR": "')'",
+             "COLON": "':'", "SEMICOLON": "';'", "COMMA": "','"}
+    if token_type in names:
+        return names[token_type]
+    pattern = _lark().get_terminal(token_type).pattern
+    return repr(pattern.value) if pattern.type == "str" else token_type.lower()
+
+
+def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
+    pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
+    expected = sorted(getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
+    wanted = ", ".join(_describe(t) for t in expected[:6])
+    if isinstance(err, UnexpectedToken):
+        got = "end of file" if err.token.type == "$END" else repr(str(err.token))
+        msg = f"unexpected {got}" + (f"; expected {wanted}" if wanted else "")
+    elif isinstance(err, UnexpectedCharacters):
+        msg = f"unexpected character {err.char!r}" + (f"; expected {wanted}" if wanted else "")
+    elif isinstance(err, UnexpectedEOF):
+        msg = "unexpected end of file" + (f"; expected {wanted}" if wanted else "")
+    else:  # pragma: no cover - Lark has no other kinds today
+        msg = "syntax error"
+    return Diagnostic(pos, msg, "E001")
+
+
+def _check_nesting(path: str, text: str) -> None:
+    depth = 0
+    line, col = 1, 0
+    for ch in text:
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise RuleError([Diagnostic(Pos(path, line, col),
+                                            f"parentheses nested deeper than {MAX_NESTING}", "E002")])
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+
+
+def parse(text: str, path: str = "<text>") -> list[ast.Decl]:
+    """Parse one rule file. Raises RuleError with file:line:col diagnostics on bad input."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_SOURCE_BYTES} bytes", "E002")])
+    _check_nesting(path, text)
+    try:
+        tree = _lark().parse(text)
+    except UnexpectedInput as err:
+        raise RuleError([_syntax_error(path, err)]) from None
+    except RecursionError:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+    try:
+        return _Build(path).transform(tree)
+    except RecursionError:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+
+
+@v_args(meta=True)
+class _Build(Transformer):
+    """Lark tree -> ast nodes. Positions come from Lark's propagated metadata."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def _pos(self, meta_or_token) -> Pos:
+        line = getattr(meta_or_token, "line", 0) or 0
+        col = getattr(meta_or_token, "column", 0) or 0
+        return Pos(self.path, line, col)
+
+    # --- structure helpers
+    def start(self, meta, items):
+        return list(items)
+
+    def title(self, meta, items):
+        return ("title", items[0][1:-1])
+
+    def letter(self, meta, items):
+        return ("letter", str(items[0]), self._pos(items[0]))
+
+    def flag(self, meta, items):
+        return ("flag", str(items[0]))
+
+    def text(self, meta, items):
+        return ("text", str(items[1])[1:-1])
+
+    def supply(self, meta, items):
+        return ("supply", int(items[0]))
+
+    def action_prop(self, meta, items):
+        return ("action", items[0])
+
+    def score(self, meta, items):
+        return ("score", items[0])
+
+    def board(self, meta, items):
+        return ("board", str(items[0]))
+
+    def grid(self, meta, items):
+        rows = []
+        for tok in items:
+            body = str(tok)[1:]
+            cells = []
+            col = tok.column + 1
+            for i, ch in enumerate(body):
+                if not ch.isspace():
+                    cells.append(ast.GridCell(ch, pos=Pos(self.path, tok.line, col + i)))
+            rows.append(tuple(cells))
+        return ("grid", tuple(rows), self._pos(meta))
+
+    def _props(self, items):
+        name_tok = items[0]
+        props: dict[str, list] = {}
+        for item in items[1:]:
+            props.setdefault(item[0], []).append(item[1:])
+        title = props.get("title", [[str(name_tok)]])[0][0]
+        texts = tuple(t[0] for t in props.get("text", []))
+        return str(name_tok), title, props, texts
+
+    def _one(self, props, key, default=None):
+        vals = props.get(key)
+        return vals[-1][0] if vals else default
+
+    # --- declarations
+    def terrain(self, meta, items):
+        name, title, props, texts = self._props(items)
+        return ast.Terrain(name, title, self._one(props, "letter"),
+                           frozenset(f[0] for f in props.get("flag", [])), texts, pos=self._pos(items[0]))
+
+    def tile(self, meta, items):
+        name, title, props, texts = self._props(items)
+        return ast.Tile(name, title, self._one(props, "letter"), self._one(props, "supply"),
+                        self._one(props, "action"), texts, pos=self._pos(items[0]))
+
+    def card(self, meta, items, always=False):
+        name, title, props, texts = self._props(items)
+        return ast.Card(name, title, self._one(props, "score"), always, texts, pos=self._pos(items[0]))
+
+    def scoring(self, meta, items):
+        return self.card(meta, items, always=True)
+
+    def section(self, meta, items):
+        name, title, props, texts = self._props(items)
+        rows = self._one(props, "grid", ())
+        return ast.Section(name, title, rows, self._one(props, "board"), texts, pos=self._pos(items[0]))
+
+    def define(self, meta, items):
+        return ast.Define(str(items[0]), items[1], pos=self._pos(items[0]))
+
+    def turn(self, meta, items):
+        return ast.Turn(tuple(items), pos=self._pos(meta))
+
+    def mandatory(self, meta, items):
+        return items[0]
+
+    # --- actions
+    def action(self, meta, items):
+        return items[0]
+
+    def modifier(self, meta, items):
+        return str(items[0])
+
+    def build(self, meta, items):
+        count = 1
+        if isinstance(items[0], Token) and items[0].type == "INT":
+            count, items = int(items[0]), items[1:]
+        return ast.Action("build", items[0], count=count, modifiers=tuple(items[1:]), pos=self._pos(meta))
+
+    def move(self, meta, items):
+        exprs = [i for i in items if not isinstance(i, str)]
+        mods = tuple(i for i in items if isinstance(i, str))
+        source = exprs[0] if len(exprs) == 2 else None
+        return ast.Action("move", exprs[-1], source=source, modifiers=mods, pos=self._pos(meta))
+
+    # --- expressions
+    def or_(self, meta, items):
+        return ast.BoolOp("|", items[0], items[1], pos=self._pos(meta))
+
+    def and_(self, meta, items):
+        return ast.BoolOp("&", items[0], items[1], pos=self._pos(meta))
+
+    def not_(self, meta, items):
+        return ast.Not(items[0], pos=self._pos(meta))
+
+    def compare(self, meta, items):
+        return ast.Compare(str(items[1]), items[0], items[2], pos=self._pos(items[1]))
+
+    def binop(self, meta, items):
+        return ast.BinOp(str(items[1]), items[0], items[2], pos=self._pos(items[1]))
+
+    def number(self, meta, items):
+        return ast.Num(int(items[0]), pos=self._pos(items[0]))
+
+    def ref(self, meta, items):
+        return ast.Ref(str(items[0]), pos=self._pos(items[0]))
+
+    def args(self, meta, items):
+        return tuple(items)
+
+    def call(self, meta, items):
+        return ast.Call(str(items[0]), items[1], pos=self._pos(items[0]))
+
+    def payouts(self, meta, items):
+        return tuple(int(i) for i in items)
+
+    def per(self, meta, items):
+        where = items[2] if len(items) > 2 else None
+        return ast.Per(int(items[0]), str(items[1]), where, domain_pos=self._pos(items[1]), pos=self._pos(items[0]))
+
+    def aggregate(self, meta, items):
+        fn, expr, domain = str(items[0]), items[1], items[2]
+        where, payouts = None, ()
+        for extra in items[3:]:
+            if isinstance(extra, tuple) and all(isinstance(x, int) for x in extra):
+                payouts = extra
+            else:
+                where = extra
+        return ast.Aggregate(fn, expr, str(domain), where, payouts, domain_pos=self._pos(domain),
+                             pos=self._pos(items[0]))
+
+
+def walk(node: object):
+    """Yield every expression/action node below `node` (itself included)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        yield n
+        if isinstance(n, ast.Call):
+            stack.extend(n.args)
+        elif isinstance(n, ast.Aggregate):
+            stack.extend([n.expr, n.where])
+        elif isinstance(n, ast.Per):
+            stack.append(n.where)
+        elif isinstance(n, ast.Not):
+            stack.append(n.operand)
+        elif isinstance(n, (ast.BoolOp, ast.Compare, ast.BinOp)):
+            stack.extend([n.left, n.right])
+        elif isinstance(n, ast.Action):
+            stack.extend([n.target, n.source])
+
+
+__all__ = ["parse", "walk", "Tree"]

@@ -1,0 +1,95 @@
+"""The linter: everything the loader rejects, plus warnings about content that cannot matter."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.lang import ast
+from kbdsl.lang.parser import parse, walk
+from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.scenario import SCENARIO_DIR, find
+from kbdsl.yamlio import read_yaml, validate
+
+
+def lint_paths(paths: list[str]) -> list[Diagnostic]:
+    """Lint rule folders (with game.yaml), single .kb files and scenario files."""
+    found: list[Diagnostic] = []
+    manifests, loose, scenarios = set(), set(), set()
+    for p in map(Path, paths):
+        if p.is_file() and p.name == MANIFEST:
+            manifests.add(p.parent)
+        elif p.is_file() and p.suffix == ".kb":
+            loose.add(p)
+        elif p.is_file() and p.suffix in (".yaml", ".yml"):
+            scenarios.add(p)
+        elif p.is_dir():
+            manifests.update(m.parent for m in p.rglob(MANIFEST))
+            scenarios.update(find([str(p)]))
+            loose.update(p.rglob("*.kb"))
+        else:
+            found.append(Diagnostic(Pos(str(p)), "no such file or folder", "E200"))
+    covered: set[str] = set()
+    for folder in sorted(manifests):
+        try:
+            rules = load(folder)
+        except RuleError as e:
+            found.extend(e.diagnostics)
+            covered.update(d.pos.path for d in e.diagnostics)
+            covered.update(str(f) for f in folder.rglob("*.kb"))
+            continue
+        covered.update(rules.files)
+        found.extend(warnings(rules))
+    for f in sorted(loose):
+        if str(f) in covered or str(f.resolve()) in {str(Path(c).resolve()) for c in covered}:
+            continue
+        try:
+            parse(f.read_text(encoding="utf-8"), str(f))
+        except RuleError as e:
+            found.extend(e.diagnostics)
+        except (OSError, UnicodeDecodeError) as e:
+            found.append(Diagnostic(Pos(str(f)), f"cannot read file: {e}", "E200"))
+    for f in sorted(scenarios):
+        try:
+            validate(read_yaml(f), "scenario")
+        except RuleError as e:
+            found.extend(e.diagnostics)
+    return _unique(found)
+
+
+def warnings(rules: RuleSet) -> list[Diagnostic]:
+    """Content that loads but cannot matter: unused definitions, letters, tiles, terrains."""
+    out: list[Diagnostic] = []
+    used_refs: set[str] = set()
+    nodes = [c.score for c in list(rules.cards.values()) + list(rules.scorings.values())]
+    nodes += [t.action for t in rules.tiles.values()] + [a.decl for a in rules.mandatory]
+    nodes += [d.expr for d in rules.defines.values()]
+    for node in nodes:
+        for n in walk(node):
+            if isinstance(n, ast.Ref):
+                used_refs.add(n.name)
+    for d in rules.defines.values():
+        if d.name not in used_refs:
+            out.append(Diagnostic(d.pos, f"definition {d.name!r} is never used", "W001"))
+    letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
+    for tile in rules.tiles.values():
+        if tile.letter not in letters:
+            out.append(Diagnostic(tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"))
+    for terrain in rules.terrains.values():
+        if terrain.letter not in letters:
+            out.append(Diagnostic(terrain.pos, f"terrain {terrain.name!r} appears on no section", "W003"))
+    for name, count in rules.deck.items():
+        if "buildable" not in rules.terrains[name].flags:
+            out.append(Diagnostic(rules.terrains[name].pos, f"the deck has {count} card(s) of {name!r}, which is not buildable", "W004"))
+    return out
+
+
+def _unique(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in diags:
+        if (d.pos, d.message) not in seen:
+            seen.add((d.pos, d.message))
+            out.append(d)
+    return sorted(out, key=lambda d: (d.pos.path, d.pos.line, d.pos.col))
+
+
+__all__ = ["lint_paths", "warnings", "SCENARIO_DIR"]

@@ -1,0 +1,370 @@
+"""Load a rule folder (game.yaml + .kb files) into one checked, immutable RuleSet.
+
+Loading is all-or-nothing: every file is parsed and every cross-reference checked
+before a RuleSet exists, and all findings are raised together as one RuleError.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.expr import Compiler, Fn, Vocabulary
+from kbdsl.lang import ast
+from kbdsl.lang.parser import parse
+from kbdsl.resources import rules_path
+from kbdsl.yamlio import Document, read_yaml, validate
+
+MANIFEST = "game.yaml"
+MAX_GRID = 64  # a section larger than this in either direction is refused
+MAX_FILES = 500
+
+Flag = bool | str  # a fixed value, or the name of the rule option that decides it
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A board of the layout: a grid of sections sharing one coordinate space."""
+
+    name: str
+    grid: tuple[int, int] = (1, 1)
+    sectors: Flag = True
+    edge: Flag = True
+    turnable: bool = False
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str
+    default: bool
+    text: str
+    ruling: int | None = None
+
+
+@dataclass(frozen=True)
+class CompiledAction:
+    """A build or move action with its filters compiled to bitset closures."""
+
+    decl: ast.Action
+    target: Fn
+    source: Fn | None
+
+    @property
+    def kind(self) -> str:
+        return self.decl.kind
+
+    @property
+    def count(self) -> int:
+        return self.decl.count
+
+    @property
+    def adjacent(self) -> bool:
+        return self.decl.adjacent_if_possible
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Everything a game needs from rules/: declarations, compiled rules, manifest data."""
+
+    name: str
+    title: str
+    root: Path
+    players: tuple[int, int]
+    settlements: int
+    cards_in_play: int
+    deck: Mapping[str, int]
+    terrains: Mapping[str, ast.Terrain]
+    tiles: Mapping[str, ast.Tile]
+    cards: Mapping[str, ast.Card]        # Kingdom Builder cards (3 are dealt)
+    scorings: Mapping[str, ast.Card]     # scoring that applies in every game (castles)
+    sections: Mapping[str, ast.Section]
+    defines: Mapping[str, ast.Define]
+    boards: tuple[BoardSpec, ...]
+    options: Mapping[str, Option]
+    turn: Mapping[str, Flag]
+    presets: Mapping[str, Mapping[str, Any]]
+    legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
+    mandatory: tuple[CompiledAction, ...]
+    actions: Mapping[str, CompiledAction]  # tile name -> its action
+    scorers: Mapping[str, Fn]              # card or scoring name -> per-player score
+    files: tuple[str, ...] = field(default=())
+
+    @property
+    def primary_board(self) -> BoardSpec:
+        return self.boards[0]
+
+    def sections_for(self, board: str) -> list[str]:
+        primary = self.primary_board.name
+        return [s.name for s in self.sections.values() if (s.board or primary) == board]
+
+    def option_defaults(self) -> dict[str, bool]:
+        return {o.name: o.default for o in self.options.values()}
+
+    def flag(self, value: Flag, options: Mapping[str, bool]) -> bool:
+        return options[value] if isinstance(value, str) else bool(value)
+
+
+def load(where: str | Path) -> RuleSet:
+    """Load a rule set from a folder (or its game.yaml), or a shipped one by name ('base')."""
+    path = Path(where)
+    if not path.exists() and "/" not in str(where) and rules_path(str(where)).exists():
+        path = rules_path(str(where))
+    if path.is_dir():
+        path = path / MANIFEST
+    if not path.is_file():
+        raise RuleError([Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")])
+    return _Loader().load(path)
+
+
+class _Loader:
+    def __init__(self) -> None:
+        self.diags: list[Diagnostic] = []
+
+    def err(self, pos: Pos, msg: str, code: str) -> None:
+        self.diags.append(Diagnostic(pos, msg, code))
+
+    # -- manifests -----------------------------------------------------------
+    def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
+        path = path.resolve()
+        if path in chain:
+            raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
+        doc = read_yaml(path)
+        validate(doc, "manifest")
+        docs = []
+        parent = doc.data.get("extends")
+        if parent:
+            target = (path.parent / parent)
+            target = target / MANIFEST if target.is_dir() else target
+            if not target.is_file():
+                raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")
+            docs = self._manifests(target, chain + (path,))
+        return docs + [doc]
+
+    def load(self, path: Path) -> RuleSet:
+        docs = self._manifests(path)
+        merged: dict[str, Any] = {"players": {}, "deck": {}, "turn": {}, "presets": {}, "options": {}}
+        where: dict[tuple, Pos] = {}
+        boards: dict[str, dict] = {}
+        files: list[tuple[Path, Pos]] = []
+        for doc in docs:
+            d = doc.data
+            for key in ("name", "title", "text", "settlements", "cards_in_play", "hand"):
+                if key in d:
+                    merged[key] = d[key]
+                    where[(key,)] = doc.pos(key)
+            for key in ("players", "deck", "turn", "presets", "options"):
+                for k, v in d.get(key, {}).items():
+                    merged[key][k] = v
+                    where[(key, k)] = doc.pos(key, k)
+            for i, b in enumerate(d.get("boards", [])):
+                boards.setdefault(b["name"], {}).update(b)
+                where[("boards", b["name"])] = doc.pos("boards", i)
+            base = Path(doc.path).parent
+            for i, pattern in enumerate(d.get("files", [])):
+                found = sorted(base.glob(pattern))
+                if not found:
+                    self.err(doc.pos("files", i), f"no rule file matches {pattern!r}", "E204")
+                files.extend((f, doc.pos("files", i)) for f in found if f.is_file())
+        if len(files) > MAX_FILES:
+            raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
+        decls = self._parse(files)
+        return self._build(path, merged, boards, where, decls)
+
+    def _parse(self, files: list[tuple[Path, Pos]]) -> list[ast.Decl]:
+        decls: list[ast.Decl] = []
+        seen: set[Path] = set()
+        for f, _ in files:
+            if f.resolve() in seen:
+                continue
+            seen.add(f.resolve())
+            try:
+                text = f.read_text(encoding="utf-8")
+                decls.extend(parse(text, str(f)))
+            except (OSError, UnicodeDecodeError) as e:
+                self.err(Pos(str(f)), f"cannot read rule file: {e}", "E200")
+            except RuleError as e:
+                self.diags.extend(e.diagnostics)
+        return decls
+
+    # -- cross-checks --------------------------------------------------------
+    def _unique(self, decls, kind: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for d in decls:
+            if d.name in out:
+                self.err(d.pos, f"duplicate {kind} {d.name!r} (first declared at {out[d.name].pos})", "E102")
+            else:
+                out[d.name] = d
+        return out
+
+    def _build(self, path: Path, m: dict, boards_raw: dict, where: dict, decls: list) -> RuleSet:
+        terrains = self._unique([d for d in decls if isinstance(d, ast.Terrain)], "terrain")
+        tiles = self._unique([d for d in decls if isinstance(d, ast.Tile)], "tile")
+        all_cards = self._unique([d for d in decls if isinstance(d, ast.Card)], "card or scoring")
+        sections = self._unique([d for d in decls if isinstance(d, ast.Section)], "section")
+        defines = self._unique([d for d in decls if isinstance(d, ast.Define)], "definition")
+        turns = [d for d in decls if isinstance(d, ast.Turn)]
+        reserved = set(terrains) & set(tiles)
+        for name in sorted(reserved):
+            self.err(tiles[name].pos, f"tile {name!r} has the name of a terrain", "E102")
+
+        legend: dict[str, tuple[str, str]] = {}
+        legend_pos: dict[str, Pos] = {}
+        for kind, table in (("terrain", terrains), ("location", tiles)):
+            for d in table.values():
+                if d.letter is None:
+                    continue
+                if len(d.letter) != 1:
+                    self.err(d.pos, f"letter {d.letter!r} of {d.name!r} must be a single letter", "E103")
+                elif d.letter in legend:
+                    self.err(d.pos, f"letter {d.letter!r} of {d.name!r} is already used at {legend_pos[d.letter]}", "E102")
+                else:
+                    legend[d.letter] = (kind, d.name)
+                    legend_pos[d.letter] = d.pos
+        for t in tiles.values():
+            if t.action is None:
+                self.err(t.pos, f"tile {t.name!r} has no action", "E107")
+            if t.supply is None:
+                self.err(t.pos, f"tile {t.name!r} has no supply (tiles per location hex)", "E107")
+        for c in all_cards.values():
+            if c.score is None:
+                self.err(c.pos, f"{'scoring' if c.always else 'card'} {c.name!r} has no score", "E107")
+
+        options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
+        boards = self._boards(boards_raw, where, options)
+        self._sections(sections, legend, boards, path)
+        pos_of = lambda *k: where.get(k, Pos(str(path), 1, 1))  # noqa: E731
+        turn_flags: dict[str, Flag] = {}
+        for k, v in m["turn"].items():
+            turn_flags[k] = self._flag(v, options, pos_of("turn", k))
+        for key, default in (("lose_tile_at_end_of_turn", False), ("move_may_stay", False)):
+            turn_flags.setdefault(key, default)
+        for terrain_name, count in m["deck"].items():
+            if terrain_name not in terrains:
+                self.err(pos_of("deck", terrain_name), f"deck names unknown terrain {terrain_name!r}", "E101")
+        presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
+
+        vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
+        comp = Compiler(vocab)
+        actions = {t.name: self._action(comp, t.action) for t in tiles.values() if t.action}
+        if len(turns) > 1:
+            self.err(turns[1].pos, f"a rule set has one turn block (first at {turns[0].pos})", "E102")
+        mandatory = tuple(self._action(comp, a) for a in (turns[0].mandatory if turns else ()))
+        if not turns:
+            self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
+        scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
+        for d in defines.values():  # check definitions nobody uses too
+            comp.compile(d.expr)
+        self.diags.extend(comp.diagnostics)
+
+        cards = {k: v for k, v in all_cards.items() if not v.always}
+        cards_in_play = m.get("cards_in_play", 3)
+        if cards_in_play > len(cards) and not self.diags:
+            self.err(pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107")
+        players = (m["players"].get("min", 2), m["players"].get("max", 4))
+        if players[0] > players[1]:
+            self.err(pos_of("players", "min"), "players: min is larger than max", "E107")
+        if self.diags:
+            raise RuleError(_dedupe(self.diags))
+        frozen = MappingProxyType
+        return RuleSet(
+            name=m["name"], title=m.get("title", m["name"]), root=path.parent, players=players,
+            settlements=m.get("settlements", 40), cards_in_play=cards_in_play, deck=frozen(dict(m["deck"])),
+            terrains=frozen(terrains), tiles=frozen(tiles), cards=frozen(cards),
+            scorings=frozen({k: v for k, v in all_cards.items() if v.always}), sections=frozen(sections),
+            defines=frozen(defines),
+            boards=tuple(boards.values()), options=frozen(options), turn=frozen(turn_flags),
+            presets=frozen(presets), legend=frozen(legend), mandatory=mandatory, actions=frozen(actions),
+            scorers=frozen(scorers),
+            files=tuple(sorted({d.pos.path for d in decls})),
+        )
+
+    def _flag(self, value: Any, options: dict, pos: Pos) -> Flag:
+        if isinstance(value, dict):
+            name = value["option"]
+            if name not in options:
+                self.err(pos, f"unknown rule option {name!r}", "E101")
+                return False
+            return name
+        return bool(value)
+
+    def _boards(self, raw: dict, where: dict, options: dict) -> dict[str, BoardSpec]:
+        out = {}
+        for name, b in raw.items():
+            pos = where[("boards", name)]
+            out[name] = BoardSpec(name, tuple(b.get("grid", (1, 1))), self._flag(b.get("sectors", True), options, pos),
+                                  self._flag(b.get("edge", True), options, pos), bool(b.get("turnable", False)),
+                                  b.get("text", ""))
+        if not out:
+            self.err(Pos("game.yaml", 1, 1), "the manifest declares no board", "E107")
+        return out
+
+    def _sections(self, sections: dict, legend: dict, boards: dict, path: Path) -> None:
+        primary = next(iter(boards), None)
+        shapes: dict[str, tuple[tuple[int, int], ast.Section]] = {}
+        for s in sections.values():
+            board = s.board or primary
+            if board not in boards:
+                self.err(s.pos, f"section {s.name!r} names unknown board {s.board!r}", "E101")
+                continue
+            if not s.rows:
+                self.err(s.pos, f"section {s.name!r} has no grid", "E103")
+                continue
+            width = len(s.rows[0])
+            if len(s.rows) > MAX_GRID or width > MAX_GRID:
+                self.err(s.pos, f"section {s.name!r} is larger than {MAX_GRID}x{MAX_GRID}", "E103")
+                continue
+            ok = True
+            for i, row in enumerate(s.rows):
+                if len(row) != width:
+                    where = row[0].pos if row else s.pos
+                    self.err(where, f"row {i} of section {s.name!r} has {len(row)} hexes, row 0 has {width}", "E103")
+                    ok = False
+                for cell in row:
+                    if cell.letter not in legend:
+                        self.err(cell.pos, f"letter {cell.letter!r} is not in the legend (no terrain or tile declares it)", "E104")
+                        ok = False
+            if not ok:
+                continue
+            shape = (len(s.rows), width)
+            if board in shapes and shapes[board][0] != shape:
+                other = shapes[board][1]
+                self.err(s.pos, f"section {s.name!r} is {shape[0]}x{shape[1]} but {other.name!r} on the same board is "
+                                f"{shapes[board][0][0]}x{shapes[board][0][1]}", "E103")
+            shapes.setdefault(board, (shape, s))
+            if boards[board].turnable and shape[0] % 2:
+                self.err(s.pos, f"section {s.name!r} has an odd number of rows, so it cannot be turned "
+                                "(its board is turnable)", "E103")
+
+    def _presets(self, raw: dict, sections: dict, cards: dict, boards: dict, pos_of) -> dict:
+        for name, p in raw.items():
+            pos = pos_of("presets", name)
+            for board, names in p.get("sections", {}).items():
+                if board not in boards:
+                    self.err(pos, f"preset {name!r} names unknown board {board!r}", "E101")
+                for s in names:
+                    if s.split("@")[0] not in sections:
+                        self.err(pos, f"preset {name!r} names unknown section {s!r}", "E101")
+            for c in p.get("cards", []):
+                if c not in cards or cards[c].always:
+                    self.err(pos, f"preset {name!r} names unknown card {c!r}", "E101")
+        return {k: MappingProxyType(v) for k, v in raw.items()}
+
+    def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
+        if a.kind == "build" and not 1 <= a.count <= 100:
+            self.err(a.pos, "build count must be between 1 and 100", "E105")
+        target = comp.hexset(a.target, move=a.kind == "move")
+        source = comp.hexset(a.source) if a.source is not None else None
+        return CompiledAction(a, target, source)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in diags:
+        key = (d.pos, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out

@@ -1,0 +1,215 @@
+"""Scenario files: a position plus what must hold there (scores, targets, illegal moves).
+
+Rule authors check new content with these the way chess programmers check move
+generators with perft suites. `run` never raises for a bad scenario: every problem,
+in the file or in the rules, comes back as a positioned finding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbdsl.errors import Diagnostic, IllegalMove, KbdslError, Pos, RuleError
+from kbdsl.game import Game, Setup, State
+from kbdsl.moves import Move
+from kbdsl.position import Layout
+from kbdsl.ruleset import RuleSet, load
+from kbdsl.yamlio import Document, read_yaml, validate
+
+SCENARIO_DIR = "scenarios"
+
+
+@dataclass
+class Outcome:
+    path: str
+    name: str
+    failures: list[Diagnostic] = field(default_factory=list)
+    checks: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def find(paths: list[str]) -> list[Path]:
+    """Scenario files: files given directly, and every *.yaml below a `scenarios/` folder."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_file():
+            out.append(p)
+        elif p.is_dir():
+            out.extend(f for f in sorted(p.rglob("*.yaml")) if SCENARIO_DIR in f.relative_to(p.parent).parts[:-1])
+    return sorted(dict.fromkeys(out))
+
+
+class Runner:
+    """Runs scenarios, loading each rule set once."""
+
+    def __init__(self) -> None:
+        self._rules: dict[Path, RuleSet] = {}
+
+    def rules_for(self, doc: Document) -> RuleSet:
+        spec = doc.data.get("rules", "base")
+        local = Path(doc.path).parent / spec
+        key = local.resolve() if local.exists() else Path(spec)
+        if key not in self._rules:
+            self._rules[key] = load(local if local.exists() else spec)
+        return self._rules[key]
+
+    def run(self, path: str | Path) -> Outcome:
+        out = Outcome(str(path), Path(path).stem)
+        try:
+            doc = read_yaml(path)
+            validate(doc, "scenario")
+            out.name = doc.data["name"]
+            rules = self.rules_for(doc)
+        except RuleError as e:
+            out.failures.extend(e.diagnostics)
+            return out
+        try:
+            state = self.arrange(doc, rules)
+        except KbdslError as e:
+            out.failures.append(Diagnostic(doc.pos(), f"cannot set up the scenario: {e}", "S001"))
+            return out
+        _Checks(doc, state, out).run()
+        return out
+
+    def arrange(self, doc: Document, rules: RuleSet) -> State:
+        d = doc.data
+        settlements = d.get("settlements", [])
+        spec = d.get("state", {})
+        players = d.get("players") or max(len(settlements), len(spec.get("hand", [])), len(spec.get("tiles", [])),
+                                           rules.players[0])
+        sections = d.get("sections")
+        if sections is None:
+            raise KbdslError("the scenario names no sections")
+        game = Game(rules, Setup(players, Layout.of(rules, sections), tuple(d.get("cards", [])),
+                                 d.get("seed", 0), d.get("options", {})))
+        state = State.arrange(game, settlements, current=spec.get("current", 0), start=spec.get("start", 0),
+                              hand=spec.get("hand"), built=spec.get("built", 0), supply=spec.get("supply"),
+                              tiles=spec.get("tiles"), location_supply=spec.get("location_supply"),
+                              ending=spec.get("ending", False))
+        for i, m in enumerate(d.get("moves", [])):
+            try:
+                state.play(Move.from_json(m))
+            except IllegalMove as e:
+                raise KbdslError(f"{doc.pos('moves', i)}: move {i + 1} is illegal: {e.reason}") from None
+        return state
+
+
+class _Checks:
+    def __init__(self, doc: Document, state: State, out: Outcome):
+        self.doc, self.state, self.out = doc, state, out
+        self.expect = doc.data["expect"]
+
+    def fail(self, msg: str, *where: Any) -> None:
+        self.out.failures.append(Diagnostic(self.doc.pos("expect", *where), msg, "S100"))
+
+    def check(self, ok: bool, msg: str, *where: Any) -> None:
+        self.out.checks += 1
+        if not ok:
+            self.fail(msg, *where)
+
+    def run(self) -> None:
+        for key in ("scores", "targets", "illegal", "state", "game_over", "winners"):
+            if key in self.expect:
+                try:
+                    getattr(self, key)(self.expect[key])
+                except KbdslError as e:
+                    self.fail(str(e), key)
+
+    def scores(self, expected: list[dict[str, int]]) -> None:
+        sheets = self.state.scores()
+        if len(expected) > len(sheets):
+            self.fail(f"scores are given for {len(expected)} players, the game has {len(sheets)}", "scores")
+            return
+        for p, exp in enumerate(expected):
+            for key, value in exp.items():
+                got = sheets[p].get(key)
+                if got is None:
+                    self.fail(f"player {p}: no scorer {key!r} in this game (it has {', '.join(sheets[p])})",
+                              "scores", p, key)
+                    continue
+                self.check(got == value, f"player {p} {key}: expected {value}, got {got}", "scores", p, key)
+
+    def _hexes(self, names: list[str], *where: Any) -> list[str]:
+        board = self.state.game.board
+        return sorted((board.hex(h) for h in names), key=self.state.game.tables.index.get)
+
+    def targets(self, items: list[dict]) -> None:
+        for i, item in enumerate(items):
+            action, frm = item["action"], item.get("from")
+            if action != "build" and action not in self.state.game.rules.tiles:
+                self.fail(f"unknown action {action!r}", "targets", i, "action")
+                continue
+            got = self.state.targets(action, frm)
+            if "hexes" in item:
+                want = self._hexes(item["hexes"])
+                self.check(got == want, f"{action} targets: expected {_fmt(want)}, got {_fmt(got)}"
+                           f" (missing {_fmt(sorted(set(want) - set(got)))}, extra {_fmt(sorted(set(got) - set(want)))})",
+                           "targets", i, "hexes")
+            for h in self._hexes(item.get("include", [])):
+                self.check(h in got, f"{action} targets: expected {h} to be legal, it is not", "targets", i, "include")
+            for h in self._hexes(item.get("exclude", [])):
+                self.check(h not in got, f"{action} targets: expected {h} to be illegal, it is legal", "targets", i, "exclude")
+            if "sources" in item:
+                want = self._hexes(item["sources"])
+                got_src = self.state.sources(action)
+                self.check(got_src == want, f"{action} sources: expected {_fmt(want)}, got {_fmt(got_src)}",
+                           "targets", i, "sources")
+
+    def illegal(self, items: list[dict]) -> None:
+        for i, item in enumerate(items):
+            move = Move.from_json(item["move"])
+            trial = self.state.clone()
+            before = trial.key()
+            try:
+                trial.play(move)
+            except IllegalMove as e:
+                self.check(trial.key() == before, f"illegal move {move} changed the state", "illegal", i)
+                reason = item.get("reason")
+                self.check(reason is None or reason.lower() in e.reason.lower(),
+                           f"move {move} is illegal, but for another reason: {e.reason}", "illegal", i, "reason")
+            else:
+                self.check(False, f"move {move} was expected to be illegal, but it was played", "illegal", i)
+
+    def state(self, exp: dict) -> None:
+        s = self.state
+        actual = s.to_json()
+        simple = {"current": actual["current"], "start": actual["start"], "supply": actual["supply"],
+                  "hand": actual["hand"], "ending": actual["ending"],
+                  "built": (s.game.mandatory.count if s.game.mandatory else 0) - s.mand_left if s.mand_started else 0,
+                  "location_supply": actual["location_supply"]}
+        for key, want in exp.items():
+            if key == "tiles":
+                got = [[{k: v for k, v in x.items()} for x in ts] for ts in actual["tiles"]]
+                want_norm = [[{"tile": x["tile"], "at": s.game.board.hex(x["at"]), "used": x.get("used", False),
+                               "new": x.get("new", False)} for x in ts] for ts in want]
+                self.check(_sorted_tiles(got) == _sorted_tiles(want_norm),
+                           f"tiles: expected {want_norm}, got {got}", "state", key)
+            elif key == "location_supply":
+                for h, v in want.items():
+                    name = s.game.board.hex(h)
+                    self.check(simple[key].get(name) == v, f"location {name}: expected {v} tiles left, got "
+                               f"{simple[key].get(name)}", "state", key, h)
+            else:
+                self.check(simple[key] == want, f"{key}: expected {want}, got {simple[key]}", "state", key)
+
+    def game_over(self, want: bool) -> None:
+        self.check(self.state.over == want, f"game over: expected {want}, got {self.state.over}", "game_over")
+
+    def winners(self, want: list[int]) -> None:
+        got = self.state.winners()
+        self.check(got == sorted(want), f"winners: expected {sorted(want)}, got {got}", "winners")
+
+
+def _fmt(hexes: list[str]) -> str:
+    return "[" + " ".join(hexes) + "]"
+
+
+def _sorted_tiles(tiles: list[list[dict]]) -> list[list[tuple]]:
+    return [sorted((x["tile"], x["at"], x["used"], x["new"]) for x in ts) for ts in tiles]
+
+
+__all__ = ["Outcome", "Runner", "find", "Pos"]

@@ -1,0 +1,36 @@
+"""Final scoring: run the compiled scorers of the game's cards (and always-on scorings)."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kbdsl.board import Tables
+from kbdsl.expr import Ctx
+from kbdsl.ruleset import RuleSet
+
+
+def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
+    """Columns of a score sheet: the game's cards in order, then every always-on scoring."""
+    return list(cards) + list(rules.scorings)
+
+
+def score(rules: RuleSet, tables: Tables, own: Sequence[int], cards: Sequence[str],
+          options: Mapping[str, bool]) -> list[dict[str, int]]:
+    """Per player, gold per scorer name (cards first, then always-on scorings such as castles)."""
+    names = scorer_names(rules, cards)
+    ctx = Ctx(tables, list(own), _union(own), dict(options))
+    sheets = []
+    for p in range(len(own)):
+        ctx.p = p
+        sheets.append({name: rules.scorers[name](ctx) for name in names})
+    return sheets
+
+
+def totals(sheets: Sequence[Mapping[str, int]]) -> list[int]:
+    return [sum(s.values()) for s in sheets]
+
+
+def _union(masks: Sequence[int]) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out

@@ -1,0 +1,127 @@
+"""YAML that remembers where each value was written, validated against a JSON Schema.
+
+Rule authors' YAML (manifests, scenarios, saved games) is data from strangers: it is
+read with the safe loader, anchors and aliases are refused (no "billion laughs"), size
+and depth are capped, and every schema error names file:line:col.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.resources import data_dir
+
+MAX_YAML_BYTES = 2_000_000
+MAX_DEPTH = 32
+
+@dataclass
+class Document:
+    """A loaded YAML file: plain data plus the source position of every value."""
+
+    path: str
+    data: Any
+    marks: dict[tuple, Pos]
+
+    def pos(self, *where: Any) -> Pos:
+        """Position of the value at `where` (falls back to the nearest enclosing value)."""
+        key = tuple(where)
+        while key not in self.marks and key:
+            key = key[:-1]
+        return self.marks.get(key, Pos(self.path, 1, 1))
+
+    def error(self, message: str, *where: Any, code: str = "E200") -> RuleError:
+        return RuleError([Diagnostic(self.pos(*where), message, code)])
+
+
+def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, seen: set, depth: int) -> Any:
+    pos = Pos(path, node.start_mark.line + 1, node.start_mark.column + 1)
+    if id(node) in seen:
+        raise RuleError([Diagnostic(pos, "YAML anchors and aliases are not supported", "E201")])
+    if depth > MAX_DEPTH:
+        raise RuleError([Diagnostic(pos, f"YAML nested deeper than {MAX_DEPTH} levels", "E201")])
+    seen.add(id(node))
+    marks[here] = pos
+    if isinstance(node, yaml.MappingNode):
+        out: dict = {}
+        for key_node, value_node in node.value:
+            key = _construct(key_node, path, here + ("<key>",), {}, seen, depth + 1)
+            if not isinstance(key, (str, int, bool)) or key is None:
+                raise RuleError([Diagnostic(pos, "YAML keys must be plain words", "E201")])
+            key = str(key) if not isinstance(key, str) else key
+            if key in out:
+                kpos = Pos(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                raise RuleError([Diagnostic(kpos, f"duplicate key {key!r}", "E201")])
+            out[key] = _construct(value_node, path, here + (key,), marks, seen, depth + 1)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(v, path, here + (i,), marks, seen, depth + 1) for i, v in enumerate(node.value)]
+    value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
+    if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
+        return node.value
+    return value
+
+
+_SCALARS = yaml.SafeLoader("")
+
+
+def parse_yaml(text: str, path: str) -> Document:
+    """Parse YAML text into a Document; malformed YAML becomes a positioned RuleError."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_YAML_BYTES} bytes", "E201")])
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        pos = Pos(path, mark.line + 1, mark.column + 1) if mark else Pos(path, 1, 1)
+        raise RuleError([Diagnostic(pos, f"invalid YAML: {err.problem or err.context}", "E201")]) from None
+    except (yaml.YAMLError, RecursionError, ValueError) as err:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), f"invalid YAML: {err}", "E201")]) from None
+    marks: dict[tuple, Pos] = {}
+    if node is None:
+        return Document(path, None, {(): Pos(path, 1, 1)})
+    try:
+        data = _construct(node, path, (), marks, set(), 0)
+    except yaml.YAMLError as err:
+        raise RuleError([Diagnostic(Pos(path, 1, 1), f"invalid YAML: {err}", "E201")]) from None
+    return Document(path, data, marks)
+
+
+def read_yaml(path: str | Path) -> Document:
+    """Read and parse a YAML file (unreadable files are reported like any other finding)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RuleError([Diagnostic(Pos(str(path)), f"cannot read file: {err}", "E200")]) from None
+    return parse_yaml(text, str(path))
+
+
+@lru_cache(maxsize=None)
+def schema(name: str) -> dict:
+    """A JSON Schema from schemas/ by file stem (`manifest`, `scenario`, `game`)."""
+    return json.loads((data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str) -> jsonschema.protocols.Validator:
+    s = schema(name)
+    cls = jsonschema.validators.validator_for(s)
+    return cls(s)
+
+
+def validate(doc: Document, schema_name: str) -> None:
+    """Check a document against a schema; every violation becomes a positioned finding."""
+    errors = sorted(_validator(schema_name).iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise RuleError([Diagnostic(doc.pos(*e.absolute_path), _message(e), "E202") for e in errors[:20]])
+
+
+def _message(err: jsonschema.ValidationError) -> str:
+    where = "/".join(str(p) for p in err.absolute_path) or "the document"
+    return f"{where}: {err.message}"
