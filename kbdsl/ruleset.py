@@ -136,7 +136,9 @@ class _Loader:
         docs = []
         parent = doc.data.get("extends")
         if parent:
-            target = (path.parent / parent)
+            target = path.parent / parent
+            if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
+                target = rules_path(parent)  # a shipped rule set by name
             target = target / MANIFEST if target.is_dir() else target
             if not target.is_file():
                 raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")

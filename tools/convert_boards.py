@@ -18,7 +18,9 @@ BOARD = {"island": "island"}
 def render(data: dict) -> str:
     name = data["name"]
     title = name.replace("-", " ").title()
-    lines = [f"# Converted by tools/convert_boards.py from {data['source']}"]
+    if data["expansion"] == "island":  # one side of the double-sided Island board
+        title = f"The Island ({name.removeprefix('island-').replace('-', ' ').title()} side)"
+    lines = ["# Converted by tools/convert_boards.py.", f"# Source: {data['source']}"]
     if data.get("reconstructed"):
         lines.append("# RECONSTRUCTED: not the printed board. Replace the grid when the printed layout is known.")
     lines.append(f'section {name} "{title}" {{')
