@@ -1,8 +1,451 @@
-"""Playing in the terminal (filled in by the turn-engine work)."""
+"""Playing and replaying in the terminal: `kbdsl play` and `kbdsl replay`.
+
+People type moves in the text notation of kbdsl.moves ("build 3,4", "TILE 3,4 3,6",
+"end") and bots choose theirs; every move goes through State.play or the legal action
+list, so the front end never decides what is legal. A saved game is exactly
+State.to_json(): its setup rebuilds the Game and its log replays to the same state.
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from kbdsl.bots import BOTS, Bot, make_bot
+from kbdsl.cli.commands import score_table
+from kbdsl.errors import IllegalMove, KbdslError
+from kbdsl.game import Game, Setup, State
+from kbdsl.moves import END, Move
+from kbdsl.position import Layout
+from kbdsl.render import render, render_board, render_legend, seat_label, use_color
+from kbdsl.resources import rules_path
+from kbdsl.ruleset import RuleSet, load
+from kbdsl.yamlio import read_yaml
+
+HUMAN = "human"
+BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
+HELP = """\
+Moves (text notation):
+  build ROW,COL            one settlement of the mandatory build (a bare ROW,COL means the same)
+  TILE ROW,COL             a tile that builds, e.g. the tile's name then the target hex
+  TILE FROM TO             a tile that moves a settlement from FROM to TO
+  end                      end your turn (after the mandatory builds)
+  ... discard=used|unused|new  which of two same-kind tiles to give up, when a move loses one
+Commands:
+  moves                    list every legal move
+  targets ACTION [FROM]    show where ACTION may go (for a move tile: which settlements may move)
+  board                    draw the board again
+  score                    the scores of the position as it stands
+  cards                    the Kingdom Builder cards of this game
+  help                     this text
+  quit                     stop the game (EOF does the same)"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
+    p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
+    p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
+    p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
+    p.add_argument("--cards", help="Kingdom Builder cards, e.g. x,y,z (default: drawn from the seed)")
+    p.add_argument("--preset", help="a preset of the rule set (e.g. first-game)")
+    p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="set a rule option (repeatable)")
+    p.add_argument("--save", metavar="FILE", help="write the final state (JSON, or YAML for .yaml/.yml)")
+    _add_output_flags(p, "only the final scores")
+    p.set_defaults(run=cmd_play)
+
+    r = sub.add_parser("replay", help="replay a saved game move by move and check it ends as saved")
+    r.add_argument("file")
+    r.add_argument("--delay", type=float, default=0.0, metavar="S", help="seconds to wait after each move")
+    r.add_argument("--step", action="store_true", help="wait for Enter after each turn")
+    r.add_argument("--rules", help="rule folder to use instead of the one the save names")
+    _add_output_flags(r, "only the final board and scores")
+    r.set_defaults(run=cmd_replay)
+
+
+def _add_output_flags(p: argparse.ArgumentParser, quiet_help: str) -> None:
+    colors = p.add_mutually_exclusive_group()
+    colors.add_argument("--no-color", action="store_true", help="plain text (also when NO_COLOR is set or not a TTY)")
+    colors.add_argument("--color", action="store_true", help="colour even when stdout is not a terminal")
+    p.add_argument("--quiet", action="store_true", help=quiet_help)
+
+
+# -- setup ----------------------------------------------------------------------------------
+def _split(text: str | None) -> list[str] | None:
+    return [w.strip() for w in text.split(",") if w.strip()] if text else None
+
+
+def parse_seats(players: int | None, bots: str | None) -> list[str]:
+    """Who sits where: a bot name or 'human' per seat (default: one person against random bots)."""
+    kinds = [k.lower() for k in _split(bots) or []]
+    for k in kinds:
+        if k != HUMAN and k not in BOTS:
+            raise KbdslError(f"unknown player kind {k!r} in --bots (choose from {HUMAN}, {', '.join(BOTS)})")
+    if not kinds:
+        n = players if players is not None else 2
+        return [HUMAN] + ["random"] * (n - 1) if n > 0 else []
+    if players is not None and players != len(kinds):
+        raise KbdslError(f"--players {players} but --bots names {len(kinds)} seat(s)")
+    return kinds
+
+
+def parse_options(items: Sequence[str]) -> dict[str, bool]:
+    """`--option name=true` values; the rule set checks the names."""
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or value.strip().lower() not in BOOLS or not name.strip():
+            raise KbdslError(f"--option {item!r}: write NAME=true or NAME=false")
+        out[name.strip()] = BOOLS[value.strip().lower()]
+    return out
+
+
+def _color(args: argparse.Namespace) -> bool:
+    return bool(args.color) or use_color(args.no_color, sys.stdout)
+
+
+# -- a game in the terminal ---------------------------------------------------------------
+class Session:
+    """One game at the terminal: the state, who sits in each seat, and where text goes."""
+
+    def __init__(self, state: State, seats: Sequence[str], bots: dict[int, Bot], *, color: bool = False,
+                 quiet: bool = False, out: TextIO | None = None, inp: TextIO | None = None):
+        self.state = state
+        self.seats = list(seats)
+        self.bots = bots
+        self.color = color
+        self.quiet = quiet
+        self.out = out or sys.stdout
+        self.inp = inp or sys.stdin
+        self.rules: RuleSet = state.game.rules
+        self._turn_seen = -1
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def label(self, p: int) -> str:
+        return f"{seat_label(p, self.color)} {self.seats[p]}"
+
+    def run(self) -> bool:
+        """Play until the game is over (True) or a person quits or input ends (False)."""
+        if not self.quiet:
+            self.intro()
+        while not self.state.over:
+            p = self.state.current
+            self._announce_turn(p)
+            if p in self.bots:
+                code = self.bots[p].choose(self.state)
+                move = self.state.game.decode(code)
+                self.state.apply_action(code)
+                if not self.quiet:
+                    self.say(f"{self.label(p)}: {move}")
+            elif not self.human_move(p):
+                return False
+        return True
+
+    def intro(self) -> None:
+        g = self.state.game
+        seats = ", ".join(self.label(p) for p in range(len(self.seats)))
+        sections = "; ".join(f"{b} {' '.join(names)}" for b, names in g.setup.layout.to_json().items())
+        cards = ", ".join(self.rules.cards[c].title for c in g.setup.cards)
+        self.say(f"{self.rules.title} · seed {g.setup.seed} · {seats}")
+        self.say(f"Sections: {sections} · Cards: {cards}")
+        if HUMAN in self.seats:
+            self.say(render_legend(self.rules, self.color))
+            self.say("Type 'help' for the move notation and commands.")
+
+    def _announce_turn(self, p: int) -> None:
+        """One line when a bot's turn starts: the card it plays is shown face up, as at the table."""
+        if self.state.turn == self._turn_seen:
+            return
+        self._turn_seen = self.state.turn
+        if self.quiet or p not in self.bots:
+            return
+        card = self.state.hand[p]
+        title = self.rules.terrains[card].title if card is not None else "no card"
+        self.say(f"-- turn {self.state.turn}: {self.label(p)} plays {title}")
+
+    # -- people -----------------------------------------------------------------------
+    def show(self, p: int, highlight: Sequence[str] | None = None, sources: Sequence[str] = ()) -> None:
+        marks = self.default_targets() if highlight is None else highlight
+        self.say(render(self.state, self.seats, viewer=p, highlight=marks, sources=sources, color=self.color))
+
+    def default_targets(self) -> list[str]:
+        """What to highlight for a person: the mandatory build's hexes while it lasts, else every target."""
+        moves = self.state.legal_moves()
+        build = [m.to for m in moves if m.do == "build"]
+        return build or sorted({m.to for m in moves if m.to is not None})
+
+    def read(self, prompt: str) -> str | None:
+        """One line of input, or None at end of input (a script or a closed terminal)."""
+        if self.inp is sys.stdin and self.out is sys.stdout and self.inp.isatty() and self.out.isatty():
+            try:
+                import readline  # noqa: F401  (line editing and history for input())
+            except ImportError:
+                pass
+            try:  # readline must not count colour codes as prompt width: wrap them in \001..\002
+                return input(re.sub(r"(\x1b\[[0-9;]*m)", "\001\\1\002", prompt))
+            except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: stop like a script that ran dry
+                self.say()
+                return None
+        self.out.write(prompt)
+        line = self.inp.readline()
+        if not line:
+            self.say()
+            return None
+        self.say(line.rstrip("\n"))  # echo, so a scripted game reads like a typed one
+        return line
+
+    def human_move(self, p: int) -> bool:
+        """Ask seat `p` until it plays a legal move; False when it quits or input ends."""
+        legal = self.state.legal_moves()
+        if legal == [END]:
+            self.state.play(END)
+            if not self.quiet:
+                self.say(f"{self.label(p)}: end (no other move)")
+            return True
+        if not self.quiet:
+            self.show(p)
+        while True:
+            line = self.read(f"{seat_label(p, self.color)}> ")
+            if line is None:
+                return False
+            words = line.split()
+            if not words:
+                continue
+            word = words[0].lower()
+            if word in ("quit", "exit"):
+                return False
+            if word in ("help", "?"):
+                self.say(HELP)
+                self.say(render_legend(self.rules, self.color))
+            elif word == "moves":
+                self.say(self.list_moves())
+            elif word == "targets":
+                self.show_targets(p, words[1:])
+            elif word in ("board", "show"):
+                self.show(p)
+            elif word == "score":
+                self.say(score_table(self.state.scores()))
+            elif word == "cards":
+                self.say(self.card_texts())
+            elif self.try_move(p, line):
+                return True
+
+    def try_move(self, p: int, line: str) -> bool:
+        """Play a typed move; an illegal one is explained in one line and nothing changes."""
+        text = line.strip()
+        if text[0].isdigit() or text[0] == "(" or ":" in text.split()[0]:
+            text = f"build {text}"  # a bare hex is the mandatory build
+        try:
+            move = Move.parse(text)
+            self.state.play(move)
+        except IllegalMove as e:
+            self.say(f"illegal: {e.reason}")
+            return False
+        except (ValueError, KbdslError) as e:
+            self.say(f"not a move: {e} (type 'help')")
+            return False
+        if self.quiet:
+            return True
+        self.say(f"{self.label(p)}: {move}")
+        return True
+
+    def list_moves(self) -> str:
+        """Legal moves grouped by action, targets in board order."""
+        groups: dict[str, list[str]] = {}
+        for m in self.state.legal_moves():
+            hexes = [h for h in (m.frm, m.to) if h is not None]
+            text = "->".join(hexes) + (f" discard={m.discard}" if m.discard else "")
+            groups.setdefault(m.do, []).append(text)
+        return "\n".join(f"{do}: {' '.join(items)}" if items[0] else do for do, items in groups.items())
+
+    def show_targets(self, p: int, words: Sequence[str]) -> None:
+        if not words:
+            self.say("usage: targets ACTION [FROM]  (ACTION is build or one of your tiles)")
+            return
+        action, frm = words[0].lower(), (words[1] if len(words) > 1 else None)
+        tile = self.rules.actions.get(action)
+        try:
+            if tile is not None and tile.kind == "move" and frm is None:
+                froms = self.state.sources(action)
+                self.show(p, highlight=[], sources=froms)
+                self.say(f"{action} may move: {' '.join(froms) or 'nothing now'} (then: targets {action} FROM)")
+                return
+            hexes = self.state.targets(action, frm)
+        except KbdslError as e:
+            self.say(f"not a hex: {e}")
+            return
+        self.show(p, highlight=hexes)
+        self.say(f"{action}: {' '.join(hexes) or 'no legal target now'}")
+
+    def card_texts(self) -> str:
+        out = []
+        for c in self.state.game.setup.cards:
+            card = self.rules.cards[c]
+            out.append(f"{card.title}: {' '.join(card.texts)}".rstrip(": "))
+        return "\n".join(out)
+
+    # -- the end ----------------------------------------------------------------------------
+    def finish(self, complete: bool) -> None:
+        if not self.quiet:
+            self.say()
+            self.say(render_board(self.state, color=self.color))
+            self.say()
+        if not complete:
+            self.say("Game stopped before the end; scores as the position stands:")
+        self.say(score_table(self.state.scores()))
+        self.say(winners_line(self.state))
+
+
+def winners_line(state: State) -> str:
+    """The winner, or the seats sharing the victory (the rulebook has no tie-breaker)."""
+    best = state.winners()
+    gold = state.scores()[best[0]]["total"]
+    if not state.over:
+        return f"Leading: {', '.join(f'P{p}' for p in best)} with {gold} gold"
+    if len(best) == 1:
+        return f"Winner: P{best[0]} with {gold} gold"
+    return f"Shared victory: {', '.join(f'P{p}' for p in best)} with {gold} gold each"
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    seats = parse_seats(args.players, args.bots)
+    rules = load(args.rules)
+    game = Game.new(rules, len(seats), _split(args.sections), _split(args.cards), args.seed,
+                    parse_options(args.option), args.preset)
+    bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
+    session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
+    complete = session.run()
+    session.finish(complete)
+    if args.save:
+        save(session.state, args.save)
+        if not args.quiet:
+            print(f"Saved to {args.save} ({len(session.state.log)} moves)")
+    return 0
+
+
+# -- saves and replays --------------------------------------------------------------------
+def save(state: State, path: str) -> None:
+    """Write State.to_json() as YAML (.yaml, .yml) or JSON (anything else)."""
+    data = state.to_json()
+    if Path(path).suffix.lower() in (".yaml", ".yml"):
+        text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
+    else:
+        text = json.dumps(data, indent=1) + "\n"
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise KbdslError(f"cannot write {path}: {e.strerror}") from None
+
+
+def load_save(path: str) -> dict[str, Any]:
+    """Read a saved game (JSON or YAML) and check it has what a replay needs."""
+    if Path(path).suffix.lower() == ".json":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise KbdslError(f"cannot read {path}: {e.strerror}") from None
+        except ValueError as e:
+            raise KbdslError(f"{path}: not JSON: {e}") from None
+    else:
+        data = read_yaml(path).data
+    if not isinstance(data, dict):
+        raise KbdslError(f"{path}: not a saved game (expected an object with rules, setup and log)")
+    setup = data.get("setup")
+    if not isinstance(data.get("rules"), str) or not isinstance(setup, dict) or not isinstance(data.get("log"), list):
+        raise KbdslError(f"{path}: not a saved game (it needs 'rules', 'setup' and 'log')")
+    missing = [k for k in ("players", "sections", "cards") if k not in setup]
+    if missing:
+        raise KbdslError(f"{path}: setup lacks {', '.join(missing)}")
+    return data
+
+
+def rules_of(ref: str, save_path: str) -> RuleSet:
+    """The rule set a save names: a shipped name, a path, or a path relative to the save."""
+    here = Path(ref)
+    candidates = [here] if here.is_absolute() else [rules_path(ref), Path(save_path).parent / ref, here]
+    for c in candidates:
+        if (c / "game.yaml").is_file() or (c.is_file() and c.suffix in (".yaml", ".yml")):
+            return load(c)
+    raise KbdslError(f"the save was played with rule set {ref!r}, which is not found here; "
+                     "pass its folder with --rules PATH")
+
+
+def game_of(data: dict[str, Any], save_path: str, rules_arg: str | None = None) -> Game:
+    """The Game a save was played in: its rule set and its exact setup (nothing is drawn again)."""
+    rules = load(rules_arg) if rules_arg else rules_of(data["rules"], save_path)
+    s = data["setup"]
+    try:
+        setup = Setup(int(s["players"]), Layout.of(rules, s["sections"]), tuple(s["cards"]), int(s.get("seed", 0)),
+                      dict(s.get("options") or {}))
+    except (TypeError, ValueError, AttributeError) as e:
+        raise KbdslError(f"the save's setup is not usable: {e}") from None
+    return Game(rules, setup)
+
+
+def _normal(data: Any) -> Any:
+    """JSON-equal form (YAML and JSON loaders differ only in containers and key types)."""
+    return json.loads(json.dumps(data, sort_keys=True))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    data = load_save(args.file)
+    game = game_of(data, args.file, args.rules)
+    state = game.new_state()
+    color = _color(args)
+    seats = [""] * game.setup.players  # a save does not say who sat where
+    stepping = args.step
+    for i, raw in enumerate(data["log"], 1):
+        p = state.current
+        try:
+            move = Move.from_json(raw)
+        except ValueError as e:
+            print(f"kbdsl replay: move {i} of the log is not a move: {e}", file=sys.stderr)
+            return 1
+        try:
+            state.play(move)
+        except IllegalMove as e:
+            print(f"kbdsl replay: move {i} ({move}) cannot be played: {e.reason}", file=sys.stderr)
+            return 1
+        if args.quiet:
+            continue
+        print(f"{i:>4} {seat_label(p, color)}: {move}")
+        if args.delay > 0:
+            time.sleep(args.delay)
+        if move.do == END.do or state.over:
+            print(render(state, seats, color=color))
+            print()
+            if stepping and not state.over:
+                stepping = _step()
+    if args.quiet:
+        print(render(state, seats, color=color))
+        print()
+    print(score_table(state.scores()))
+    print(winners_line(state))
+    saved, replayed = _normal(data), _normal(state.to_json())
+    if args.rules:  # the folder was given by hand; the name it is saved under may differ
+        for d in (saved, replayed):
+            d.pop("rules", None)
+    if saved != replayed:
+        fields = sorted(k for k in set(saved) | set(replayed) if saved.get(k) != replayed.get(k))
+        print(f"kbdsl replay: the replayed game differs from the saved state in: {', '.join(fields)}", file=sys.stderr)
+        return 1
+    print(f"Replay matches the saved state ({len(data['log'])} moves).")
+    return 0
+
+
+def _step() -> bool:
+    """Wait for Enter; False (stop stepping) on 'q' or end of input."""
+    print("[Enter: next turn, q: run to the end] ", end="", flush=True)
+    line = sys.stdin.readline()
+    return bool(line) and line.strip().lower() != "q"
+

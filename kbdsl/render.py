@@ -1,0 +1,186 @@
+"""Text rendering of a game for terminals: hex boards, a status panel and a legend.
+
+Everything shown comes from the rule set (terrain and tile letters and titles, card
+titles) and the assembled graph, so a new expansion renders without touching this
+file. Boards are drawn in odd-r offset layout: each hex is a 4-character cell and odd
+rows are shifted right by half a cell (2 characters), which matches the coordinates
+players type ("row,col", or "board:row,col" for a detached board).
+
+Colour is plain ANSI SGR and optional: `use_color` decides once per run, and every
+function takes `color` so tests and pipes get clean text.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any, TextIO
+
+from kbdsl.game import State
+from kbdsl.ruleset import RuleSet
+
+CELL = 4  # characters per hex; odd rows are indented CELL // 2
+ROW_LABEL = 4  # width of the row-number column
+
+#: Terrain colours, by the terrain's position in the rule set's declarations (the rule
+#: language has no colour property yet, and this file may not name a terrain).
+TERRAIN_COLORS = ("92", "31", "93", "95", "32", "94", "90", "1;97", "96", "33", "35", "36")
+#: Settlement colours per seat: background plus a readable foreground.
+PLAYER_COLORS = ("1;97;41", "1;97;44", "1;30;43", "1;97;45", "1;30;42", "1;30;46", "1;30;47", "1;97;100")
+LOCATION_COLOR = "1;96"
+TARGET_COLOR = "1;7"
+SOURCE_COLOR = "1;4"
+SEAT_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def use_color(no_color: bool = False, stream: TextIO | None = None) -> bool:
+    """Colour only for a terminal, and never when asked not to (--no-color or NO_COLOR)."""
+    if no_color or os.environ.get("NO_COLOR"):
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def paint(text: str, code: str, color: bool) -> str:
+    """`text` wrapped in one ANSI SGR code (unchanged when colour is off)."""
+    return f"\x1b[{code}m{text}\x1b[0m" if color and code else text
+
+
+def seat_mark(p: int) -> str:
+    """The one-character mark of seat `p` on the board (P0 is 0, P10 is a, ...)."""
+    return SEAT_DIGITS[p] if p < len(SEAT_DIGITS) else "?"
+
+
+def seat_label(p: int, color: bool = False) -> str:
+    """How a seat is named everywhere in the front end (the score table says P0, P1, ...)."""
+    return paint(f"P{p}", PLAYER_COLORS[p % len(PLAYER_COLORS)], color)
+
+
+def terrain_color(rules: RuleSet, terrain: str) -> str:
+    order = list(rules.terrains)
+    return TERRAIN_COLORS[order.index(terrain) % len(TERRAIN_COLORS)] if terrain in order else ""
+
+
+# -- boards --------------------------------------------------------------------------
+def board_groups(state: State) -> list[tuple[str, bool, list[str]]]:
+    """(board name, is primary, node names) for every board in play, primary first."""
+    g = state.game.board.graph
+    primary = g.graph.get("primary")
+    groups: dict[str, list[str]] = {}
+    for name in state.game.tables.ids:  # ids are sorted: primary board first, then by name, row, col
+        groups.setdefault(g.nodes[name]["board"], []).append(name)
+    return [(b, b == primary, names) for b, names in groups.items()]
+
+
+def _cell(state: State, data: dict[str, Any], name: str, attrs: dict[str, Any], owner: dict[str, int],
+          highlight: Collection[str], sources: Collection[str], color: bool) -> str:
+    """The 2 visible characters of one hex, coloured, then padding to CELL."""
+    rules = state.game.rules
+    if attrs["location"] is not None:
+        tile = rules.tiles[attrs["location"]]
+        left = data["location_supply"].get(name, 0)
+        text = f"{tile.letter or '?'}{min(left, 9)}"
+        code = LOCATION_COLOR
+    else:
+        terrain = rules.terrains[attrs["terrain"]] if attrs["terrain"] else None
+        letter = (terrain.letter if terrain else None) or "?"
+        code = terrain_color(rules, attrs["terrain"])
+        if name in owner:
+            return paint(letter, code, color) + paint(seat_mark(owner[name]), PLAYER_COLORS[owner[name] % len(PLAYER_COLORS)],
+                                                       color) + " " * (CELL - 2)
+        text = letter + " "
+    if name in highlight:
+        text, code = text[0] + "*", TARGET_COLOR
+    elif name in sources:
+        text, code = text[0] + "+", SOURCE_COLOR
+    shown = text.rstrip()  # padding stays unpainted, so plain and coloured lines strip alike
+    return paint(shown, code, color) + " " * (CELL - len(shown))
+
+
+def render_board(state: State, highlight: Iterable[str] = (), sources: Iterable[str] = (),
+                 color: bool = False, data: dict[str, Any] | None = None) -> str:
+    """All boards as hex rows: column numbers on top, row numbers on the left.
+
+    `highlight` marks hexes with `*` (legal targets), `sources` with `+` (settlements a
+    move action may lift). Settlements show their seat's mark after the terrain letter,
+    location hexes their tile letter and the tiles left on them.
+    """
+    data = data if data is not None else state.view(-1)
+    g = state.game.board.graph
+    marks, lifts = set(highlight), set(sources)
+    owner = {h: p for p, hexes in enumerate(data["settlements"]) for h in hexes}
+    out: list[str] = []
+    for board, primary, names in board_groups(state):
+        cells = {(g.nodes[n]["row"], g.nodes[n]["col"]): n for n in names}
+        rows = sorted({r for r, _ in cells})
+        cols = range(min(c for _, c in cells), max(c for _, c in cells) + 1)
+        if not primary:
+            out.append("")
+            out.append(f"{board}:  (type hexes as {board}:row,col)")
+        out.append(" " * ROW_LABEL + "".join(f"{c:<{CELL}}" for c in cols).rstrip())
+        for r in rows:
+            line = f"{r:>{ROW_LABEL - 1}} " + (" " * (CELL // 2) if r % 2 else "")
+            for c in cols:
+                n = cells.get((r, c))
+                line += " " * CELL if n is None else _cell(state, data, n, g.nodes[n], owner, marks, lifts, color)
+            out.append(line.rstrip())
+    return "\n".join(out)
+
+
+# -- status ----------------------------------------------------------------------------
+def _tiles_text(rules: RuleSet, tiles: Sequence[dict[str, Any]]) -> str:
+    parts = []
+    for t in tiles:
+        title = rules.tiles[t["tile"]].title
+        parts.append(f"{title} (used)" if t["used"] else f"{title} (new)" if t["new"] else title)
+    return ", ".join(parts) or "-"
+
+
+def render_status(state: State, seats: Sequence[str], viewer: int | None = None, color: bool = False,
+                  data: dict[str, Any] | None = None) -> str:
+    """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards.
+
+    Built from `State.view(viewer)`, so only the viewer's hand card can appear; with no
+    viewer (bots only, replays) every hand stays hidden.
+    """
+    rules = state.game.rules
+    data = data if data is not None else state.view(viewer if viewer is not None else -1)
+    cur = data["current"]
+    head = f"Turn {data['turn']}"
+    if data["over"]:
+        head += " · game over"
+    else:
+        who = f"{seat_label(cur, color)} ({seats[cur]})" if seats[cur] else seat_label(cur, color)
+        head += f" · {who} to move"
+        hand = data["hand"][cur]
+        if hand is not None:
+            head += f" · card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}"
+        if data["mandatory_left"]:
+            head += f" · {data['mandatory_left']} mandatory build(s) left"
+        if data["ending"]:
+            head += " · last round"
+    cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
+    lines = [head, f"Cards: {cards or '-'}   Deck: {data['deck']} left, {len(data['discard'])} discarded"]
+    width = max((len(s) for s in seats), default=0)
+    for p, kind in enumerate(seats):
+        pointer = ">" if p == cur and not data["over"] else " "
+        who = f"{seat_label(p, color)} {kind:<{width}}" if width else seat_label(p, color)
+        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}"
+                     f"  tiles: {_tiles_text(rules, data['tiles'][p])}")
+    return "\n".join(lines)
+
+
+def render_legend(rules: RuleSet, color: bool = False) -> str:
+    """What the letters on the board mean, from the rule set's own titles."""
+    terrains = "  ".join(f"{paint(t.letter, terrain_color(rules, name), color)} {t.title}"
+                         for name, t in rules.terrains.items() if t.letter)
+    tiles = "  ".join(f"{paint(t.letter, LOCATION_COLOR, color)} {t.title}" for t in rules.tiles.values() if t.letter)
+    return (f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
+            "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move")
+
+
+def render(state: State, seats: Sequence[str], viewer: int | None = None, highlight: Iterable[str] = (),
+           sources: Iterable[str] = (), color: bool = False) -> str:
+    """Board(s) and status panel together, as a person sees them between moves."""
+    data = state.view(viewer if viewer is not None else -1)
+    return (render_board(state, highlight, sources, color, data) + "\n\n"
+            + render_status(state, seats, viewer, color, data))
