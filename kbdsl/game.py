@@ -42,6 +42,11 @@ class Setup:
         return {"players": self.players, "sections": self.layout.to_json(), "cards": list(self.cards),
                 "seed": self.seed, "options": dict(self.options)}
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> "Setup":
+        return cls(data["players"], Layout.of(rules, data["sections"]), tuple(data["cards"]),
+                   data.get("seed", 0), dict(data.get("options", {})))
+
 
 class Game:
     """A rule set bound to a setup: the board, its tables and the compiled rules."""
@@ -207,7 +212,7 @@ class State:
         s.deck, s.discard, s.removed, s.reshuffles = list(self.deck), list(self.discard), list(self.removed), self.reshuffles
         s.hand = list(self.hand)
         s.current, s.start_player, s.turn, s.ending, s.over = self.current, self.start_player, self.turn, self.ending, self.over
-        s.mand_left, s.mand_started, s.log = self.mand_left, self.mand_started, list(self.log)
+        s.mand_left, s.built, s.log = self.mand_left, self.built, list(self.log)
         return s
 
     # -- queries ---------------------------------------------------------------
@@ -241,7 +246,7 @@ class State:
 
     def _tiles_allowed(self) -> bool:
         """Tiles are used before or after the mandatory action, never between its builds."""
-        return not (self.mand_started and self.mand_left > 0)
+        return not (self.built and self.mand_left > 0)
 
     # -- targets -----------------------------------------------------------------
     def _build_targets(self, action: CompiledAction, p: int) -> int:
@@ -299,7 +304,7 @@ class State:
         if self._mandatory_open():
             base = g.encode(BUILD)
             out.extend(base + i for i in bit_list(self._build_targets(g.mandatory, p)))
-            if self.mand_started:
+            if self.built:
                 return out
         for name in self._usable_tiles(p):
             action = g.rules.actions[name]
@@ -351,9 +356,23 @@ class State:
             except ValueError as e:
                 raise IllegalMove(move, str(e)) from None
         code = self.game.to_code(move)
-        if code not in set(self.legal_actions()):
+        legal = set(self.legal_actions())
+        if code not in legal and move.discard is not None:
+            plain = self.game.to_code(move._replace(discard=None))
+            if plain in legal and self._loses_status(move, move.discard):
+                code = plain  # discarding the lost tile itself is what happens anyway
+        if code not in legal:
             raise IllegalMove(move, self._why_illegal(move, code))
         self.apply_action(code)
+
+    def _loses_status(self, move: Move, status: str) -> bool:
+        """Whether `move` (a tile move) loses a tile of this status on its own."""
+        g, p = self.game, self.current
+        if g.lose_at_end or move.frm is None:
+            return False
+        t = g.tables
+        own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << t.index[g.board.hex(move.to)])
+        return any(x.status == status and not t.nbr_mask[x.at] & own for x in self.tiles[p])
 
     def apply_action(self, code: int) -> None:
         """Apply a code from legal_actions() (trusted: no legality check)."""
@@ -368,7 +387,7 @@ class State:
             self._end_turn()
             return
         if kind == BUILD:
-            self.mand_started = True
+            self.built += 1
             self.mand_left -= 1
             self._place(p, to)
         else:
@@ -486,7 +505,7 @@ class State:
 
     def _new_turn(self) -> None:
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
-        self.mand_started = False
+        self.built = 0
         self._settle()
 
     # -- explaining illegal moves ----------------------------------------------
@@ -530,7 +549,8 @@ class State:
             if to == frm:
                 return "a moved settlement must end on a different hex [RULINGS 12]"
             return self._why_target(action, p, to, f"the {title} action", frm)
-        return f"discard={move.discard} does not apply: no second {title} tile of that status would be lost"
+        return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+                f" with status {move.discard} [RULINGS 11]")
 
     def _why_target(self, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
         hexname = self.game.tables.ids[to]
@@ -554,10 +574,10 @@ class State:
         g = self.game
         ids = g.tables.ids
         return {
-            "rules": g.rules.name,
+            "rules": g.rules.ref,
             "setup": g.setup.to_json(),
             "turn": self.turn, "current": self.current, "start": self.start_player,
-            "mandatory_left": self.mand_left, "mandatory_started": self.mand_started,
+            "mandatory_left": self.mand_left, "built": self.built,
             "ending": self.ending, "over": self.over,
             "settlements": [self.settlements(p) for p in range(self.players)],
             "supply": list(self.supply),
@@ -624,7 +644,7 @@ class State:
             raise SetupError(f"current and start must be seats 0 to {n - 1}")
         s.current, s.start_player, s.ending = current, start, ending
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
-        s.mand_started = built > 0
+        s.built = built
         s._settle()
         return s
 
@@ -647,7 +667,7 @@ class State:
         s.deck, s.discard, s.removed = list(data["deck"]), list(data["discard"]), list(data["removed"])
         s.reshuffles = data["reshuffles"]
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
-        s.mand_left, s.mand_started = data["mandatory_left"], data["mandatory_started"]
+        s.mand_left, s.built = data["mandatory_left"], data["built"]
         s.ending, s.over = data["ending"], data["over"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
         return s
@@ -658,7 +678,7 @@ class State:
                 tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
                 tuple(self.taken), tuple(sorted(self.loc_supply.items())), tuple(self.deck), tuple(self.discard),
                 tuple(self.removed), self.reshuffles, self.turn, self.current, self.start_player,
-                self.mand_left, self.mand_started, self.ending, self.over, tuple(self.log))
+                self.mand_left, self.built, self.ending, self.over, tuple(self.log))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.game is other.game and self.key() == other.key()

@@ -93,6 +93,13 @@ class RuleSet:
     files: tuple[str, ...] = field(default=())
 
     @property
+    def ref(self) -> str:
+        """How saves name this rule set: shipped ones by folder ('base'), others by absolute path."""
+        shipped = rules_path("").resolve()
+        root = self.root.resolve()
+        return str(root.relative_to(shipped)) if root.is_relative_to(shipped) else str(root)
+
+    @property
     def primary_board(self) -> BoardSpec:
         return self.boards[0]
 
@@ -110,7 +117,7 @@ class RuleSet:
 def load(where: str | Path) -> RuleSet:
     """Load a rule set from a folder (or its game.yaml), or a shipped one by name ('base')."""
     path = Path(where)
-    if not path.exists() and "/" not in str(where) and rules_path(str(where)).exists():
+    if not path.exists() and not path.is_absolute() and rules_path(str(where)).exists():
         path = rules_path(str(where))
     if path.is_dir():
         path = path / MANIFEST

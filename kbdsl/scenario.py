@@ -39,7 +39,8 @@ def find(paths: list[str]) -> list[Path]:
         if p.is_file():
             out.append(p)
         elif p.is_dir():
-            out.extend(f for f in sorted(p.rglob("*.yaml")) if SCENARIO_DIR in f.relative_to(p.parent).parts[:-1])
+            inside = SCENARIO_DIR in p.resolve().parts
+            out.extend(f for f in sorted(p.rglob("*.yaml")) if inside or SCENARIO_DIR in f.relative_to(p).parts[:-1])
     return sorted(dict.fromkeys(out))
 
 
@@ -100,7 +101,7 @@ class Runner:
 
 class _Checks:
     def __init__(self, doc: Document, state: State, out: Outcome):
-        self.doc, self.state, self.out = doc, state, out
+        self.doc, self.game_state, self.out = doc, state, out
         self.expect = doc.data["expect"]
 
     def fail(self, msg: str, *where: Any) -> None:
@@ -115,12 +116,12 @@ class _Checks:
         for key in ("scores", "targets", "illegal", "state", "game_over", "winners"):
             if key in self.expect:
                 try:
-                    getattr(self, key)(self.expect[key])
+                    getattr(self, f"check_{key}")(self.expect[key])
                 except KbdslError as e:
                     self.fail(str(e), key)
 
-    def scores(self, expected: list[dict[str, int]]) -> None:
-        sheets = self.state.scores()
+    def check_scores(self, expected: list[dict[str, int]]) -> None:
+        sheets = self.game_state.scores()
         if len(expected) > len(sheets):
             self.fail(f"scores are given for {len(expected)} players, the game has {len(sheets)}", "scores")
             return
@@ -134,16 +135,16 @@ class _Checks:
                 self.check(got == value, f"player {p} {key}: expected {value}, got {got}", "scores", p, key)
 
     def _hexes(self, names: list[str], *where: Any) -> list[str]:
-        board = self.state.game.board
-        return sorted((board.hex(h) for h in names), key=self.state.game.tables.index.get)
+        board = self.game_state.game.board
+        return sorted((board.hex(h) for h in names), key=self.game_state.game.tables.index.get)
 
-    def targets(self, items: list[dict]) -> None:
+    def check_targets(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             action, frm = item["action"], item.get("from")
-            if action != "build" and action not in self.state.game.rules.tiles:
+            if action != "build" and action not in self.game_state.game.rules.tiles:
                 self.fail(f"unknown action {action!r}", "targets", i, "action")
                 continue
-            got = self.state.targets(action, frm)
+            got = self.game_state.targets(action, frm)
             if "hexes" in item:
                 want = self._hexes(item["hexes"])
                 self.check(got == want, f"{action} targets: expected {_fmt(want)}, got {_fmt(got)}"
@@ -155,14 +156,14 @@ class _Checks:
                 self.check(h not in got, f"{action} targets: expected {h} to be illegal, it is legal", "targets", i, "exclude")
             if "sources" in item:
                 want = self._hexes(item["sources"])
-                got_src = self.state.sources(action)
+                got_src = self.game_state.sources(action)
                 self.check(got_src == want, f"{action} sources: expected {_fmt(want)}, got {_fmt(got_src)}",
                            "targets", i, "sources")
 
-    def illegal(self, items: list[dict]) -> None:
+    def check_illegal(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             move = Move.from_json(item["move"])
-            trial = self.state.clone()
+            trial = self.game_state.clone()
             before = trial.key()
             try:
                 trial.play(move)
@@ -174,12 +175,12 @@ class _Checks:
             else:
                 self.check(False, f"move {move} was expected to be illegal, but it was played", "illegal", i)
 
-    def state(self, exp: dict) -> None:
-        s = self.state
+    def check_state(self, exp: dict) -> None:
+        s = self.game_state
         actual = s.to_json()
         simple = {"current": actual["current"], "start": actual["start"], "supply": actual["supply"],
                   "hand": actual["hand"], "ending": actual["ending"],
-                  "built": (s.game.mandatory.count if s.game.mandatory else 0) - s.mand_left if s.mand_started else 0,
+                  "built": actual["built"],
                   "location_supply": actual["location_supply"]}
         for key, want in exp.items():
             if key == "tiles":
@@ -196,11 +197,11 @@ class _Checks:
             else:
                 self.check(simple[key] == want, f"{key}: expected {want}, got {simple[key]}", "state", key)
 
-    def game_over(self, want: bool) -> None:
-        self.check(self.state.over == want, f"game over: expected {want}, got {self.state.over}", "game_over")
+    def check_game_over(self, want: bool) -> None:
+        self.check(self.game_state.over == want, f"game over: expected {want}, got {self.game_state.over}", "game_over")
 
-    def winners(self, want: list[int]) -> None:
-        got = self.state.winners()
+    def check_winners(self, want: list[int]) -> None:
+        got = self.game_state.winners()
         self.check(got == sorted(want), f"winners: expected {sorted(want)}, got {got}", "winners")
 
 
