@@ -61,9 +61,19 @@ class RuleError(KbdslError):
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
 
-def fail(pos: Pos, message: str, code: str = "E000") -> RuleError:
-    """Build a one-finding RuleError (raise the result)."""
-    return RuleError([Diagnostic(pos, message, code)])
+def read_source(path: str | Path) -> str:
+    """A rule author's file as text; unreadable or non-UTF-8 bytes become a located RuleError."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise RuleError([Diagnostic(Pos(str(path)), f"cannot read file: {err.strerror}", "E200")]) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        raise RuleError([Diagnostic(Pos(str(path), line, col), f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x})",
+                                    "E200")]) from None
 
 
 class IllegalMove(KbdslError):

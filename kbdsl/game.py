@@ -220,6 +220,11 @@ class State:
     def players(self) -> int:
         return len(self.own)
 
+    @property
+    def card(self) -> str | None:
+        """The terrain card the player to move has played this turn (None if the deck ran dry)."""
+        return self.hand[self.current]
+
     def settlements(self, player: int) -> list[str]:
         return self.game.tables.names(self.own[player])
 
@@ -562,8 +567,11 @@ class State:
             return f"{hexname} is already occupied [rulebook: Building Rules]"
         if not (action.target(self._ctx(p, own, occ, frm)) >> to) & 1:
             attrs = self.game.board.graph.nodes[hexname]
-            here = attrs["terrain"] or f"location {attrs['location']}"
-            card = f"; the played card is {self.hand[p]}" if self.game.uses_card.get(action_key(action, self.game)) else ""
+            rules = self.game.rules
+            here = rules.terrains[attrs["terrain"]].title if attrs["terrain"] else rules.tiles[attrs["location"]].title
+            card = ""
+            if self.game.uses_card.get(action_key(action, self.game)) and self.hand[p] in self.game.rules.terrains:
+                card = f"; the played card is {self.game.rules.terrains[self.hand[p]].title}"
             return f"{hexname} ({here}) is not a hex {what} allows: {unparse(action.decl.target)}{card}"
         return (f"{hexname} is not next to your settlements, but other hexes {what} allows are"
                 " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse, walk
 from kbdsl.ruleset import MANIFEST, RuleSet, load
@@ -43,11 +43,9 @@ def lint_paths(paths: list[str]) -> list[Diagnostic]:
         if str(f) in covered or str(f.resolve()) in {str(Path(c).resolve()) for c in covered}:
             continue
         try:
-            parse(f.read_text(encoding="utf-8"), str(f))
+            parse(read_source(f), str(f))
         except RuleError as e:
             found.extend(e.diagnostics)
-        except (OSError, UnicodeDecodeError) as e:
-            found.append(Diagnostic(Pos(str(f)), f"cannot read file: {e}", "E200"))
     for f in sorted(scenarios):
         try:
             validate(read_yaml(f), "scenario")

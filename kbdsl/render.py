@@ -56,6 +56,15 @@ def seat_label(p: int, color: bool = False) -> str:
 
 
 def terrain_color(rules: RuleSet, terrain: str) -> str:
+    """The terrain's own `color` (24-bit SGR) if the rules give one, else a palette entry."""
+    declared = rules.terrains[terrain].color if terrain in rules.terrains else None
+    if declared:
+        r, g, b = (int(declared[i:i + 2], 16) for i in (1, 3, 5))
+        return f"38;2;{r};{g};{b}"
+    return _palette_color(rules, terrain)
+
+
+def _palette_color(rules: RuleSet, terrain: str) -> str:
     order = list(rules.terrains)
     return TERRAIN_COLORS[order.index(terrain) % len(TERRAIN_COLORS)] if terrain in order else ""
 

@@ -5,12 +5,13 @@ before a RuleSet exists, and all findings are raised together as one RuleError.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.expr import Compiler, Fn, Vocabulary
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
@@ -173,7 +174,11 @@ class _Loader:
                 where[("boards", b["name"])] = doc.pos("boards", i)
             base = Path(doc.path).parent
             for i, pattern in enumerate(d.get("files", [])):
-                found = sorted(base.glob(pattern))
+                try:
+                    found = sorted(base.glob(pattern))
+                except (ValueError, NotImplementedError, OSError, IndexError) as e:
+                    self.err(doc.pos("files", i), f"bad file pattern {pattern!r}: {e}", "E204")
+                    continue
                 if not found:
                     self.err(doc.pos("files", i), f"no rule file matches {pattern!r}", "E204")
                 files.extend((f, doc.pos("files", i)) for f in found if f.is_file())
@@ -190,10 +195,7 @@ class _Loader:
                 continue
             seen.add(f.resolve())
             try:
-                text = f.read_text(encoding="utf-8")
-                decls.extend(parse(text, str(f)))
-            except (OSError, UnicodeDecodeError) as e:
-                self.err(Pos(str(f)), f"cannot read rule file: {e}", "E200")
+                decls.extend(parse(read_source(f), str(f)))
             except RuleError as e:
                 self.diags.extend(e.diagnostics)
         return decls
@@ -232,6 +234,9 @@ class _Loader:
                 else:
                     legend[d.letter] = (kind, d.name)
                     legend_pos[d.letter] = d.pos
+        for t in terrains.values():
+            if t.color is not None and not re.fullmatch(r"#[0-9a-fA-F]{6}", t.color):
+                self.err(t.pos, f"color {t.color!r} of terrain {t.name!r} must be written #rrggbb", "E103")
         for t in tiles.values():
             if t.action is None:
                 self.err(t.pos, f"tile {t.name!r} has no action", "E107")

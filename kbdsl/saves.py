@@ -1,52 +1,80 @@
-"""Saved games: a state's JSON (or YAML) with its move log, checked by replaying it."""
+"""Saved games: a state's JSON (or YAML) with its move log, checked by replaying it.
+
+A save is `State.to_json()`: the rule set's reference, the setup (nothing is drawn
+again on load), the pieces, the deck and the log. Replaying the log from the setup
+must reach exactly the saved state; `replay_save` checks that.
+"""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, Setup, State
-from kbdsl.ruleset import RuleSet, load
+from kbdsl.resources import rules_path
+from kbdsl.ruleset import MANIFEST, RuleSet, load
 from kbdsl.yamlio import read_yaml, validate
 
 
 def save(state: State, path: str | Path) -> None:
-    """Write the whole state (as State.to_json) to a .json or .yaml file."""
+    """Write the whole state as YAML (.yaml, .yml) or JSON (anything else)."""
     data = state.to_json()
     path = Path(path)
-    if path.suffix in (".yaml", ".yml"):
-        import yaml
-        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     else:
-        path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-
-
-def load_game(path: str | Path, rules: RuleSet | None = None) -> tuple[Game, dict]:
-    """The Game a save was played in, and the saved data (validated against schemas/game.schema.json)."""
-    doc = read_yaml(path)
-    validate(doc, "game")
-    data = doc.data
-    if rules is None:
-        ref = Path(path).parent / data["rules"]
-        rules = load(ref if ref.exists() else data["rules"])
+        text = json.dumps(data, indent=1) + "\n"
     try:
-        game = Game(rules, Setup.from_json(data["setup"], rules))
-    except KbdslError as e:
-        raise doc.error(f"the saved setup cannot be played: {e}", "setup") from None
-    return game, data
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise KbdslError(f"cannot write {path}: {e.strerror}") from None
+
+
+def read_save(path: str | Path) -> dict[str, Any]:
+    """A saved game's data, validated against schemas/game.schema.json (errors name file:line:col)."""
+    doc = read_yaml(path)  # JSON is YAML, so one reader serves both
+    validate(doc, "game")
+    return doc.data
+
+
+def rules_of(ref: str, save_path: str | Path) -> RuleSet:
+    """The rule set a save names: a shipped name, a path, or a path relative to the save."""
+    here = Path(ref)
+    candidates = [here] if here.is_absolute() else [rules_path(ref), Path(save_path).parent / ref, here]
+    for c in candidates:
+        if (c / MANIFEST).is_file():
+            return load(c)
+    raise KbdslError(f"the save was played with rule set {ref!r}, which is not found here; pass its folder instead")
+
+
+def game_of(data: dict[str, Any], save_path: str | Path, rules: RuleSet | None = None) -> Game:
+    """The Game a save was played in: its rule set and exact setup."""
+    rules = rules or rules_of(data["rules"], save_path)
+    return Game(rules, Setup.from_json(data["setup"], rules))
+
+
+def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer",)) -> list[str]:
+    """Top-level fields where `state` differs from saved data (JSON-normalised)."""
+    def normal(d: dict) -> dict:
+        return {k: v for k, v in json.loads(json.dumps(d, sort_keys=True)).items() if k not in ignore}
+    saved, actual = normal(data), normal(state.to_json())
+    return sorted(k for k in set(saved) | set(actual) if saved.get(k) != actual.get(k))
 
 
 def replay_save(path: str | Path, rules: RuleSet | None = None) -> State:
     """Replay a saved game's log from the start and check it reaches the saved state."""
-    game, data = load_game(path, rules)
-    doc_state = game.new_state()
-    for i, move in enumerate(data["log"]):
+    data = read_save(path)
+    state = game_of(data, path, rules).new_state()
+    for i, move in enumerate(data["log"], 1):
         try:
-            doc_state.play(move)
+            state.play(move)
         except IllegalMove as e:
-            raise KbdslError(f"{path}: move {i + 1} of the log ({e.move}) is illegal: {e.reason}") from None
-    saved = {k: v for k, v in data.items() if k != "viewer"}
-    if "settlements" in saved and doc_state.to_json() != saved:
-        diff = sorted(k for k, v in doc_state.to_json().items() if saved.get(k) != v)
+            raise KbdslError(f"{path}: move {i} of the log ({e.move}) is illegal: {e.reason}") from None
+    ignore = ("viewer", "rules") if rules is not None else ("viewer",)
+    diff = differences(state, data, ignore)
+    if diff:
         raise KbdslError(f"{path}: replaying the log does not reach the saved state (differs in {', '.join(diff)})")
-    return doc_state
+    return state

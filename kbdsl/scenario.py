@@ -14,7 +14,7 @@ from kbdsl.errors import Diagnostic, IllegalMove, KbdslError, Pos, RuleError
 from kbdsl.game import Game, Setup, State
 from kbdsl.moves import Move
 from kbdsl.position import Layout
-from kbdsl.ruleset import RuleSet, load
+from kbdsl.ruleset import MANIFEST, RuleSet, load
 from kbdsl.yamlio import Document, read_yaml, validate
 
 SCENARIO_DIR = "scenarios"
@@ -33,14 +33,16 @@ class Outcome:
 
 
 def find(paths: list[str]) -> list[Path]:
-    """Scenario files: files given directly, and every *.yaml below a `scenarios/` folder."""
+    """Scenario files: files given directly, and every *.yaml below a `scenarios/` folder
+    (except game manifests, so test-only rule folders can live beside the scenarios)."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_file():
             out.append(p)
         elif p.is_dir():
             inside = SCENARIO_DIR in p.resolve().parts
-            out.extend(f for f in sorted(p.rglob("*.yaml")) if inside or SCENARIO_DIR in f.relative_to(p).parts[:-1])
+            out.extend(f for f in sorted(p.rglob("*.yaml")) if f.name != MANIFEST
+                       and (inside or SCENARIO_DIR in f.relative_to(p).parts[:-1]))
     return sorted(dict.fromkeys(out))
 
 

@@ -15,11 +15,12 @@ from typing import Any
 import jsonschema
 import yaml
 
-from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.resources import data_dir
 
 MAX_YAML_BYTES = 2_000_000
 MAX_DEPTH = 32
+KEY = object()  # marks[path + (key, KEY)] is where the key itself is written
 
 @dataclass
 class Document:
@@ -40,28 +41,26 @@ class Document:
         return RuleError([Diagnostic(self.pos(*where), message, code)])
 
 
-def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, seen: set, depth: int) -> Any:
+def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int) -> Any:
     pos = Pos(path, node.start_mark.line + 1, node.start_mark.column + 1)
-    if id(node) in seen:
-        raise RuleError([Diagnostic(pos, "YAML anchors and aliases are not supported", "E201")])
     if depth > MAX_DEPTH:
         raise RuleError([Diagnostic(pos, f"YAML nested deeper than {MAX_DEPTH} levels", "E201")])
-    seen.add(id(node))
     marks[here] = pos
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
         for key_node, value_node in node.value:
-            key = _construct(key_node, path, here + ("<key>",), {}, seen, depth + 1)
+            key = _construct(key_node, path, here, {}, depth + 1)
             if not isinstance(key, (str, int, bool)) or key is None:
                 raise RuleError([Diagnostic(pos, "YAML keys must be plain words", "E201")])
             key = str(key) if not isinstance(key, str) else key
             if key in out:
                 kpos = Pos(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1)
                 raise RuleError([Diagnostic(kpos, f"duplicate key {key!r}", "E201")])
-            out[key] = _construct(value_node, path, here + (key,), marks, seen, depth + 1)
+            marks[here + (key, KEY)] = Pos(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = _construct(value_node, path, here + (key,), marks, depth + 1)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(v, path, here + (i,), marks, seen, depth + 1) for i, v in enumerate(node.value)]
+        return [_construct(v, path, here + (i,), marks, depth + 1) for i, v in enumerate(node.value)]
     value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
     if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
         return node.value
@@ -76,6 +75,11 @@ def parse_yaml(text: str, path: str) -> Document:
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_YAML_BYTES} bytes", "E201")])
     try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if getattr(event, "anchor", None) is not None:
+                mark = event.start_mark
+                raise RuleError([Diagnostic(Pos(path, mark.line + 1, mark.column + 1),
+                                            "YAML anchors and aliases are not supported", "E201")])
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -87,7 +91,7 @@ def parse_yaml(text: str, path: str) -> Document:
     if node is None:
         return Document(path, None, {(): Pos(path, 1, 1)})
     try:
-        data = _construct(node, path, (), marks, set(), 0)
+        data = _construct(node, path, (), marks, 0)
     except yaml.YAMLError as err:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"invalid YAML: {err}", "E201")]) from None
     return Document(path, data, marks)
@@ -95,11 +99,7 @@ def parse_yaml(text: str, path: str) -> Document:
 
 def read_yaml(path: str | Path) -> Document:
     """Read and parse a YAML file (unreadable files are reported like any other finding)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise RuleError([Diagnostic(Pos(str(path)), f"cannot read file: {err}", "E200")]) from None
-    return parse_yaml(text, str(path))
+    return parse_yaml(read_source(path), str(path))
 
 
 @lru_cache(maxsize=None)
@@ -119,7 +119,18 @@ def validate(doc: Document, schema_name: str) -> None:
     """Check a document against a schema; every violation becomes a positioned finding."""
     errors = sorted(_validator(schema_name).iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        raise RuleError([Diagnostic(doc.pos(*e.absolute_path), _message(e), "E202") for e in errors[:20]])
+        raise RuleError([Diagnostic(_where(doc, e), _message(e), "E202") for e in errors[:20]])
+
+
+def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
+    """Point at an unexpected key itself, else at the offending value."""
+    path = tuple(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties", {}))
+        extra = [k for k in err.instance if k not in allowed]
+        if extra and path + (extra[0], KEY) in doc.marks:
+            return doc.marks[path + (extra[0], KEY)]
+    return doc.pos(*path)
 
 
 def _message(err: jsonschema.ValidationError) -> str:

@@ -8,26 +8,20 @@ State.to_json(): its setup rebuilds the Game and its log replays to the same sta
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, TextIO
-
-import yaml
+from typing import TextIO
 
 from kbdsl.bots import BOTS, Bot, make_bot
 from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
-from kbdsl.game import Game, Setup, State
+from kbdsl.game import Game, State
 from kbdsl.moves import END, Move
-from kbdsl.position import Layout
 from kbdsl.render import render, render_board, render_legend, seat_label, use_color
-from kbdsl.resources import rules_path
 from kbdsl.ruleset import RuleSet, load
-from kbdsl.yamlio import read_yaml
+from kbdsl.saves import differences, game_of, read_save, save
 
 HUMAN = "human"
 BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -169,7 +163,7 @@ class Session:
         self._turn_seen = self.state.turn
         if self.quiet or p not in self.bots:
             return
-        card = self.state.hand[p]
+        card = self.state.card
         title = self.rules.terrains[card].title if card is not None else "no card"
         self.say(f"-- turn {self.state.turn}: {self.label(p)} plays {title}")
 
@@ -333,73 +327,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- saves and replays --------------------------------------------------------------------
-def save(state: State, path: str) -> None:
-    """Write State.to_json() as YAML (.yaml, .yml) or JSON (anything else)."""
-    data = state.to_json()
-    if Path(path).suffix.lower() in (".yaml", ".yml"):
-        text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
-    else:
-        text = json.dumps(data, indent=1) + "\n"
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise KbdslError(f"cannot write {path}: {e.strerror}") from None
-
-
-def load_save(path: str) -> dict[str, Any]:
-    """Read a saved game (JSON or YAML) and check it has what a replay needs."""
-    if Path(path).suffix.lower() == ".json":
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise KbdslError(f"cannot read {path}: {e.strerror}") from None
-        except ValueError as e:
-            raise KbdslError(f"{path}: not JSON: {e}") from None
-    else:
-        data = read_yaml(path).data
-    if not isinstance(data, dict):
-        raise KbdslError(f"{path}: not a saved game (expected an object with rules, setup and log)")
-    setup = data.get("setup")
-    if not isinstance(data.get("rules"), str) or not isinstance(setup, dict) or not isinstance(data.get("log"), list):
-        raise KbdslError(f"{path}: not a saved game (it needs 'rules', 'setup' and 'log')")
-    missing = [k for k in ("players", "sections", "cards") if k not in setup]
-    if missing:
-        raise KbdslError(f"{path}: setup lacks {', '.join(missing)}")
-    return data
-
-
-def rules_of(ref: str, save_path: str) -> RuleSet:
-    """The rule set a save names: a shipped name, a path, or a path relative to the save."""
-    here = Path(ref)
-    candidates = [here] if here.is_absolute() else [rules_path(ref), Path(save_path).parent / ref, here]
-    for c in candidates:
-        if (c / "game.yaml").is_file() or (c.is_file() and c.suffix in (".yaml", ".yml")):
-            return load(c)
-    raise KbdslError(f"the save was played with rule set {ref!r}, which is not found here; "
-                     "pass its folder with --rules PATH")
-
-
-def game_of(data: dict[str, Any], save_path: str, rules_arg: str | None = None) -> Game:
-    """The Game a save was played in: its rule set and its exact setup (nothing is drawn again)."""
-    rules = load(rules_arg) if rules_arg else rules_of(data["rules"], save_path)
-    s = data["setup"]
-    try:
-        setup = Setup(int(s["players"]), Layout.of(rules, s["sections"]), tuple(s["cards"]), int(s.get("seed", 0)),
-                      dict(s.get("options") or {}))
-    except (TypeError, ValueError, AttributeError) as e:
-        raise KbdslError(f"the save's setup is not usable: {e}") from None
-    return Game(rules, setup)
-
-
-def _normal(data: Any) -> Any:
-    """JSON-equal form (YAML and JSON loaders differ only in containers and key types)."""
-    return json.loads(json.dumps(data, sort_keys=True))
-
-
+# -- replays ----------------------------------------------------------------------------
 def cmd_replay(args: argparse.Namespace) -> int:
-    data = load_save(args.file)
-    game = game_of(data, args.file, args.rules)
+    data = read_save(args.file)
+    game = game_of(data, args.file, load(args.rules) if args.rules else None)
     state = game.new_state()
     color = _color(args)
     seats = [""] * game.setup.players  # a save does not say who sat where
@@ -431,12 +362,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print()
     print(score_table(state.scores()))
     print(winners_line(state))
-    saved, replayed = _normal(data), _normal(state.to_json())
-    if args.rules:  # the folder was given by hand; the name it is saved under may differ
-        for d in (saved, replayed):
-            d.pop("rules", None)
-    if saved != replayed:
-        fields = sorted(k for k in set(saved) | set(replayed) if saved.get(k) != replayed.get(k))
+    # with --rules the folder was given by hand; the name it is saved under may differ
+    fields = differences(state, data, ("viewer", "rules") if args.rules else ("viewer",))
+    if fields:
         print(f"kbdsl replay: the replayed game differs from the saved state in: {', '.join(fields)}", file=sys.stderr)
         return 1
     print(f"Replay matches the saved state ({len(data['log'])} moves).")

@@ -105,6 +105,7 @@ class Terrain(Node):
     letter: str | None
     flags: frozenset[str] = frozenset()
     texts: tuple[str, ...] = ()
+    color: str | None = None  # "#rrggbb", for front ends
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,9 @@ class _Build(Transformer):
     def letter(self, meta, items):
         return ("letter", str(items[0]), self._pos(items[0]))
 
+    def color(self, meta, items):
+        return ("color", str(items[0])[1:-1], self._pos(items[0]))
+
     def flag(self, meta, items):
         return ("flag", str(items[0]))
 
@@ -149,7 +152,8 @@ class _Build(Transformer):
     def terrain(self, meta, items):
         name, title, props, texts = self._props(items)
         return ast.Terrain(name, title, self._one(props, "letter"),
-                           frozenset(f[0] for f in props.get("flag", [])), texts, pos=self._pos(items[0]))
+                           frozenset(f[0] for f in props.get("flag", [])), texts, self._one(props, "color"),
+                           pos=self._pos(items[0]))
 
     def tile(self, meta, items):
         name, title, props, texts = self._props(items)
