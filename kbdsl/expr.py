@@ -28,7 +28,7 @@ HEX_WORDS = {
     "buildable": "hexes whose terrain is marked buildable",
     "edge": "hexes on the edge of a board that counts its edge",
     "location": "location hexes (of any tile)",
-    "special": "hexes whose terrain is marked special (castles)",
+    "special": "hexes with a special kind: location hexes and hexes whose terrain is marked special (castles)",
     "all": "every hex",
 }
 #: Functions, their argument shapes and meaning.
@@ -110,7 +110,7 @@ class Compiler:
     def __init__(self, vocab: Vocabulary):
         self.v = vocab
         self.diagnostics: list[Diagnostic] = []
-        self._defines: dict[str, Compiled] = {}
+        self._defines: dict[tuple, Compiled] = {}
         self._expanding: list[str] = []
         self._keys = 0
 
@@ -192,7 +192,7 @@ class Compiler:
     def _ref(self, node: ast.Ref, move: bool, region: str | None) -> Compiled:
         name = node.name
         if name in self.v.defines:
-            return self._define(node)
+            return self._define(node, move, region)
         if name == "own":
             return Compiled(HEX, lambda c: c.own[c.p])
         if name == "occupied":
@@ -207,18 +207,19 @@ class Compiler:
             return self._err(node.pos, f"{name!r} is a domain; use it after 'per' or 'over'")
         return self._err(node.pos, f"unknown name {name!r}", "E101")
 
-    def _define(self, node: ast.Ref) -> Compiled:
-        name = node.name
-        if name in self._defines:
-            return self._defines[name]
+    def _define(self, node: ast.Ref, move: bool, region: str | None) -> Compiled:
+        """A definition compiled in the context it is used in (a move target may use straight())."""
+        name, key = node.name, (node.name, move, region)
+        if key in self._defines:
+            return self._defines[key]
         if name in self._expanding:
             return self._err(node.pos, f"definition {name!r} refers to itself", "E106")
         self._expanding.append(name)
         try:
-            got = self.compile(self.v.defines[name].expr)
+            got = self.compile(self.v.defines[name].expr, move=move, region=region)
         finally:
             self._expanding.pop()
-        self._defines[name] = got
+        self._defines[key] = got
         return got
 
     def _names(self, node: ast.Call, known: set[str], what: str) -> list[str]:

@@ -213,6 +213,7 @@ class State:
         s.hand = list(self.hand)
         s.current, s.start_player, s.turn, s.ending, s.over = self.current, self.start_player, self.turn, self.ending, self.over
         s.mand_left, s.built, s.log = self.mand_left, self.built, list(self.log)
+        s.pending, s.pending_left = self.pending, self.pending_left
         return s
 
     # -- queries ---------------------------------------------------------------
@@ -306,6 +307,10 @@ class State:
         g, p = self.game, self.current
         n = g.tables.n
         out: list[int] = []
+        if self.pending_left:  # a tile that builds several settlements is finished first
+            action = g.rules.actions[g.kinds[self.pending]]
+            base = g.encode(self.pending)
+            return [base + i for i in bit_list(self._build_targets(action, p))]
         if self._mandatory_open():
             base = g.encode(BUILD)
             out.extend(base + i for i in bit_list(self._build_targets(g.mandatory, p)))
@@ -397,8 +402,14 @@ class State:
             self._place(p, to)
         else:
             name = g.kinds[kind]
-            self._mark_used(p, name)
-            if g.rules.actions[name].kind == "build":
+            action = g.rules.actions[name]
+            if self.pending_left:
+                self.pending_left -= 1
+            else:
+                self._mark_used(p, name)
+                if action.kind == "build" and action.count > 1:
+                    self.pending, self.pending_left = kind, action.count - 1
+            if action.kind == "build":
                 self._place(p, to)
             else:
                 self._move(p, frm, to, DISCARDS[disc])
@@ -468,8 +479,13 @@ class State:
         return out
 
     def _settle(self) -> None:
-        """RULINGS 8: a card with no eligible hex leaves the game and another is drawn."""
+        """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
+
+        Also ends a several-settlement tile action early when nothing more can be built."""
         g, p = self.game, self.current
+        if self.pending_left and (self.supply[p] == 0 or
+                                  not self._build_targets(g.rules.actions[g.kinds[self.pending]], p)):
+            self.pending_left = 0
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
@@ -511,6 +527,7 @@ class State:
     def _new_turn(self) -> None:
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
         self.built = 0
+        self.pending = self.pending_left = 0
         self._settle()
 
     # -- explaining illegal moves ----------------------------------------------
@@ -520,6 +537,12 @@ class State:
             return "the game is over"
         t = g.tables
         name = move.do
+        if self.pending_left and code // (t.n * t.n * 4) != self.pending:
+            title = g.rules.tiles[g.kinds[self.pending]].title
+            return f"the {title} action is not finished ({self.pending_left} settlement(s) still to build)"
+        if self.pending_left:
+            action = g.rules.actions[name]
+            return self._why_target(action, p, t.index[g.board.hex(move.to)], f"the {g.rules.tiles[name].title} action")
         if name == "end":
             return (f"the mandatory action is not finished ({self.mand_left} settlement(s) still to build)"
                     " [rulebook: Mandatory Action]")
@@ -586,6 +609,7 @@ class State:
             "setup": g.setup.to_json(),
             "turn": self.turn, "current": self.current, "start": self.start_player,
             "mandatory_left": self.mand_left, "built": self.built,
+            "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left} if self.pending_left else None,
             "ending": self.ending, "over": self.over,
             "settlements": [self.settlements(p) for p in range(self.players)],
             "supply": list(self.supply),
@@ -676,6 +700,9 @@ class State:
         s.reshuffles = data["reshuffles"]
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
         s.mand_left, s.built = data["mandatory_left"], data["built"]
+        pending = data.get("pending")
+        s.pending = game.kind_index[pending["tile"]] if pending else 0
+        s.pending_left = pending["left"] if pending else 0
         s.ending, s.over = data["ending"], data["over"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
         return s
@@ -686,7 +713,8 @@ class State:
                 tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
                 tuple(self.taken), tuple(sorted(self.loc_supply.items())), tuple(self.deck), tuple(self.discard),
                 tuple(self.removed), self.reshuffles, self.turn, self.current, self.start_player,
-                self.mand_left, self.built, self.ending, self.over, tuple(self.log))
+                self.mand_left, self.built, self.pending, self.pending_left, self.ending, self.over,
+                tuple(self.log))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.game is other.game and self.key() == other.key()

@@ -136,8 +136,8 @@ class _Loader:
 
     # -- manifests -----------------------------------------------------------
     def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
-        path = path.resolve()
-        if path in chain:
+        path = _display(path)
+        if path.resolve() in chain:
             raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
         doc = read_yaml(path)
         validate(doc, "manifest")
@@ -150,7 +150,7 @@ class _Loader:
             target = target / MANIFEST if target.is_dir() else target
             if not target.is_file():
                 raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")
-            docs = self._manifests(target, chain + (path,))
+            docs = self._manifests(target, chain + (path.resolve(),))
         return docs + [doc]
 
     def load(self, path: Path) -> RuleSet:
@@ -266,11 +266,16 @@ class _Loader:
         if len(turns) > 1:
             self.err(turns[1].pos, f"a rule set has one turn block (first at {turns[0].pos})", "E102")
         mandatory = tuple(self._action(comp, a) for a in (turns[0].mandatory if turns else ()))
+        for extra in mandatory[1:]:
+            self.err(extra.decl.pos, "a turn has one mandatory action (write it as one `build N on ...`)", "E107")
+        for a in mandatory:
+            if a.kind != "build":
+                self.err(a.decl.pos, "the mandatory action builds settlements (`build N on ...`)", "E107")
         if not turns:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
         scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
-        for d in defines.values():  # check definitions nobody uses too
-            comp.compile(d.expr)
+        for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
+            comp.compile(d.expr, move=True)
         self.diags.extend(comp.diagnostics)
 
         cards = {k: v for k, v in all_cards.items() if not v.always}
@@ -372,6 +377,15 @@ class _Loader:
         target = comp.hexset(a.target, move=a.kind == "move")
         source = comp.hexset(a.source) if a.source is not None else None
         return CompiledAction(a, target, source)
+
+
+def _display(path: Path) -> Path:
+    """A path as people should see it in messages: relative to the working folder when inside it."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve())
+    except ValueError:
+        return resolved
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
