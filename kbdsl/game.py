@@ -405,6 +405,8 @@ class State:
             action = g.rules.actions[name]
             if self.pending_left:
                 self.pending_left -= 1
+                if not self.pending_left:
+                    self.pending = 0
             else:
                 self._mark_used(p, name)
                 if action.kind == "build" and action.count > 1:
@@ -485,7 +487,7 @@ class State:
         g, p = self.game, self.current
         if self.pending_left and (self.supply[p] == 0 or
                                   not self._build_targets(g.rules.actions[g.kinds[self.pending]], p)):
-            self.pending_left = 0
+            self.pending = self.pending_left = 0
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:

@@ -1,0 +1,110 @@
+"""General primitives that no base content uses yet: several-settlement tiles, rule checks,
+saved games, simulation. Each rule folder here is written on the fly, as a rule author would."""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kbdsl.cli import main
+from kbdsl.errors import IllegalMove, KbdslError, RuleError
+from kbdsl.game import Game, State
+from kbdsl.ruleset import load
+from kbdsl.saves import replay_save, save
+from kbdsl.simulate import Plan, simulate
+
+GRASS_SECTION = "section meadow \"Meadow\" {\n  grid:\n" + "".join(
+    f"    | {' ' if r % 2 else ''}" + " ".join("x" if (r, c) == (2, 2) else "G" for c in range(10)) + "\n"
+    for r in range(10)) + "}\n"
+
+
+def folder(tmp_path: Path, kb: str, manifest: str = "") -> Path:
+    root = tmp_path / "exp"
+    root.mkdir()
+    (root / "game.yaml").write_text("name: exp\nextends: base\nfiles: ['*.kb']\n" + manifest)
+    (root / "content.kb").write_text(textwrap.dedent(kb))
+    return root
+
+
+def test_a_tile_that_builds_two_settlements_finishes_first(tmp_path):
+    rules = load(folder(tmp_path, 'tile double "Double" { letter: x  supply: 2\n'
+                                  '  action: build 2 on terrain(grass) adjacent-if-possible }\n' + GRASS_SECTION))
+    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
+    s = State.arrange(game, [["1,1"]], tiles=[[{"tile": "double", "at": "2,2"}]], hand=["desert", "desert"])
+    s.play("double 1,2")
+    assert s.to_json()["pending"] == {"tile": "double", "left": 1}
+    assert {m.do for m in s.legal_moves()} == {"double"}  # nothing else until it is done
+    before = s.key()
+    with pytest.raises(IllegalMove, match="Double action is not finished"):
+        s.play("build 9,9")
+    with pytest.raises(IllegalMove, match="not next to your settlements"):
+        s.play("double 0,0")
+    assert s.key() == before
+    s.play("double 0,1")
+    assert s.to_json()["pending"] is None and s.supply[0] == 37
+    assert State.from_json(s.to_json(), game) == s
+    assert "double" not in {m.do for m in s.legal_moves()}  # one use per turn
+
+
+def test_two_mandatory_actions_are_refused(tmp_path):
+    root = folder(tmp_path, "turn { mandatory: build 1 on buildable mandatory: build 1 on edge }\n")
+    with pytest.raises(RuleError) as err:
+        load(root)
+    codes = {(d.code, d.message.split(" (")[0]) for d in err.value.diagnostics}
+    assert ("E102", "a rule set has one turn block") in codes  # base already has one
+
+
+def test_grid_rows_may_end_in_a_comment(tmp_path):
+    kb = GRASS_SECTION.replace("x G G G G G G G\n", "x G G G G G G G   # the double tile's hex\n")
+    kb = 'tile double "Double" { letter: x  supply: 2  action: build on buildable }\n' + kb
+    assert "# the double" in kb
+    rules = load(folder(tmp_path, kb))
+    assert len(rules.sections["meadow"].rows[2]) == 10
+
+
+def test_a_definition_with_straight_serves_move_targets_only(tmp_path):
+    ok = load(folder(tmp_path, 'define hop = buildable & straight(3)\n'
+                               'tile hopper "Hopper" { letter: x supply: 2 action: move to hop }\n' + GRASS_SECTION))
+    assert "hopper" in ok.tiles
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "game.yaml").write_text("name: bad\nextends: base\nfiles: ['*.kb']\n")
+    (bad / "c.kb").write_text('define hop = buildable & straight(3)\ncard hops { score: 1 per hex where hop }\n')
+    with pytest.raises(RuleError) as err:
+        load(bad)
+    assert any("straight() only makes sense in the target of a move" in d.message for d in err.value.diagnostics)
+
+
+def test_saves_replay_and_tampering_is_caught(tmp_path):
+    game = Game.new(load("base"), players=2, seed=4)
+    s = game.new_state()
+    for _ in range(12):
+        s.play(s.legal_moves()[0])
+    path = tmp_path / "g.json"
+    save(s, path)
+    assert replay_save(path).key() == State.from_json(json.loads(path.read_text()), game).key()
+    data = json.loads(path.read_text())
+    data["supply"][1] -= 1
+    path.write_text(json.dumps(data))
+    with pytest.raises(KbdslError, match="differs in supply"):
+        replay_save(path)
+
+
+def test_simulation_is_the_same_whatever_the_number_of_processes():
+    plan = Plan("base", 2, ("random",), seed=11, preset="first-game")
+    one = simulate(plan, 6, jobs=1).report()
+    two = simulate(plan, 6, jobs=2).report()
+    assert one == two
+    assert one["games"] == 6 and abs(sum(one["win_rate_by_seat"]) - 1) < 1e-9
+    assert set(one["games_by_scorer"]) == {"fishermen", "knights", "merchants", "castles"}
+
+
+def test_simulate_command_prints_a_summary(capsys):
+    assert main(["simulate", "--games", "4", "--players", "3", "--bots", "random,greedy", "--seed", "2",
+                 "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["games"] == 4 and len(report["win_rate_by_seat"]) == 3
+    assert main(["simulate", "--games", "1", "--bots", "nobody"]) == 2
+    assert "unknown bot(s) nobody" in capsys.readouterr().err
