@@ -1,0 +1,208 @@
+"""Shared fixtures and helpers for the kbdsl unit, property and fuzz tests.
+
+- `base_rules`: the shipped base rule set, loaded once per session.
+- `rules_copy`: a private copy of rules/base in tmp_path, to break on purpose.
+- `mini`: a tiny self-contained rule set (one 2x3 section) whose files the test writes,
+  so positions in error tests never depend on the shipped rule files.
+- `scaled(n)`: example counts for hypothesis; KBDSL_TEST_SCALE=10 runs ten times as many.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from kbdsl.errors import Diagnostic, RuleError
+from kbdsl.ruleset import RuleSet, load
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE = ROOT / "rules" / "base"
+
+settings.register_profile(
+    "kbdsl",
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("KBDSL_HYPOTHESIS_PROFILE", "kbdsl"))
+
+
+def scaled(n: int) -> int:
+    """An example count, multiplied by KBDSL_TEST_SCALE (default 1) for longer runs."""
+    return max(1, int(n * float(os.environ.get("KBDSL_TEST_SCALE", "1"))))
+
+
+class Hang(Exception):
+    """Raised inside a `no_hang` block that ran out of time."""
+
+
+@contextlib.contextmanager
+def no_hang(seconds: float):
+    """Fail (raise Hang) instead of hanging when the block runs longer than `seconds`."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:  # pragma: no cover - non-POSIX or worker thread: no guard
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise Hang(f"still running after {seconds}s")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def locate(text: str, needle: str, nth: int = 0, offset: int = 0) -> tuple[int, int]:
+    """1-based (line, col) of the nth occurrence of `needle` in `text`, plus `offset` characters."""
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(needle, i + 1)
+    i += offset
+    line = text.count("\n", 0, i) + 1
+    col = i - (text.rfind("\n", 0, i) + 1) + 1
+    return line, col
+
+
+def load_error(where) -> RuleError:
+    """Load a rule folder that must fail; return the RuleError (and check its shape)."""
+    result = None
+    with pytest.raises(RuleError) as info:
+        result = load(where)
+    assert result is None  # nothing half-loaded comes back
+    err = info.value
+    assert err.diagnostics, "a RuleError must carry diagnostics"
+    assert all(isinstance(d, Diagnostic) for d in err.diagnostics)
+    return err
+
+
+def where(d: Diagnostic) -> tuple[str, int, int]:
+    return (d.pos.path, d.pos.line, d.pos.col)
+
+
+@dataclass
+class RuleDir:
+    """A writable rule folder in tmp_path with helpers to edit files and load them."""
+
+    root: Path
+
+    def path(self, name: str) -> Path:
+        return self.root / name
+
+    def file(self, name: str) -> str:
+        """The path string diagnostics use for a file of this folder."""
+        return str((self.root / name).resolve())
+
+    def read(self, name: str) -> str:
+        return (self.root / name).read_text(encoding="utf-8")
+
+    def write(self, name: str, text: str) -> str:
+        p = self.root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        return text
+
+    def edit(self, name: str, old: str, new: str) -> str:
+        """Replace the first `old` in file `name` by `new`; return the new text."""
+        text = self.read(name)
+        assert old in text, f"{old!r} not in {name}"
+        return self.write(name, text.replace(old, new, 1))
+
+    def load(self) -> RuleSet:
+        return load(self.root)
+
+    def error(self) -> RuleError:
+        return load_error(self.root)
+
+    def diag_at(self, name: str, needle: str, nth: int = 0, offset: int = 0) -> tuple[str, int, int]:
+        """(path, line, col) of a needle in a file of this folder, as a Diagnostic would name it."""
+        return (self.file(name), *locate(self.read(name), needle, nth, offset))
+
+
+MINI_MANIFEST = """\
+# A tiny rule set for loader tests.
+name: mini
+title: Mini
+files: ["*.kb"]
+players: {min: 2, max: 3}
+settlements: 6
+cards_in_play: 1
+deck: {grass: 2, desert: 2}
+boards:
+  - name: main
+    grid: [1, 1]
+options:
+  some-option:
+    default: false
+    text: An option for tests.
+"""
+
+MINI_TERRAIN = """\
+terrain grass  "Grass"  { letter: G  buildable }
+terrain desert "Desert" { letter: D  buildable }
+terrain water  "Water"  { letter: W }
+"""
+
+MINI_RULES = """\
+tile well "Well" {
+  letter: w  supply: 1
+  action: build on terrain(grass) adjacent-if-possible
+}
+turn {
+  mandatory: build 1 on terrain(card) adjacent-if-possible
+}
+card hermits "Hermits" {
+  score: 1 per area
+}
+define wet = next-to(terrain(water))
+"""
+
+MINI_SECTION = """\
+section one "One" {
+  grid:
+    | G D W
+    |  D w G
+}
+"""
+
+
+@functools.cache
+def shipped(name: str) -> RuleSet:
+    """A shipped rule set (rules/<name>), loaded once. Hypothesis tests call this instead of
+    taking a fixture, so a falsifying example does not print the whole RuleSet."""
+    return load(ROOT / "rules" / name)
+
+
+@pytest.fixture(scope="session")
+def base_rules() -> RuleSet:
+    return shipped("base")
+
+
+@pytest.fixture
+def rules_copy(tmp_path) -> RuleDir:
+    """A copy of rules/base (without its scenarios) to edit."""
+    dst = tmp_path / "base"
+    shutil.copytree(BASE, dst, ignore=shutil.ignore_patterns("scenarios", "__pycache__"))
+    return RuleDir(dst)
+
+
+@pytest.fixture
+def mini(tmp_path) -> RuleDir:
+    """The tiny rule set in tmp_path/mini (loads cleanly as written)."""
+    d = RuleDir(tmp_path / "mini")
+    d.write("game.yaml", MINI_MANIFEST)
+    d.write("terrain.kb", MINI_TERRAIN)
+    d.write("rules.kb", MINI_RULES)
+    d.write("section.kb", MINI_SECTION)
+    return d

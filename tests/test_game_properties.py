@@ -1,0 +1,314 @@
+"""Property tests of the game engine: random full games by RandomBot on random setups, with
+the game's invariants checked after every move (the costly ones every few moves and at the end).
+
+Checked all along: one settlement per hex, supply + placed == starting supply, tiles held only
+while their hex touches one of the holder's settlements and never two from one hex, conservation
+of location tiles and terrain cards, the engine's caches, JSON round-trip, replay of the move log
+from a fresh state, and that a random illegal move raises IllegalMove and changes nothing.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from conftest import scaled, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.bitset import dilate
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.errors import IllegalMove
+from kbdsl.game import Game, State, replay
+from kbdsl.moves import END, Move
+
+COSTLY_EVERY = 12  # moves between JSON round-trips and illegal-move probes
+REPLAY_EVERY = 48  # moves between full replays of the log (a shadow state replays every move anyway)
+MAX_MOVES = 5000  # a game of 4 x 40 settlements is far shorter; more means the turn flow is stuck
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+# ---- invariants -------------------------------------------------------------------------------
+
+def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
+    """Invariants cheap enough to check after every move."""
+    g = state.game
+    rules, t = g.rules, g.tables
+    n = state.players
+    occ = 0
+    for p in range(n):
+        assert not occ & state.own[p], "two settlements on one hex"
+        occ |= state.own[p]
+    assert occ == state.occ
+    water = t.terrain.get("water", 0)
+    for p in range(n):
+        assert state.supply[p] >= 0
+        assert state.supply[p] + state.own[p].bit_count() == rules.settlements
+        # settlements stand on buildable hexes (or water, where only the Harbor moves them)
+        assert not state.own[p] & ~(t.buildable | water)
+        assert not state.own[p] & (t.location | t.special)
+        assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
+        ats = [x.at for x in state.tiles[p]]
+        assert len(ats) == len(set(ats)), "two tiles from one location hex"
+        for x in state.tiles[p]:
+            assert t.location_of[x.at] == x.kind
+            assert (state.taken[p] >> x.at) & 1
+            if tiles_for is None or p in tiles_for:
+                assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
+    # location tiles: what is left plus what was ever taken is what each hex started with
+    for loc, left in state.loc_supply.items():
+        taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
+        assert left >= 0 and left + taken == rules.tiles[t.location_of[loc]].supply
+    # terrain cards: deck + discard + removed + hands is the whole deck
+    cards = len(state.deck) + len(state.discard) + len(state.removed) + sum(h is not None for h in state.hand)
+    assert cards == sum(rules.deck.values())
+    assert 0 <= state.current < n and 0 <= state.start_player < n
+    mandatory = g.mandatory.count if g.mandatory else 0
+    assert 0 <= state.mand_left <= mandatory
+    if min(state.supply) == 0:
+        assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
+    if state.over:
+        assert state.ending and state.legal_actions() == []
+
+
+def check_round_trip(state: State) -> None:
+    g = state.game
+    data = json.loads(json.dumps(state.to_json()))
+    back = State.from_json(data, g)
+    assert back == state
+    assert back.to_json() == data
+
+
+def check_replay(state: State) -> None:
+    g = state.game
+    again = replay(g, [g.decode(c).to_json() for c in state.log])
+    assert again == state
+
+
+def illegal_candidates(state: State, rng: random.Random) -> list[Move]:
+    """Moves that must be illegal right now (each double-checked against legal_actions)."""
+    g = state.game
+    t = g.tables
+    p = state.current
+    out: list[Move] = []
+    ids = t.ids
+    occupied = t.names(state.occ)
+    if state.over:
+        return [END, Move("build", rng.choice(ids))]
+    if state.mand_left > 0:
+        out.append(END)
+    if occupied:
+        out.append(Move("build", rng.choice(occupied)))
+        for name, action in g.rules.actions.items():
+            if action.kind == "build":
+                out.append(Move(name, rng.choice(occupied)))
+    out.append(Move("build", rng.choice(ids)))
+    held = {x.kind for x in state.tiles[p]}
+    for name, action in g.rules.actions.items():
+        if name not in held:
+            frm = rng.choice(state.settlements(p)) if action.kind == "move" and state.own[p] else None
+            out.append(Move(name, rng.choice(ids), frm if action.kind == "move" else None))
+        elif action.kind == "move":
+            not_own = [h for h in ids if not (state.own[p] >> t.index[h]) & 1]
+            out.append(Move(name, rng.choice(ids), rng.choice(not_own)))
+    out += [Move("fly", "0,0"), Move("build", "99,99"), Move("build", None)]
+    legal = set(state.legal_actions())
+    keep = []
+    for m in out:
+        try:
+            if g.to_code(m) in legal:
+                continue
+        except IllegalMove:
+            pass
+        keep.append(m)
+    return keep
+
+
+def check_illegal_moves(state: State, rng: random.Random, tries: int = 2) -> None:
+    candidates = illegal_candidates(state, rng)
+    assert candidates
+    for move in rng.sample(candidates, min(tries, len(candidates))):
+        before, log = state.key(), list(state.log)
+        form = rng.choice(["move", "json", "text"])
+        as_played = move if form == "move" else move.to_json() if form == "json" else str(move)
+        with pytest.raises(IllegalMove) as info:
+            state.play(as_played)
+        assert str(info.value).startswith("illegal move ")
+        assert info.value.reason
+        assert state.key() == before and state.log == log
+
+
+def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) -> None:
+    check_round_trip(state)
+    if full_replay:
+        check_replay(state)
+    check_illegal_moves(state, rng)
+    legal = state.legal_actions()
+    assert len(set(legal)) == len(legal)
+    assert bool(legal) != state.over, "a game that is not over must offer a move"
+    for sheet in state.scores():
+        assert sheet["total"] == sum(v for k, v in sheet.items() if k != "total")
+
+
+def play_checked(game: Game, bot_seed: int, *, turn_start_tiles_only: bool = False, avoid=None) -> State:
+    """Play a whole game with RandomBot, checking invariants all along. Returns the final state.
+
+    `avoid(move)` excludes moves from the random choice (used to step around a reported bug)."""
+    state = game.new_state()
+    shadow = game.new_state()  # follows through play() with the public move forms
+    bot = RandomBot(bot_seed)
+    rng = random.Random(bot_seed)
+
+    def choose(s: State) -> int:
+        if avoid is None:
+            return bot.choose(s)
+        return bot.rng.choice([c for c in s.legal_actions() if not avoid(game.decode(c))])
+
+    check_cheap(state)
+    check_costly(state, rng)
+    moves = 0
+    while not state.over:
+        code = choose(state)
+        move = game.decode(code)
+        assert game.to_code(move) == code
+        state.apply_action(code)
+        form = moves % 3
+        shadow.play(move if form == 0 else move.to_json() if form == 1 else str(move))
+        assert shadow.key() == state.key()
+        moves += 1
+        assert moves < MAX_MOVES, "the game does not end"
+        tiles_for = None
+        if turn_start_tiles_only and move.do != "end":
+            tiles_for = set(range(state.players)) - {state.current}
+        check_cheap(state, tiles_for=tiles_for)
+        if moves % COSTLY_EVERY == 0:
+            check_costly(state, rng, full_replay=moves % REPLAY_EVERY == 0)
+    check_costly(state, rng)
+    assert state.ending
+    return state
+
+
+# ---- the properties -----------------------------------------------------------------------------
+
+@settings(max_examples=scaled(200))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
+def test_random_games_keep_the_invariants(players, seed, bot_seed):
+    rules = shipped("base")
+    game = Game.new(rules, players=players, seed=seed)
+    assert len(game.setup.cards) == rules.cards_in_play
+    final = play_checked(game, bot_seed)
+    assert any(s == 0 for s in final.supply)
+    assert final.current == (final.start_player - 1) % final.players  # the round is complete (RULINGS 28)
+
+
+@settings(max_examples=scaled(30))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, lose_late=st.booleans(), stay=st.booleans(),
+       lords=st.booleans())
+def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords):
+    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords}
+    game = Game.new(shipped("base"), players=players, seed=seed, options=options)
+    assert (game.lose_at_end, game.may_stay) == (lose_late, stay)
+    # with tiles lost at the end of the turn, the current player may hold one without a settlement by it.
+    # A move that stays on its hex is offered but not played: it deletes the settlement
+    # (see test_a_move_that_stays_keeps_the_settlement).
+    play_checked(game, bot_seed, turn_start_tiles_only=lose_late,
+                 avoid=(lambda m: m.frm is not None and m.frm == m.to) if stay else None)
+
+
+@settings(max_examples=scaled(20))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, edge=st.booleans())
+def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
+    game = Game.new(shipped("island"), players=players, seed=seed, options={"island-edge": edge})
+    assert [b for b, _ in game.setup.layout.boards] == ["main", "island"]
+    play_checked(game, bot_seed)
+
+
+@settings(max_examples=scaled(25))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
+def test_same_seed_and_moves_give_the_same_game(players, seed, bot_seed):
+    base_rules = shipped("base")
+    g1 = Game.new(base_rules, players=players, seed=seed)
+    g2 = Game.new(base_rules, players=players, seed=seed)
+    assert g1.setup == g2.setup
+    s1 = play_out(g1.new_state(), [RandomBot(bot_seed) for _ in range(players)])
+    s2 = play_out(g2.new_state(), [RandomBot(bot_seed) for _ in range(players)])
+    assert s1.to_json() == s2.to_json()
+    assert s1.scores() == s2.scores() and s1.winners() == s2.winners()
+    # the move log alone, replayed on a third game made from the same setup, gives the same game
+    g3 = Game(base_rules, g1.setup)
+    s3 = replay(g3, s1.to_json()["log"])
+    assert s3.to_json() == s1.to_json()
+
+
+@settings(max_examples=scaled(25))
+@given(seed=seeds, bot_seed=seeds, cut=st.integers(0, 400), players=st.integers(2, 4))
+def test_view_hides_other_hands_and_the_deck(seed, bot_seed, cut, players):
+    game = Game.new(shipped("base"), players=players, seed=seed)
+    state = game.new_state()
+    bot = RandomBot(bot_seed)
+    for _ in range(cut):
+        if state.over:
+            break
+        state.apply_action(bot.choose(state))
+    full = state.to_json()
+    for p in range(players):
+        view = state.view(p)
+        json.dumps(view)  # plain JSON
+        assert view["viewer"] == p
+        assert view["hand"] == [h if q == p else None for q, h in enumerate(state.hand)]
+        assert view["deck"] == len(state.deck)
+        assert set(view) == set(full) | {"viewer"}
+        for key in set(full) - {"hand", "deck"}:
+            assert view[key] == full[key], key
+    assert state.to_json() == full  # viewing changes nothing
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: State.view(p) includes setup.seed, from which the terrain deck "
+                                       "order (and so every hidden hand card) can be recomputed")
+def test_view_does_not_reveal_the_deck_through_the_seed(base_rules):
+    game = Game.new(base_rules, players=3, seed=12345)
+    state = game.new_state()
+    view = state.view(0)
+    seed = view["setup"]["seed"]
+    deck = [terrain for terrain, count in base_rules.deck.items() for _ in range(count)]
+    random.Random(f"{seed}:deck:0").shuffle(deck)
+    hands_guess = [deck.pop() for _ in range(3)]
+    assert hands_guess != list(state.hand), "player 0's view lets them compute every hand"
+    assert deck != state.deck
+
+
+def test_a_game_without_rule_options_uses_the_defaults(base_rules):
+    game = Game.new(base_rules, players=2, seed=1)
+    assert game.options == base_rules.option_defaults()
+    assert game.lose_at_end is False and game.may_stay is False
+
+
+def stay_position(rules, *, stay: bool):
+    """Player 0 holds an unused Barn tile and a lone settlement next to the Barn hex, on the
+    terrain of the played card; the mandatory builds are done."""
+    game = Game.new(rules, players=2, sections=["barn", "paddock", "oasis", "farm"], cards=["knights", "lords", "miners"],
+                    seed=3, options={"move-may-stay": stay})
+    t = game.tables
+    barn = t.names(t.locations["barn"])[0]
+    home = next(h for h in (t.ids[j] for j in t.nbr[t.index[barn]]) if game.board.graph.nodes[h]["buildable"])
+    terrain = game.board.graph.nodes[home]["terrain"]
+    state = State.arrange(game, [[home], []], hand=[terrain, terrain], built=3, tiles=[[{"tile": "barn", "at": barn}]])
+    return game, state, home
+
+
+def test_a_move_may_not_stay_by_default(base_rules):
+    _, state, home = stay_position(base_rules, stay=False)
+    assert Move("barn", home, home) not in state.legal_moves()
+    with pytest.raises(IllegalMove, match="RULINGS 12"):
+        state.play(Move("barn", home, home))
+
+
+@pytest.mark.xfail(strict=True, reason="engine bug: with the move-may-stay option, a move whose target is its own "
+                                       "hex removes the settlement (State._move XORs the same bit twice)")
+def test_a_move_that_stays_keeps_the_settlement(base_rules):
+    _, state, home = stay_position(base_rules, stay=True)
+    assert Move("barn", home, home) in state.legal_moves()
+    state.play(Move("barn", home, home))
+    assert state.settlements(0) == [home]
+    assert state.supply[0] + len(state.settlements(0)) == base_rules.settlements
