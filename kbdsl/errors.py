@@ -6,6 +6,7 @@ traceback; library users catch `KbdslError`.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,8 +83,9 @@ class IllegalMove(KbdslError):
     def __init__(self, move: object, reason: str, rule: str = ""):
         self.move = move
         self.reason = reason
-        self.rule = rule
-        where = f" ({rule})" if rule else ""
+        cited = re.search(r"\[([^\[\]]+)\]$", reason)  # reasons end with the rule they cite: "[RULINGS 7]"
+        self.rule = rule or (cited.group(1) if cited else "")
+        where = f" ({rule})" if rule and not cited else ""
         super().__init__(f"illegal move {move}: {reason}{where}")
 
 

@@ -131,6 +131,8 @@ class Game:
         if kind is None:
             raise IllegalMove(move, f"unknown action {move.do!r} (build, end or a tile: {', '.join(self.tile_names)})")
         if kind == END_TURN:
+            if move.to is not None or move.frm is not None or move.discard is not None:
+                raise IllegalMove(move, "end takes no hex and no discard")
             return self.encode(END_TURN)
         if move.discard not in DISCARDS:
             raise IllegalMove(move, f"discard must be one of used, unused, new, not {move.discard!r}")
@@ -365,6 +367,8 @@ class State:
                 move = Move.parse(move)
             except ValueError as e:
                 raise IllegalMove(move, str(e)) from None
+        elif not isinstance(move, Move):
+            raise IllegalMove(move, "a move is a Move, a JSON object such as {\"do\": \"end\"}, or text such as 'end'")
         code = self.game.to_code(move)
         legal = set(self.legal_actions())
         if code not in legal and move.discard is not None:
@@ -434,6 +438,8 @@ class State:
         self._gain(p, i)
 
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
+        if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
+            return
         t = self.game.tables
         swap = (1 << frm) | (1 << to)
         self.own[p] ^= swap
@@ -539,6 +545,9 @@ class State:
             return "the game is over"
         t = g.tables
         name = move.do
+        if move.discard is not None and g.to_code(move._replace(discard=None)) in set(self.legal_actions()):
+            return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+                    f" with status {move.discard} [RULINGS 11]")
         if self.pending_left and code // (t.n * t.n * 4) != self.pending:
             title = g.rules.tiles[g.kinds[self.pending]].title
             return f"the {title} action is not finished ({self.pending_left} settlement(s) still to build)"
@@ -629,6 +638,7 @@ class State:
         data = self.to_json()
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
         data["deck"] = len(self.deck)
+        data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
         data["viewer"] = player
         return data
 

@@ -31,6 +31,9 @@ class Move(NamedTuple):
         extra = set(data) - {"do", "to", "from", "discard"}
         if extra:
             raise ValueError(f"not a move: unknown field(s) {', '.join(sorted(extra))}")
+        for key in ("to", "from", "discard"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise ValueError(f"not a move: {key!r} must be a string such as \"3,4\", not {data[key]!r}")
         return cls(data["do"], data.get("to"), data.get("from"), data.get("discard"))
 
     @classmethod

@@ -247,7 +247,7 @@ class _Loader:
                 self.err(c.pos, f"{'scoring' if c.always else 'card'} {c.name!r} has no score", "E107")
 
         options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
-        boards = self._boards(boards_raw, where, options)
+        boards = self._boards(boards_raw, where, options, path)
         self._sections(sections, legend, boards, path)
         pos_of = lambda *k: where.get(k, Pos(str(path), 1, 1))  # noqa: E731
         turn_flags: dict[str, Flag] = {}
@@ -309,7 +309,7 @@ class _Loader:
             return name
         return bool(value)
 
-    def _boards(self, raw: dict, where: dict, options: dict) -> dict[str, BoardSpec]:
+    def _boards(self, raw: dict, where: dict, options: dict, path: Path) -> dict[str, BoardSpec]:
         out = {}
         for name, b in raw.items():
             pos = where[("boards", name)]
@@ -317,7 +317,7 @@ class _Loader:
                                   self._flag(b.get("edge", True), options, pos), bool(b.get("turnable", False)),
                                   b.get("text", ""))
         if not out:
-            self.err(Pos("game.yaml", 1, 1), "the manifest declares no board", "E107")
+            self.err(Pos(str(path), 1, 1), "the manifest declares no board", "E107")
         return out
 
     def _sections(self, sections: dict, legend: dict, boards: dict, path: Path) -> None:

@@ -134,12 +134,15 @@ def test_malformed_moves_are_illegal_moves(state, form):
     assert state.key() == before
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="engine bug: Move.from_json accepts a non-string hex, and building the IllegalMove "
-                          "message (Move.__str__) then raises TypeError")
 def test_a_json_move_with_a_number_for_a_hex_is_an_illegal_move(state):
-    with pytest.raises(IllegalMove):
+    before = state.key()
+    with pytest.raises(IllegalMove, match="'to' must be a string"):
         state.play({"do": "build", "to": 5})
+    with pytest.raises(IllegalMove, match="a move is a Move"):
+        state.play(None)
+    with pytest.raises(IllegalMove, match="end takes no hex"):
+        state.play({"do": "end", "to": "3,4"})
+    assert state.key() == before
 
 
 # ---- illegal moves name the rule they break ----------------------------------------------------------
@@ -245,9 +248,6 @@ def test_illegal_move_attributes(state):
     assert e.move == END and "Mandatory Action" in e.reason
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a legal build sent with a needless discard= is refused with a "
-                                       "wrong reason (it blames adjacency, RULINGS 7, although the player has no "
-                                       "settlement)")
 def test_needless_discard_is_explained(state):
     target = state.targets("build")[0]
     with pytest.raises(IllegalMove) as info:

@@ -333,8 +333,6 @@ def test_manifest_without_boards(mini):
     assert (d.code, d.pos.line, d.pos.col, d.message) == ("E107", 1, 1, "the manifest declares no board")
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: 'the manifest declares no board' is reported at the literal "
-                                       "path 'game.yaml' (ruleset._Loader._boards), not at the manifest's path")
 def test_manifest_without_boards_names_the_manifest(mini):
     mini.edit("game.yaml", "boards:\n  - name: main\n    grid: [1, 1]\n", "")
     d = mini.error().diagnostics[0]
