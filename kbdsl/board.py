@@ -166,14 +166,16 @@ class Tables:
         index = {name: i for i, name in enumerate(ids)}
         nbr = [sorted(index[m] for m in g.neighbors(name)) for name in ids]
         nbr_mask = [sum(1 << j for j in ns) for ns in nbr]
-        pos = {(g.nodes[n]["board"], g.nodes[n]["q"], g.nodes[n]["r"]): index[n] for n in ids}
-        steps = []
-        for dq, dr in DIRECTIONS:
-            row = []
-            for name in ids:
-                a = g.nodes[name]
-                row.append(pos.get((a["board"], a["q"] + dq, a["r"] + dr), -1))
-            steps.append(row)
+        # Straight lines follow the graph's own edges: direction d of an edge is its axial difference.
+        steps = [[-1] * len(ids) for _ in DIRECTIONS]
+        direction = {step: d for d, step in enumerate(DIRECTIONS)}
+        for name in ids:
+            a = g.nodes[name]
+            for other in g.neighbors(name):
+                b = g.nodes[other]
+                d = direction.get((b["q"] - a["q"], b["r"] - a["r"]))
+                if d is not None:
+                    steps[d][index[name]] = index[other]
 
         def group(attr: str) -> tuple[list[str], list[int]]:
             out: dict[str, int] = {}

@@ -202,6 +202,7 @@ class State:
         s.current = s.start_player = 0
         s.turn = 1
         s.ending = s.over = False
+        s.idle = 0
         s.log = []
         s._new_turn()
         return s
@@ -216,6 +217,7 @@ class State:
         s.current, s.start_player, s.turn, s.ending, s.over = self.current, self.start_player, self.turn, self.ending, self.over
         s.mand_left, s.built, s.log = self.mand_left, self.built, list(self.log)
         s.pending, s.pending_left = self.pending, self.pending_left
+        s.idle, s.turn_supply = self.idle, self.turn_supply
         return s
 
     # -- queries ---------------------------------------------------------------
@@ -525,6 +527,10 @@ class State:
         if self.hand[p] is not None:
             self.discard.append(self.hand[p])
         self.hand[p] = self._draw()
+        self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
+        if self.idle >= self.players:
+            self.over = True  # a whole round without a new settlement: nobody can build any more
+            return
         if self.ending and (p + 1) % self.players == self.start_player:
             self.over = True
             return
@@ -533,6 +539,7 @@ class State:
         self._new_turn()
 
     def _new_turn(self) -> None:
+        self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
         self.built = 0
         self.pending = self.pending_left = 0
@@ -621,7 +628,7 @@ class State:
             "turn": self.turn, "current": self.current, "start": self.start_player,
             "mandatory_left": self.mand_left, "built": self.built,
             "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left} if self.pending_left else None,
-            "ending": self.ending, "over": self.over,
+            "ending": self.ending, "over": self.over, "idle_turns": self.idle, "turn_supply": self.turn_supply,
             "settlements": [self.settlements(p) for p in range(self.players)],
             "supply": list(self.supply),
             "hand": list(self.hand),
@@ -689,6 +696,7 @@ class State:
         s.current, s.start_player, s.ending = current, start, ending
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
+        s.turn_supply = s.supply[current] + built
         s._settle()
         return s
 
@@ -716,6 +724,7 @@ class State:
         s.pending = game.kind_index[pending["tile"]] if pending else 0
         s.pending_left = pending["left"] if pending else 0
         s.ending, s.over = data["ending"], data["over"]
+        s.idle, s.turn_supply = data["idle_turns"], data["turn_supply"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
         return s
 
@@ -726,6 +735,7 @@ class State:
                 tuple(self.taken), tuple(sorted(self.loc_supply.items())), tuple(self.deck), tuple(self.discard),
                 tuple(self.removed), self.reshuffles, self.turn, self.current, self.start_player,
                 self.mand_left, self.built, self.pending, self.pending_left, self.ending, self.over,
+                self.idle, self.turn_supply,
                 tuple(self.log))
 
     def __eq__(self, other: object) -> bool:

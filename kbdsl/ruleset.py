@@ -169,11 +169,17 @@ class _Loader:
                 for k, v in d.get(key, {}).items():
                     merged[key][k] = v
                     where[(key, k)] = doc.pos(key, k)
+            names = [b["name"] for b in d.get("boards", [])]
             for i, b in enumerate(d.get("boards", [])):
+                if names.index(b["name"]) != i:
+                    self.err(doc.pos("boards", i, "name"), f"board {b['name']!r} is declared twice in this manifest", "E102")
                 boards.setdefault(b["name"], {}).update(b)
                 where[("boards", b["name"])] = doc.pos("boards", i)
             base = Path(doc.path).parent
             for i, pattern in enumerate(d.get("files", [])):
+                if ".." in Path(pattern).parts:
+                    self.err(doc.pos("files", i), f"file pattern {pattern!r} leaves the rule folder; use extends", "E204")
+                    continue
                 try:
                     found = sorted(base.glob(pattern))
                 except (ValueError, NotImplementedError, OSError, IndexError) as e:
@@ -185,6 +191,8 @@ class _Loader:
         if len(files) > MAX_FILES:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
         decls = self._parse(files)
+        if self.diags:  # syntax errors: stop here rather than bury them under follow-on findings
+            raise RuleError(_dedupe(self.diags))
         return self._build(path, merged, boards, where, decls)
 
     def _parse(self, files: list[tuple[Path, Pos]]) -> list[ast.Decl]:

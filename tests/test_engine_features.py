@@ -108,3 +108,26 @@ def test_simulate_command_prints_a_summary(capsys):
     assert report["games"] == 4 and len(report["win_rate_by_seat"]) == 3
     assert main(["simulate", "--games", "1", "--bots", "nobody"]) == 2
     assert "unknown bot(s) nobody" in capsys.readouterr().err
+
+
+def test_a_game_nobody_can_finish_ends_after_a_round_without_a_new_settlement(tmp_path):
+    """A small custom board fills up before anyone's supply runs out: the game still ends."""
+    root = tmp_path / "tiny"
+    root.mkdir()
+    (root / "game.yaml").write_text(
+        "name: tiny\nfiles: ['*.kb']\nplayers: {min: 2, max: 2}\nsettlements: 40\ncards_in_play: 1\n"
+        "deck: {grass: 3}\nboards:\n  - {name: main, grid: [1, 1]}\n")
+    (root / "tiny.kb").write_text(
+        'terrain grass "Grass" { letter: G  buildable }\n'
+        "turn { mandatory: build 3 on terrain(card) adjacent-if-possible }\n"
+        "card lone { score: 1 per area }\n"
+        'section patch "Patch" { grid:\n  | G G G\n  |  G G G\n}\n')
+    game = Game.new(load(root), players=2, seed=1)
+    state = game.new_state()
+    moves = 0
+    while not state.over and moves < 1000:
+        state.play(state.legal_moves()[0])
+        moves += 1
+    assert state.over and moves < 1000
+    assert sum(len(state.settlements(p)) for p in range(2)) == 6  # the board is full
+    assert state.supply == [37, 37] and not state.ending

@@ -43,17 +43,15 @@ def test_syntax_error(mini):
     assert d.message == "unexpected 'L'; expected ':'"
 
 
-def test_syntax_error_drops_the_whole_file(mini):
-    # a file with a syntax error contributes nothing, so its names are missing too: the syntax
-    # error comes first, followed by what its absence breaks
+def test_syntax_errors_stop_the_load_before_cross_checks(mini):
+    # a file with a syntax error contributes nothing, so cross-checks would only report what its
+    # absence breaks: the loader stops after parsing and reports the syntax error alone
     text = mini.edit("rules.kb", "supply: 1", "supply 1")
     err = mini.error()
+    assert len(err.diagnostics) == 1
     first = err.diagnostics[0]
     assert (first.code, where(first)) == ("E001", (mini.file("rules.kb"), *locate(text, "1\n")))
     assert first.message == "unexpected '1'; expected ':'"
-    assert {d.message for d in err.diagnostics[1:]} == {
-        "letter 'w' is not in the legend (no terrain or tile declares it)",
-        "the rule set has no turn block (the mandatory action)"}
 
 
 def test_unexpected_character(mini):
@@ -71,13 +69,18 @@ def test_unexpected_end_of_file(mini):
     assert "unexpected end of file" in d.message
 
 
-def test_syntax_error_in_one_file_and_name_error_in_another_are_reported_together(mini):
+def test_syntax_errors_in_two_files_are_reported_together_and_name_errors_after_them(mini):
     t1 = mini.edit("terrain.kb", "letter: W", "letter W")
-    t2 = mini.edit("rules.kb", "per area", "per areas")
+    t2 = mini.edit("rules.kb", "supply: 1", "supply 1")
     err = mini.error()
     got = {(d.code, where(d)) for d in err.diagnostics}
-    assert ("E001", (mini.file("terrain.kb"), *locate(t1, "W }"))) in got
-    assert ("E101", (mini.file("rules.kb"), *locate(t2, "areas"))) in got
+    assert got == {("E001", (mini.file("terrain.kb"), *locate(t1, "W }"))),
+                   ("E001", (mini.file("rules.kb"), *locate(t2, "1\n")))}
+    mini.edit("terrain.kb", "letter W", "letter: W")
+    mini.edit("rules.kb", "supply 1", "supply: 1")
+    t3 = mini.edit("rules.kb", "per area", "per areas")
+    d = only(mini.error(), "E101")
+    assert where(d) == (mini.file("rules.kb"), *locate(t3, "areas"))
 
 
 # ---- unknown names -----------------------------------------------------------------
