@@ -2,7 +2,7 @@
 
 Coordinates: every hex is named `row,col` (0-based, row 0 on top, odd-r: odd rows sit
 half a hex to the right) on the primary board, and `board:row,col` on any other board
-(a detached board such as an island has a coordinate space of its own). These names
+(a detached board has a coordinate space of its own). These names
 are the graph's node keys and the notation of moves, scenarios, saves and the CLI.
 
 The graph is the model: node attributes are board, row, col, q, r (axial), terrain,
@@ -111,7 +111,7 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
 
 
 def parse_hex(text: str, g: nx.Graph) -> str:
-    """Normalise a typed hex ('3,4', '(3, 4)', 'island:2,3') to its node name, or raise ValueError."""
+    """Normalise a typed hex ('3,4', '(3, 4)', 'board:2,3') to its node name, or raise ValueError."""
     m = _HEX_RE.match(str(text))
     if not m:
         raise ValueError(f"{text!r} is not a hex (write row,col or board:row,col)")

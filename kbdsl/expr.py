@@ -28,7 +28,7 @@ HEX_WORDS = {
     "buildable": "hexes whose terrain is marked buildable",
     "edge": "hexes on the edge of a board that counts its edge",
     "location": "location hexes (of any tile)",
-    "special": "hexes with a special kind: location hexes and hexes whose terrain is marked special (castles)",
+    "special": "hexes with a special kind: location hexes and hexes whose terrain is marked special",
     "all": "every hex",
 }
 #: Functions, their argument shapes and meaning.

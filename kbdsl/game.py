@@ -234,7 +234,7 @@ class State:
         return self.game.tables.names(self.own[player])
 
     def scores(self) -> list[dict[str, int]]:
-        """Per player, gold per card (and castles) plus 'total', for the position as it stands."""
+        """Per player, gold per card and always-on scoring, plus 'total', for the position as it stands."""
         g = self.game
         sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options)
         for sheet, total in zip(sheets, totals(sheets)):

@@ -1,6 +1,6 @@
 """Moves: plain values a front end can show, send as JSON and type as text.
 
-Text notation: `build 3,4`, `oracle 3,4`, `paddock 3,4 3,6` (from, to), `end`;
+Text notation: `build 3,4`, `TILE 3,4` (a tile that builds), `TILE 3,4 3,6` (a tile that moves: from, to), `end`;
 a move that loses one of two same-kind tiles may add `discard=used|unused|new`.
 """
 from __future__ import annotations

@@ -15,5 +15,5 @@ def data_dir(name: str) -> Path:
 
 
 def rules_path(name: str) -> Path:
-    """A shipped rule set by folder name (`base`, `island`, `examples/...`)."""
+    """A shipped rule set by its folder under rules/ (`base`, `examples/...`)."""
     return data_dir("rules") / name

@@ -80,7 +80,7 @@ class RuleSet:
     terrains: Mapping[str, ast.Terrain]
     tiles: Mapping[str, ast.Tile]
     cards: Mapping[str, ast.Card]        # Kingdom Builder cards (3 are dealt)
-    scorings: Mapping[str, ast.Card]     # scoring that applies in every game (castles)
+    scorings: Mapping[str, ast.Card]     # scoring that applies in every game, card or not
     sections: Mapping[str, ast.Section]
     defines: Mapping[str, ast.Define]
     boards: tuple[BoardSpec, ...]

@@ -15,7 +15,7 @@ def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
 
 def score(rules: RuleSet, tables: Tables, own: Sequence[int], cards: Sequence[str],
           options: Mapping[str, bool]) -> list[dict[str, int]]:
-    """Per player, gold per scorer name (cards first, then always-on scorings such as castles)."""
+    """Per player, gold per scorer name (cards first, then the always-on scorings)."""
     names = scorer_names(rules, cards)
     ctx = Ctx(tables, list(own), _union(own), dict(options))
     sheets = []

@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
     p.add_argument("--cards", help="Kingdom Builder cards, e.g. x,y,z (default: drawn from the seed)")
-    p.add_argument("--preset", help="a preset of the rule set (e.g. first-game)")
+    p.add_argument("--preset", help="a preset set-up the rule set declares")
     p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
     p.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="set a rule option (repeatable)")
     p.add_argument("--save", metavar="FILE", help="write the final state (JSON, or YAML for .yaml/.yml)")

@@ -1,0 +1,32 @@
+"""Rules as data: no name of shipped content appears in the engine's Python code."""
+import re
+from pathlib import Path
+
+from kbdsl.ruleset import load
+
+ROOT = Path(__file__).resolve().parent.parent
+# The issue tracker's list, plus every name the shipped rule sets declare.
+LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords farmers oracle farm oasis "
+          "tower tavern barn harbor paddock island rope-bridge tree-house").split()
+
+
+def content_names() -> set[str]:
+    names = set(LISTED)
+    for folder in ("base", "island", "examples/hamlets"):
+        rules = load(ROOT / "rules" / folder)
+        names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections)
+        names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
+        names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
+    # Words of the language itself, which content may reuse as names, are not content.
+    return names - {"main", "base"}
+
+
+def test_engine_code_names_no_content():
+    names = content_names()
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")\b", re.I)
+    hits = []
+    for path in sorted((ROOT / "kbdsl").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in pattern.finditer(line):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)!r} in {line.strip()}")
+    assert not hits, "content names in engine code:\n" + "\n".join(hits)
