@@ -78,6 +78,11 @@ class Ctx:
         self.options = options
         self._areas: dict[int, list[int]] = {}
 
+    def forget_areas(self) -> None:
+        """Drop cached areas (the settlements changed)."""
+        if self._areas:
+            self._areas = {}
+
     def areas(self) -> list[int]:
         """The current player's settlement areas (cached per evaluation)."""
         found = self._areas.get(self.p)

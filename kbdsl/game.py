@@ -180,6 +180,7 @@ class State:
 
     def __init__(self, game: Game):
         self.game = game
+        self._c: Ctx | None = None
 
     # -- construction --------------------------------------------------------
     @classmethod
@@ -248,8 +249,15 @@ class State:
         return [p for p, v in enumerate(tot) if v == best]
 
     def _ctx(self, p: int, own: list[int] | None = None, occ: int | None = None, origin: int = -1) -> Ctx:
-        return Ctx(self.game.tables, own if own is not None else self.own, self.occ if occ is None else occ,
-                   self.game.options, p, self.hand[p], origin)
+        """The evaluation context for player p (one object per state, refilled: this is the hot path)."""
+        c = self._c
+        if c is None:
+            c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
+        c.own = own if own is not None else self.own
+        c.occ = self.occ if occ is None else occ
+        c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None
+        c.forget_areas()
+        return c
 
     def _mandatory_open(self) -> bool:
         return self.mand_left > 0
@@ -327,13 +335,17 @@ class State:
                 if self.supply[p] > 0:
                     base = g.encode(kind)
                     out.extend(base + i for i in bit_list(self._build_targets(action, p)))
-            else:
+            elif self._has_twins(p):  # a move may lose one of two same-kind tiles: offer the choice
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
                     for i in bit_list(targets):
                         out.append(base + i)
                         for d in self._discard_choices(p, s, i):
                             out.append(base + i + d * n * n)
+            else:
+                for s, targets in self._move_targets(action, p):
+                    base = g.encode(kind, 0, s)
+                    out.extend(base + i for i in bit_list(targets))
         if not self._mandatory_open():
             out.append(g.encode(END_TURN))
         return out
@@ -472,6 +484,14 @@ class State:
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
                 twin.used, twin.new = tile.used, tile.new
             self.tiles[p].remove(tile)
+
+    def _has_twins(self, p: int) -> bool:
+        """Whether the player holds two tiles of one kind with different status."""
+        seen: dict[str, str] = {}
+        for x in self.tiles[p]:
+            if seen.setdefault(x.kind, x.status) != x.status:
+                return not self.game.lose_at_end
+        return False
 
     def _discard_choices(self, p: int, frm: int, to: int) -> list[int]:
         """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
