@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from kbdsl.errors import KbdslError
 from kbdsl.lint import lint_paths
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_lint(args) -> int:
-    missing = [p for p in args.paths if not __import__("os").path.exists(p)]
+    missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         print(f"kbdsl lint: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2

@@ -32,7 +32,8 @@ def _describe(token_type: str) -> str:
 
 def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
-    expected = sorted(getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
+    # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
+    expected = sorted(getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
     wanted = ", ".join(_describe(t) for t in expected[:6])
     if isinstance(err, UnexpectedToken):
         got = "end of file" if err.token.type == "$END" else repr(str(err.token))
