@@ -64,3 +64,8 @@ class Move(NamedTuple):
 
 
 END = Move("end")
+
+# Action codes (State.legal_actions): ((kind * 4 + discard) * n + from) * n + to, where kind 0 is the
+# mandatory build, 1 ends the turn, 2... are the rule set's tiles in order, and n is the number of hexes.
+BUILD, END_TURN = 0, 1
+DISCARDS = (None, "used", "unused", "new")

@@ -1,0 +1,96 @@
+"""Why a move is illegal, in one sentence that cites the rule it breaks.
+
+Only called when `State.play` refuses a move, so clarity matters here, not speed.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbdsl.lang.unparse import unparse
+from kbdsl.moves import Move
+from kbdsl.ruleset import CompiledAction
+
+if TYPE_CHECKING:
+    from kbdsl.game import Game
+    from kbdsl.state import State
+
+
+def why_illegal(state: State, move: Move, code: int) -> str:
+    """The reason `move` (encoded as `code`) is not legal in `state`."""
+    g, p = state.game, state.current
+    if state.over:
+        return "the game is over"
+    t = g.tables
+    name = move.do
+    if move.discard is not None and g.to_code(move._replace(discard=None)) in set(state.legal_actions()):
+        return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+                f" with status {move.discard} [RULINGS 11]")
+    if state.pending_left and code // (t.n * t.n * 4) != state.pending:
+        title = g.rules.tiles[g.kinds[state.pending]].title
+        return f"the {title} action is not finished ({state.pending_left} settlement(s) still to build)"
+    if state.pending_left:
+        action = g.rules.actions[name]
+        return why_target(state, action, p, t.index[g.board.hex(move.to)], f"the {g.rules.tiles[name].title} action")
+    if name == "end":
+        return (f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
+                " [rulebook: Mandatory Action]")
+    to = t.index[g.board.hex(move.to)]
+    if name == "build":
+        if not state._mandatory_open():
+            return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
+        return why_target(state, g.mandatory, p, to, "the mandatory build")
+    title = g.rules.tiles[name].title
+    held = [x for x in state.tiles[p] if x.kind == name]
+    if not held:
+        return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
+    if not state._tiles_allowed():
+        return ("tiles may be used before or after the mandatory action, not between its builds"
+                " [rulebook: Extra Action; RULINGS 6]")
+    if all(x.new for x in held if not x.used) and any(not x.used for x in held):
+        return f"the {title} tile was taken this turn; it can be used from your next turn on [RULINGS 9]"
+    if all(x.used for x in held):
+        return f"the {title} tile was already used this turn [RULINGS 9]"
+    action = g.rules.actions[name]
+    if action.kind == "build":
+        if state.supply[p] == 0:
+            return "your supply is empty"
+        return why_target(state, action, p, to, f"the {title} action")
+    frm = t.index[g.board.hex(move.frm)]
+    if not (state.own[p] >> frm) & 1:
+        return f"{move.frm} does not hold one of your settlements"
+    pairs = dict(state._move_targets(action, p))
+    if frm not in pairs:
+        return f"the settlement on {move.frm} cannot be moved by the {title} action"
+    if not (pairs[frm] >> to) & 1:
+        if to == frm:
+            return "a moved settlement must end on a different hex [RULINGS 12]"
+        return why_target(state, action, p, to, f"the {title} action", frm)
+    return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+            f" with status {move.discard} [RULINGS 11]")
+
+def why_target(state: State, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
+    """Why hex `to` is not a target of `action` (occupied, filtered out, or not adjacent)."""
+    hexname = state.game.tables.ids[to]
+    own, occ = list(state.own), state.occ
+    if frm >= 0:
+        own[p] ^= 1 << frm
+        occ ^= 1 << frm
+    if (occ >> to) & 1:
+        return f"{hexname} is already occupied [rulebook: Building Rules]"
+    if not (action.target(state._ctx(p, own, occ, frm)) >> to) & 1:
+        attrs = state.game.board.graph.nodes[hexname]
+        rules = state.game.rules
+        here = rules.terrains[attrs["terrain"]].title if attrs["terrain"] else rules.tiles[attrs["location"]].title
+        card = ""
+        if state.game.uses_card.get(action_key(action, state.game)) and state.hand[p] in state.game.rules.terrains:
+            card = f"; the played card is {state.game.rules.terrains[state.hand[p]].title}"
+        return f"{hexname} ({here}) is not a hex {what} allows: {unparse(action.decl.target)}{card}"
+    return (f"{hexname} is not next to your settlements, but other hexes {what} allows are"
+            " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]")
+
+
+def action_key(action: CompiledAction, game: Game) -> str:
+    """'build' for the mandatory action, else the tile's name."""
+    if action is game.mandatory:
+        return "build"
+    return next(name for name, a in game.rules.actions.items() if a is action)
