@@ -1,19 +1,12 @@
 """Hex sets as Python ints: bit i is hex i of the board's index. The hot loops live on these."""
+
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-
-
-def bits(mask: int) -> Iterator[int]:
-    """Indexes of the set bits, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+from collections.abc import Sequence
 
 
 def bit_list(mask: int) -> list[int]:
-    """Indexes of the set bits as a list (faster than list(bits(m)) for dense masks)."""
+    """Indexes of the set bits, lowest first."""
     out = []
     append = out.append
     while mask:

@@ -9,11 +9,12 @@ The graph is the model: node attributes are board, row, col, q, r (axial), terra
 location, special, buildable, section, sector, line and edge. `Tables` is derived from
 it once per game and serves the hot loops as int bitsets.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
@@ -34,7 +35,7 @@ class Placed:
     turned: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> "Placed":
+    def parse(cls, text: str) -> Placed:
         name, _, turn = text.partition("@")
         if turn not in ("", "0", "180"):
             raise SetupError(f"section {text!r}: only a turn of 180 degrees exists (write {name}@180)")
@@ -85,7 +86,10 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
                     terrain = rules.terrains[what] if kind == "terrain" else None
                     row, col = base_r + lr, base_c + lc
                     cells[(row, col)] = dict(
-                        board=spec.name, row=row, col=col, section=sec.name,
+                        board=spec.name,
+                        row=row,
+                        col=col,
+                        section=sec.name,
                         sector=sec.name if sectors else None,
                         line=hex_name(spec.name, row, 0, primary).rsplit(",", 1)[0],
                         terrain=what if terrain else None,
@@ -130,9 +134,9 @@ class Tables:
     index: dict[str, int]
     nbr: list[list[int]]
     nbr_mask: list[int]
-    steps: list[list[int]]          # steps[d][i]: neighbour of i in direction d, or -1
+    steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
     terrain: dict[str, int]
-    locations: dict[str, int]       # tile name -> its location hexes
+    locations: dict[str, int]  # tile name -> its location hexes
     location_of: list[str | None]
     buildable: int
     edge: int
@@ -149,20 +153,16 @@ class Tables:
     def n(self) -> int:
         return len(self.ids)
 
-    def mask(self, names) -> int:
-        m = 0
-        for name in names:
-            m |= 1 << self.index[name]
-        return m
-
     def names(self, mask: int) -> list[str]:
         return [self.ids[i] for i in bit_list(mask)]
 
     @classmethod
-    def from_graph(cls, g: nx.Graph) -> "Tables":
+    def from_graph(cls, g: nx.Graph) -> Tables:
         primary = g.graph.get("primary")
-        ids = sorted(g.nodes, key=lambda n: (g.nodes[n]["board"] != primary, g.nodes[n]["board"],
-                                             g.nodes[n]["row"], g.nodes[n]["col"]))
+        ids = sorted(
+            g.nodes,
+            key=lambda n: (g.nodes[n]["board"] != primary, g.nodes[n]["board"], g.nodes[n]["row"], g.nodes[n]["col"]),
+        )
         index = {name: i for i, name in enumerate(ids)}
         nbr = [sorted(index[m] for m in g.neighbors(name)) for name in ids]
         nbr_mask = [sum(1 << j for j in ns) for ns in nbr]
@@ -200,6 +200,22 @@ class Tables:
                     flags[f] |= 1 << i
         line_ids, lines = group("line")
         sector_ids, sectors = group("sector")
-        return cls(ids, index, nbr, nbr_mask, steps, terrain, locations,
-                   [g.nodes[n]["location"] for n in ids], flags["buildable"], flags["edge"], flags["location"],
-                   flags["special"], (1 << len(ids)) - 1, lines, line_ids, sectors, sector_ids)
+        return cls(
+            ids,
+            index,
+            nbr,
+            nbr_mask,
+            steps,
+            terrain,
+            locations,
+            [g.nodes[n]["location"] for n in ids],
+            flags["buildable"],
+            flags["edge"],
+            flags["location"],
+            flags["special"],
+            (1 << len(ids)) - 1,
+            lines,
+            line_ids,
+            sectors,
+            sector_ids,
+        )

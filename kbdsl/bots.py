@@ -1,4 +1,5 @@
 """Bots: players that choose moves by themselves. Each has `choose(state) -> action code`."""
+
 from __future__ import annotations
 
 import random

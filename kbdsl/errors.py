@@ -4,6 +4,7 @@ Every user-facing failure is a `Diagnostic` (file, line, column, message) or a
 `IllegalMove` (the move and the rule it breaks). The CLI prints them without a
 traceback; library users catch `KbdslError`.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,13 @@ class Diagnostic:
         return f"{head}\n    {src}\n    {caret}"
 
     def to_json(self) -> dict:
-        return {"path": self.pos.path, "line": self.pos.line, "col": self.pos.col,
-                "code": self.code, "message": self.message}
+        return {
+            "path": self.pos.path,
+            "line": self.pos.line,
+            "col": self.pos.col,
+            "code": self.code,
+            "message": self.message,
+        }
 
 
 class RuleError(KbdslError):
@@ -73,8 +79,9 @@ def read_source(path: str | Path) -> str:
     except UnicodeDecodeError as err:
         line = raw.count(b"\n", 0, err.start) + 1
         col = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
-        raise RuleError([Diagnostic(Pos(str(path), line, col), f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x})",
-                                    "E200")]) from None
+        raise RuleError(
+            [Diagnostic(Pos(str(path), line, col), f"the file is not UTF-8 text (byte 0x{raw[err.start]:02x})", "E200")]
+        ) from None
 
 
 class IllegalMove(KbdslError):

@@ -2,6 +2,7 @@
 
 Only called when `State.play` refuses a move, so clarity matters here, not speed.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -23,8 +24,10 @@ def why_illegal(state: State, move: Move, code: int) -> str:
     t = g.tables
     name = move.do
     if move.discard is not None and g.to_code(move._replace(discard=None)) in set(state.legal_actions()):
-        return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
-                f" with status {move.discard} [RULINGS 11]")
+        return (
+            f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+            f" with status {move.discard} [RULINGS 11]"
+        )
     if state.pending_left and code // (t.n * t.n * 4) != state.pending:
         title = g.rules.tiles[g.kinds[state.pending]].title
         return f"the {title} action is not finished ({state.pending_left} settlement(s) still to build)"
@@ -32,8 +35,10 @@ def why_illegal(state: State, move: Move, code: int) -> str:
         action = g.rules.actions[name]
         return why_target(state, action, p, t.index[g.board.hex(move.to)], f"the {g.rules.tiles[name].title} action")
     if name == "end":
-        return (f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
-                " [rulebook: Mandatory Action]")
+        return (
+            f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
+            " [rulebook: Mandatory Action]"
+        )
     to = t.index[g.board.hex(move.to)]
     if name == "build":
         if not state._mandatory_open():
@@ -44,8 +49,10 @@ def why_illegal(state: State, move: Move, code: int) -> str:
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
     if not state._tiles_allowed():
-        return ("tiles may be used before or after the mandatory action, not between its builds"
-                " [rulebook: Extra Action; RULINGS 6]")
+        return (
+            "tiles may be used before or after the mandatory action, not between its builds"
+            " [rulebook: Extra Action; RULINGS 6]"
+        )
     if all(x.new for x in held if not x.used) and any(not x.used for x in held):
         return f"the {title} tile was taken this turn; it can be used from your next turn on [RULINGS 9]"
     if all(x.used for x in held):
@@ -65,8 +72,11 @@ def why_illegal(state: State, move: Move, code: int) -> str:
         if to == frm:
             return "a moved settlement must end on a different hex [RULINGS 12]"
         return why_target(state, action, p, to, f"the {title} action", frm)
-    return (f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
-            f" with status {move.discard} [RULINGS 11]")
+    return (
+        f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
+        f" with status {move.discard} [RULINGS 11]"
+    )
+
 
 def why_target(state: State, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
     """Why hex `to` is not a target of `action` (occupied, filtered out, or not adjacent)."""
@@ -85,8 +95,10 @@ def why_target(state: State, action: CompiledAction, p: int, to: int, what: str,
         if state.game.uses_card.get(action_key(action, state.game)) and state.hand[p] in state.game.rules.terrains:
             card = f"; the played card is {state.game.rules.terrains[state.hand[p]].title}"
         return f"{hexname} ({here}) is not a hex {what} allows: {unparse(action.decl.target)}{card}"
-    return (f"{hexname} is not next to your settlements, but other hexes {what} allows are"
-            " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]")
+    return (
+        f"{hexname} is not next to your settlements, but other hexes {what} allows are"
+        " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]"
+    )
 
 
 def action_key(action: CompiledAction, game: Game) -> str:

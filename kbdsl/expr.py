@@ -8,13 +8,14 @@ rule set serves every board assembled from it.
 
 Vocabulary (the authoring guide's reference is generated from these tables):
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from kbdsl.bitset import bit_list, components, dilate
-from kbdsl.errors import Diagnostic, Pos, RuleError
+from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
@@ -55,7 +56,8 @@ AGGREGATES = {
     "max": "max(E over D where C) largest value of E over the items (0 if none)",
     "min": "min(E over D where C) smallest value of E over the items (0 if none)",
     "sum": "sum(E over D where C) total of E over the items",
-    "rank": "rank(E over D where C pays a, b, ...) per item, players tied for the highest E get a, the next lower value b, ...",
+    "rank": "rank(E over D where C pays a, b, ...) per item, players tied for the highest E get a, "
+    "the next lower value b, ...",
 }
 
 Fn = Callable[["Ctx"], object]
@@ -66,8 +68,16 @@ class Ctx:
 
     __slots__ = ("t", "own", "occ", "p", "card", "origin", "region", "options", "_areas")
 
-    def __init__(self, t, own: list[int], occ: int, options: dict[str, bool], p: int = 0,
-                 card: str | None = None, origin: int = -1):
+    def __init__(
+        self,
+        t,
+        own: list[int],
+        occ: int,
+        options: dict[str, bool],
+        p: int = 0,
+        card: str | None = None,
+        origin: int = -1,
+    ):
         self.t = t
         self.own = own
         self.occ = occ
@@ -101,8 +111,7 @@ class Compiled:
 class Vocabulary:
     """The names a rule set declares: what expressions may refer to."""
 
-    def __init__(self, terrains: set[str], tiles: set[str], options: set[str],
-                 defines: dict[str, ast.Define]):
+    def __init__(self, terrains: set[str], tiles: set[str], options: set[str], defines: dict[str, ast.Define]):
         self.terrains = terrains
         self.tiles = tiles
         self.options = options
@@ -156,6 +165,7 @@ class Compiler:
             if value is None:
                 value = cache[key] = fn(c)
             return value
+
         return cached
 
     def _static(self, typ: str, fn: Fn) -> Compiled:
@@ -312,6 +322,7 @@ class Compiler:
             def count(c: Ctx) -> int:
                 m = f(c)
                 return (m & c.region).bit_count() if c.region is not None else m.bit_count()
+
             return Compiled(INT, count)
         if name in DOMAINS or name in AGGREGATES:
             return self._err(node.pos, f"{name}(...) needs the form {name}(expression over domain)")
@@ -333,8 +344,9 @@ class Compiler:
     def _compare(self, node: ast.Compare, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn
         rf = self._expect(node.right, INT, **kw).fn
-        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__,
-              ">": int.__gt__, "<": int.__lt__}[node.op]
+        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
+            node.op
+        ]
         return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
 
     def _binop(self, node: ast.BinOp, **kw) -> Compiled:
@@ -381,6 +393,7 @@ class Compiler:
                     n += 1
             c.region = saved
             return amount * n
+
         return Compiled(INT, per)
 
     def _aggregate(self, node: ast.Aggregate, move: bool, region: str | None) -> Compiled:
@@ -394,7 +407,9 @@ class Compiler:
         if fn == "rank" and not node.payouts:
             return self._err(node.pos, "rank() needs payouts: rank(E over D pays a, b)")
         if fn == "rank" and (region is not None or domain in ("settlement", "area")):
-            return self._err(node.pos, "rank() compares players: use it over hexes, lines or sectors, not inside another domain")
+            return self._err(
+                node.pos, "rank() compares players: use it over hexes, lines or sectors, not inside another domain"
+            )
         value = self._expect(node.expr, INT, move=move, region=domain).fn
         cond = self._where(domain, node.where, move=move, region=region)
         items = _items(domain)
@@ -410,6 +425,7 @@ class Compiler:
                     out.append(value(c))
             c.region = saved
             return out
+
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
         return Compiled(INT, lambda c: pick(values(c)))
 
@@ -518,9 +534,3 @@ def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
                 total += payouts[place]
     c.region = saved_r
     return total
-
-
-def check(compiler: Compiler) -> None:
-    """Raise the collected diagnostics, if any."""
-    if compiler.diagnostics:
-        raise RuleError(compiler.diagnostics)

@@ -6,6 +6,7 @@ the faster integer action codes, which encode the same moves. Randomness (setup
 draws and deck shuffles) comes from string-seeded `random.Random` instances, so the
 same seed and moves always give the same game.
 """
+
 from __future__ import annotations
 
 import random
@@ -35,13 +36,23 @@ class Setup:
     options: Mapping[str, bool] = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"players": self.players, "sections": self.layout.to_json(), "cards": list(self.cards),
-                "seed": self.seed, "options": dict(self.options)}
+        return {
+            "players": self.players,
+            "sections": self.layout.to_json(),
+            "cards": list(self.cards),
+            "seed": self.seed,
+            "options": dict(self.options),
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> "Setup":
-        return cls(data["players"], Layout.of(rules, data["sections"]), tuple(data["cards"]),
-                   data.get("seed", 0), dict(data.get("options", {})))
+    def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> Setup:
+        return cls(
+            data["players"],
+            Layout.of(rules, data["sections"]),
+            tuple(data["cards"]),
+            data.get("seed", 0),
+            dict(data.get("options", {})),
+        )
 
 
 class Game:
@@ -72,9 +83,16 @@ class Game:
             self.uses_card["build"] = _mentions_card(self.mandatory)
 
     @classmethod
-    def new(cls, rules: RuleSet, players: int = 4, sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
-            cards: Sequence[str] | None = None, seed: int = 0, options: Mapping[str, bool] | None = None,
-            preset: str | None = None) -> "Game":
+    def new(
+        cls,
+        rules: RuleSet,
+        players: int = 4,
+        sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+        cards: Sequence[str] | None = None,
+        seed: int = 0,
+        options: Mapping[str, bool] | None = None,
+        preset: str | None = None,
+    ) -> Game:
         """Make a game; sections and cards not given are drawn from the seed (or taken from a preset)."""
         rng = random.Random(f"{seed}:setup")
         if preset is not None:
@@ -84,7 +102,9 @@ class Game:
             sections = dict(p.get("sections", {})) | (dict(sections) if isinstance(sections, Mapping) else {})
             cards = cards if cards is not None else p.get("cards")
         spec: dict[str, list[str]] = {}
-        given = sections if isinstance(sections, Mapping) else ({rules.primary_board.name: sections} if sections else {})
+        given = (
+            sections if isinstance(sections, Mapping) else ({rules.primary_board.name: sections} if sections else {})
+        )
         for b in rules.boards:
             if b.name in given:
                 spec[b.name] = list(given[b.name])
@@ -101,7 +121,7 @@ class Game:
             cards = rng.sample(sorted(rules.cards), rules.cards_in_play)
         return cls(rules, Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {})))
 
-    def new_state(self) -> "State":
+    def new_state(self) -> State:
         return State.start(self)
 
     # -- action codes --------------------------------------------------------

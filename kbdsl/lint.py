@@ -1,4 +1,5 @@
 """The linter: everything the loader rejects, plus warnings about content that cannot matter."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -71,13 +72,23 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
     letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
     for tile in rules.tiles.values():
         if tile.letter not in letters:
-            out.append(Diagnostic(tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"))
+            out.append(
+                Diagnostic(
+                    tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"
+                )
+            )
     for terrain in rules.terrains.values():
         if terrain.letter not in letters:
             out.append(Diagnostic(terrain.pos, f"terrain {terrain.name!r} appears on no section", "W003"))
     for name, count in rules.deck.items():
         if "buildable" not in rules.terrains[name].flags:
-            out.append(Diagnostic(rules.terrains[name].pos, f"the deck has {count} card(s) of {name!r}, which is not buildable", "W004"))
+            out.append(
+                Diagnostic(
+                    rules.terrains[name].pos,
+                    f"the deck has {count} card(s) of {name!r}, which is not buildable",
+                    "W004",
+                )
+            )
     return out
 
 

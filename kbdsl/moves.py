@@ -3,15 +3,16 @@
 Text notation: `build 3,4`, `TILE 3,4` (a tile that builds), `TILE 3,4 3,6` (a tile that moves: from, to), `end`;
 a move that loses one of two same-kind tiles may add `discard=used|unused|new`.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
 
 
 class Move(NamedTuple):
-    do: str                    # "build" (mandatory), "end", or a tile name
-    to: str | None = None      # target hex
-    frm: str | None = None     # moved settlement, for move actions
+    do: str  # "build" (mandatory), "end", or a tile name
+    to: str | None = None  # target hex
+    frm: str | None = None  # moved settlement, for move actions
     discard: str | None = None  # which of two same-kind tiles to give up, when it matters
 
     def to_json(self) -> dict:
@@ -25,7 +26,7 @@ class Move(NamedTuple):
         return out
 
     @classmethod
-    def from_json(cls, data: dict) -> "Move":
+    def from_json(cls, data: dict) -> Move:
         if not isinstance(data, dict) or not isinstance(data.get("do"), str):
             raise ValueError(f"not a move: {data!r} (expected an object with 'do')")
         extra = set(data) - {"do", "to", "from", "discard"}
@@ -33,11 +34,11 @@ class Move(NamedTuple):
             raise ValueError(f"not a move: unknown field(s) {', '.join(sorted(extra))}")
         for key in ("to", "from", "discard"):
             if data.get(key) is not None and not isinstance(data[key], str):
-                raise ValueError(f"not a move: {key!r} must be a string such as \"3,4\", not {data[key]!r}")
+                raise ValueError(f'not a move: {key!r} must be a string such as "3,4", not {data[key]!r}')
         return cls(data["do"], data.get("to"), data.get("from"), data.get("discard"))
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """Parse the text notation (see module docstring)."""
         words = text.replace("->", " ").split()
         discard = None

@@ -1,16 +1,15 @@
 """A board with settlements on it: the input of scoring and the core of a game state."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
 import networkx as nx
 
 from kbdsl.board import Placed, Tables, assemble, parse_hex
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
-from kbdsl.scoring import score
 
 
 @dataclass(frozen=True)
@@ -20,12 +19,9 @@ class Layout:
     boards: tuple[tuple[str, tuple[Placed, ...]], ...]
 
     @classmethod
-    def of(cls, rules: RuleSet, spec: Sequence[str] | Mapping[str, Sequence[str]]) -> "Layout":
+    def of(cls, rules: RuleSet, spec: Sequence[str] | Mapping[str, Sequence[str]]) -> Layout:
         """From `[a, b@180, c, d]` (the primary board) or `{board: [...], ...}`."""
-        if isinstance(spec, Mapping):
-            items = spec.items()
-        else:
-            items = [(rules.primary_board.name, spec)]
+        items = spec.items() if isinstance(spec, Mapping) else [(rules.primary_board.name, spec)]
         known = {b.name for b in rules.boards}
         out = []
         for board, names in items:
@@ -75,39 +71,3 @@ def resolve_options(rules: RuleSet, given: Mapping[str, bool] | None) -> dict[st
             raise SetupError(f"unknown rule option {k!r} (the rule set has {', '.join(sorted(options)) or 'none'})")
         options[k] = bool(v)
     return options
-
-
-@dataclass
-class Position:
-    """Settlements per player on a board, scorable with any cards."""
-
-    board: Board
-    own: list[int]
-    options: dict[str, bool]
-
-    @classmethod
-    def from_hexes(cls, board: Board, settlements: Sequence[Sequence[str]], options) -> "Position":
-        own, taken = [], {}
-        for p, hexes in enumerate(settlements):
-            mask = 0
-            for h in hexes:
-                name = board.hex(h)
-                if name in taken:
-                    raise SetupError(f"hex {name} holds two settlements (players {taken[name] + 1} and {p + 1})")
-                taken[name] = p
-                mask |= 1 << board.tables.index[name]
-            own.append(mask)
-        return cls(board, own, dict(options))
-
-    @cached_property
-    def occupied(self) -> int:
-        out = 0
-        for m in self.own:
-            out |= m
-        return out
-
-    def score(self, cards: Sequence[str]) -> list[dict[str, int]]:
-        for c in cards:
-            if c not in self.board.rules.cards:
-                raise SetupError(f"unknown card {c!r} (the rule set has {', '.join(self.board.rules.cards)})")
-        return score(self.board.rules, self.board.tables, self.own, cards, self.options)

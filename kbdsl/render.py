@@ -9,6 +9,7 @@ players type ("row,col", or "board:row,col" for a detached board).
 Colour is plain ANSI SGR and optional: `use_color` decides once per run, and every
 function takes `color` so tests and pipes get clean text.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,7 +60,7 @@ def terrain_color(rules: RuleSet, terrain: str) -> str:
     """The terrain's own `color` (24-bit SGR) if the rules give one, else a palette entry."""
     declared = rules.terrains[terrain].color if terrain in rules.terrains else None
     if declared:
-        r, g, b = (int(declared[i:i + 2], 16) for i in (1, 3, 5))
+        r, g, b = (int(declared[i : i + 2], 16) for i in (1, 3, 5))
         return f"38;2;{r};{g};{b}"
     return _palette_color(rules, terrain)
 
@@ -80,8 +81,16 @@ def board_groups(state: State) -> list[tuple[str, bool, list[str]]]:
     return [(b, b == primary, names) for b, names in groups.items()]
 
 
-def _cell(state: State, data: dict[str, Any], name: str, attrs: dict[str, Any], owner: dict[str, int],
-          highlight: Collection[str], sources: Collection[str], color: bool) -> str:
+def _cell(
+    state: State,
+    data: dict[str, Any],
+    name: str,
+    attrs: dict[str, Any],
+    owner: dict[str, int],
+    highlight: Collection[str],
+    sources: Collection[str],
+    color: bool,
+) -> str:
     """The 2 visible characters of one hex, coloured, then padding to CELL."""
     rules = state.game.rules
     if attrs["location"] is not None:
@@ -94,8 +103,11 @@ def _cell(state: State, data: dict[str, Any], name: str, attrs: dict[str, Any], 
         letter = (terrain.letter if terrain else None) or "?"
         code = terrain_color(rules, attrs["terrain"])
         if name in owner:
-            return paint(letter, code, color) + paint(seat_mark(owner[name]), PLAYER_COLORS[owner[name] % len(PLAYER_COLORS)],
-                                                       color) + " " * (CELL - 2)
+            return (
+                paint(letter, code, color)
+                + paint(seat_mark(owner[name]), PLAYER_COLORS[owner[name] % len(PLAYER_COLORS)], color)
+                + " " * (CELL - 2)
+            )
         text = letter + " "
     if name in highlight:
         text, code = text[0] + "*", TARGET_COLOR
@@ -105,8 +117,13 @@ def _cell(state: State, data: dict[str, Any], name: str, attrs: dict[str, Any], 
     return paint(shown, code, color) + " " * (CELL - len(shown))
 
 
-def render_board(state: State, highlight: Iterable[str] = (), sources: Iterable[str] = (),
-                 color: bool = False, data: dict[str, Any] | None = None) -> str:
+def render_board(
+    state: State,
+    highlight: Iterable[str] = (),
+    sources: Iterable[str] = (),
+    color: bool = False,
+    data: dict[str, Any] | None = None,
+) -> str:
     """All boards as hex rows: column numbers on top, row numbers on the left.
 
     `highlight` marks hexes with `*` (legal targets), `sources` with `+` (settlements a
@@ -144,8 +161,13 @@ def _tiles_text(rules: RuleSet, tiles: Sequence[dict[str, Any]]) -> str:
     return ", ".join(parts) or "-"
 
 
-def render_status(state: State, seats: Sequence[str], viewer: int | None = None, color: bool = False,
-                  data: dict[str, Any] | None = None) -> str:
+def render_status(
+    state: State,
+    seats: Sequence[str],
+    viewer: int | None = None,
+    color: bool = False,
+    data: dict[str, Any] | None = None,
+) -> str:
     """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards.
 
     Built from `State.view(viewer)`, so only the viewer's hand card can appear; with no
@@ -173,23 +195,34 @@ def render_status(state: State, seats: Sequence[str], viewer: int | None = None,
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
         who = f"{seat_label(p, color)} {kind:<{width}}" if width else seat_label(p, color)
-        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}"
-                     f"  tiles: {_tiles_text(rules, data['tiles'][p])}")
+        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}  tiles: {_tiles_text(rules, data['tiles'][p])}")
     return "\n".join(lines)
 
 
 def render_legend(rules: RuleSet, color: bool = False) -> str:
     """What the letters on the board mean, from the rule set's own titles."""
-    terrains = "  ".join(f"{paint(t.letter, terrain_color(rules, name), color)} {t.title}"
-                         for name, t in rules.terrains.items() if t.letter)
+    terrains = "  ".join(
+        f"{paint(t.letter, terrain_color(rules, name), color)} {t.title}"
+        for name, t in rules.terrains.items()
+        if t.letter
+    )
     tiles = "  ".join(f"{paint(t.letter, LOCATION_COLOR, color)} {t.title}" for t in rules.tiles.values() if t.letter)
-    return (f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
-            "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move")
+    return (
+        f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
+        "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move"
+    )
 
 
-def render(state: State, seats: Sequence[str], viewer: int | None = None, highlight: Iterable[str] = (),
-           sources: Iterable[str] = (), color: bool = False) -> str:
+def render(
+    state: State,
+    seats: Sequence[str],
+    viewer: int | None = None,
+    highlight: Iterable[str] = (),
+    sources: Iterable[str] = (),
+    color: bool = False,
+) -> str:
     """Board(s) and status panel together, as a person sees them between moves."""
     data = state.view(viewer if viewer is not None else -1)
-    return (render_board(state, highlight, sources, color, data) + "\n\n"
-            + render_status(state, seats, viewer, color, data))
+    return (
+        render_board(state, highlight, sources, color, data) + "\n\n" + render_status(state, seats, viewer, color, data)
+    )

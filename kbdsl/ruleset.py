@@ -3,13 +3,15 @@
 Loading is all-or-nothing: every file is parsed and every cross-reference checked
 before a RuleSet exists, and all findings are raised together as one RuleError.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.expr import Compiler, Fn, Vocabulary
@@ -79,8 +81,8 @@ class RuleSet:
     deck: Mapping[str, int]
     terrains: Mapping[str, ast.Terrain]
     tiles: Mapping[str, ast.Tile]
-    cards: Mapping[str, ast.Card]        # Kingdom Builder cards (3 are dealt)
-    scorings: Mapping[str, ast.Card]     # scoring that applies in every game, card or not
+    cards: Mapping[str, ast.Card]  # Kingdom Builder cards (3 are dealt)
+    scorings: Mapping[str, ast.Card]  # scoring that applies in every game, card or not
     sections: Mapping[str, ast.Section]
     defines: Mapping[str, ast.Define]
     boards: tuple[BoardSpec, ...]
@@ -90,7 +92,7 @@ class RuleSet:
     legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
     mandatory: tuple[CompiledAction, ...]
     actions: Mapping[str, CompiledAction]  # tile name -> its action
-    scorers: Mapping[str, Fn]              # card or scoring name -> per-player score
+    scorers: Mapping[str, Fn]  # card or scoring name -> per-player score
     files: tuple[str, ...] = field(default=())
 
     @property
@@ -123,7 +125,9 @@ def load(where: str | Path) -> RuleSet:
     if path.is_dir():
         path = path / MANIFEST
     if not path.is_file():
-        raise RuleError([Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")])
+        raise RuleError(
+            [Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")]
+        )
     return _Loader().load(path)
 
 
@@ -172,13 +176,17 @@ class _Loader:
             names = [b["name"] for b in d.get("boards", [])]
             for i, b in enumerate(d.get("boards", [])):
                 if names.index(b["name"]) != i:
-                    self.err(doc.pos("boards", i, "name"), f"board {b['name']!r} is declared twice in this manifest", "E102")
+                    self.err(
+                        doc.pos("boards", i, "name"), f"board {b['name']!r} is declared twice in this manifest", "E102"
+                    )
                 boards.setdefault(b["name"], {}).update(b)
                 where[("boards", b["name"])] = doc.pos("boards", i)
             base = Path(doc.path).parent
             for i, pattern in enumerate(d.get("files", [])):
                 if ".." in Path(pattern).parts:
-                    self.err(doc.pos("files", i), f"file pattern {pattern!r} leaves the rule folder; use extends", "E204")
+                    self.err(
+                        doc.pos("files", i), f"file pattern {pattern!r} leaves the rule folder; use extends", "E204"
+                    )
                     continue
                 try:
                     found = sorted(base.glob(pattern))
@@ -238,7 +246,9 @@ class _Loader:
                 if len(d.letter) != 1:
                     self.err(d.pos, f"letter {d.letter!r} of {d.name!r} must be a single letter", "E103")
                 elif d.letter in legend:
-                    self.err(d.pos, f"letter {d.letter!r} of {d.name!r} is already used at {legend_pos[d.letter]}", "E102")
+                    self.err(
+                        d.pos, f"letter {d.letter!r} of {d.name!r} is already used at {legend_pos[d.letter]}", "E102"
+                    )
                 else:
                     legend[d.letter] = (kind, d.name)
                     legend_pos[d.letter] = d.pos
@@ -263,7 +273,7 @@ class _Loader:
             turn_flags[k] = self._flag(v, options, pos_of("turn", k))
         for key, default in (("lose_tile_at_end_of_turn", False), ("move_may_stay", False)):
             turn_flags.setdefault(key, default)
-        for terrain_name, count in m["deck"].items():
+        for terrain_name in m["deck"]:
             if terrain_name not in terrains:
                 self.err(pos_of("deck", terrain_name), f"deck names unknown terrain {terrain_name!r}", "E101")
         presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
@@ -289,7 +299,9 @@ class _Loader:
         cards = {k: v for k, v in all_cards.items() if not v.always}
         cards_in_play = m.get("cards_in_play", 3)
         if cards_in_play > len(cards) and not self.diags:
-            self.err(pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107")
+            self.err(
+                pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107"
+            )
         players = (m["players"].get("min", 2), m["players"].get("max", 4))
         if players[0] > players[1]:
             self.err(pos_of("players", "min"), "players: min is larger than max", "E107")
@@ -297,13 +309,26 @@ class _Loader:
             raise RuleError(_dedupe(self.diags))
         frozen = MappingProxyType
         return RuleSet(
-            name=m["name"], title=m.get("title", m["name"]), root=path.parent, players=players,
-            settlements=m.get("settlements", 40), cards_in_play=cards_in_play, deck=frozen(dict(m["deck"])),
-            terrains=frozen(terrains), tiles=frozen(tiles), cards=frozen(cards),
-            scorings=frozen({k: v for k, v in all_cards.items() if v.always}), sections=frozen(sections),
+            name=m["name"],
+            title=m.get("title", m["name"]),
+            root=path.parent,
+            players=players,
+            settlements=m.get("settlements", 40),
+            cards_in_play=cards_in_play,
+            deck=frozen(dict(m["deck"])),
+            terrains=frozen(terrains),
+            tiles=frozen(tiles),
+            cards=frozen(cards),
+            scorings=frozen({k: v for k, v in all_cards.items() if v.always}),
+            sections=frozen(sections),
             defines=frozen(defines),
-            boards=tuple(boards.values()), options=frozen(options), turn=frozen(turn_flags),
-            presets=frozen(presets), legend=frozen(legend), mandatory=mandatory, actions=frozen(actions),
+            boards=tuple(boards.values()),
+            options=frozen(options),
+            turn=frozen(turn_flags),
+            presets=frozen(presets),
+            legend=frozen(legend),
+            mandatory=mandatory,
+            actions=frozen(actions),
             scorers=frozen(scorers),
             files=tuple(sorted({d.pos.path for d in decls})),
         )
@@ -321,9 +346,14 @@ class _Loader:
         out = {}
         for name, b in raw.items():
             pos = where[("boards", name)]
-            out[name] = BoardSpec(name, tuple(b.get("grid", (1, 1))), self._flag(b.get("sectors", True), options, pos),
-                                  self._flag(b.get("edge", True), options, pos), bool(b.get("turnable", False)),
-                                  b.get("text", ""))
+            out[name] = BoardSpec(
+                name,
+                tuple(b.get("grid", (1, 1))),
+                self._flag(b.get("sectors", True), options, pos),
+                self._flag(b.get("edge", True), options, pos),
+                bool(b.get("turnable", False)),
+                b.get("text", ""),
+            )
         if not out:
             self.err(Pos(str(path), 1, 1), "the manifest declares no board", "E107")
         return out
@@ -351,19 +381,30 @@ class _Loader:
                     ok = False
                 for cell in row:
                     if cell.letter not in legend:
-                        self.err(cell.pos, f"letter {cell.letter!r} is not in the legend (no terrain or tile declares it)", "E104")
+                        self.err(
+                            cell.pos,
+                            f"letter {cell.letter!r} is not in the legend (no terrain or tile declares it)",
+                            "E104",
+                        )
                         ok = False
             if not ok:
                 continue
             shape = (len(s.rows), width)
             if board in shapes and shapes[board][0] != shape:
                 other = shapes[board][1]
-                self.err(s.pos, f"section {s.name!r} is {shape[0]}x{shape[1]} but {other.name!r} on the same board is "
-                                f"{shapes[board][0][0]}x{shapes[board][0][1]}", "E103")
+                self.err(
+                    s.pos,
+                    f"section {s.name!r} is {shape[0]}x{shape[1]} but {other.name!r} on the same board is "
+                    f"{shapes[board][0][0]}x{shapes[board][0][1]}",
+                    "E103",
+                )
             shapes.setdefault(board, (shape, s))
             if boards[board].turnable and shape[0] % 2:
-                self.err(s.pos, f"section {s.name!r} has an odd number of rows, so it cannot be turned "
-                                "(its board is turnable)", "E103")
+                self.err(
+                    s.pos,
+                    f"section {s.name!r} has an odd number of rows, so it cannot be turned (its board is turnable)",
+                    "E103",
+                )
 
     def _presets(self, raw: dict, sections: dict, cards: dict, boards: dict, pos_of) -> dict:
         for name, p in raw.items():

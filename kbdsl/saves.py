@@ -4,6 +4,7 @@ A save is `State.to_json()`: the rule set's reference, the setup (nothing is dra
 again on load), the pieces, the deck and the log. Replaying the log from the setup
 must reach exactly the saved state; `replay_save` checks that.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,8 +59,10 @@ def game_of(data: dict[str, Any], save_path: str | Path, rules: RuleSet | None =
 
 def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer",)) -> list[str]:
     """Top-level fields where `state` differs from saved data (JSON-normalised)."""
+
     def normal(d: dict) -> dict:
         return {k: v for k, v in json.loads(json.dumps(d, sort_keys=True)).items() if k not in ignore}
+
     saved, actual = normal(data), normal(state.to_json())
     return sorted(k for k in set(saved) | set(actual) if saved.get(k) != actual.get(k))
 

@@ -4,6 +4,7 @@ Rule authors check new content with these the way chess programmers check move
 generators with perft suites. `run` never raises for a bad scenario: every problem,
 in the file or in the rules, comes back as a positioned finding.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -41,8 +42,11 @@ def find(paths: list[str]) -> list[Path]:
             out.append(p)
         elif p.is_dir():
             inside = SCENARIO_DIR in p.resolve().parts
-            out.extend(f for f in sorted(p.rglob("*.yaml")) if f.name != MANIFEST
-                       and (inside or SCENARIO_DIR in f.relative_to(p).parts[:-1]))
+            out.extend(
+                f
+                for f in sorted(p.rglob("*.yaml"))
+                if f.name != MANIFEST and (inside or SCENARIO_DIR in f.relative_to(p).parts[:-1])
+            )
     return sorted(dict.fromkeys(out))
 
 
@@ -82,17 +86,30 @@ class Runner:
         d = doc.data
         settlements = d.get("settlements", [])
         spec = d.get("state", {})
-        players = d.get("players") or max(len(settlements), len(spec.get("hand", [])), len(spec.get("tiles", [])),
-                                           rules.players[0])
+        players = d.get("players") or max(
+            len(settlements), len(spec.get("hand", [])), len(spec.get("tiles", [])), rules.players[0]
+        )
         sections = d.get("sections")
         if sections is None:
             raise KbdslError("the scenario names no sections")
-        game = Game(rules, Setup(players, Layout.of(rules, sections), tuple(d.get("cards", [])),
-                                 d.get("seed", 0), d.get("options", {})))
-        state = State.arrange(game, settlements, current=spec.get("current", 0), start=spec.get("start", 0),
-                              hand=spec.get("hand"), built=spec.get("built", 0), supply=spec.get("supply"),
-                              tiles=spec.get("tiles"), location_supply=spec.get("location_supply"),
-                              ending=spec.get("ending", False))
+        game = Game(
+            rules,
+            Setup(
+                players, Layout.of(rules, sections), tuple(d.get("cards", [])), d.get("seed", 0), d.get("options", {})
+            ),
+        )
+        state = State.arrange(
+            game,
+            settlements,
+            current=spec.get("current", 0),
+            start=spec.get("start", 0),
+            hand=spec.get("hand"),
+            built=spec.get("built", 0),
+            supply=spec.get("supply"),
+            tiles=spec.get("tiles"),
+            location_supply=spec.get("location_supply"),
+            ending=spec.get("ending", False),
+        )
         for i, m in enumerate(d.get("moves", [])):
             try:
                 state.play(Move.from_json(m))
@@ -131,8 +148,9 @@ class _Checks:
             for key, value in exp.items():
                 got = sheets[p].get(key)
                 if got is None:
-                    self.fail(f"player {p}: no scorer {key!r} in this game (it has {', '.join(sheets[p])})",
-                              "scores", p, key)
+                    self.fail(
+                        f"player {p}: no scorer {key!r} in this game (it has {', '.join(sheets[p])})", "scores", p, key
+                    )
                     continue
                 self.check(got == value, f"player {p} {key}: expected {value}, got {got}", "scores", p, key)
 
@@ -149,18 +167,30 @@ class _Checks:
             got = self.game_state.targets(action, frm)
             if "hexes" in item:
                 want = self._hexes(item["hexes"])
-                self.check(got == want, f"{action} targets: expected {_fmt(want)}, got {_fmt(got)}"
-                           f" (missing {_fmt(sorted(set(want) - set(got)))}, extra {_fmt(sorted(set(got) - set(want)))})",
-                           "targets", i, "hexes")
+                self.check(
+                    got == want,
+                    f"{action} targets: expected {_fmt(want)}, got {_fmt(got)}"
+                    f" (missing {_fmt(sorted(set(want) - set(got)))}, extra {_fmt(sorted(set(got) - set(want)))})",
+                    "targets",
+                    i,
+                    "hexes",
+                )
             for h in self._hexes(item.get("include", [])):
                 self.check(h in got, f"{action} targets: expected {h} to be legal, it is not", "targets", i, "include")
             for h in self._hexes(item.get("exclude", [])):
-                self.check(h not in got, f"{action} targets: expected {h} to be illegal, it is legal", "targets", i, "exclude")
+                self.check(
+                    h not in got, f"{action} targets: expected {h} to be illegal, it is legal", "targets", i, "exclude"
+                )
             if "sources" in item:
                 want = self._hexes(item["sources"])
                 got_src = self.game_state.sources(action)
-                self.check(got_src == want, f"{action} sources: expected {_fmt(want)}, got {_fmt(got_src)}",
-                           "targets", i, "sources")
+                self.check(
+                    got_src == want,
+                    f"{action} sources: expected {_fmt(want)}, got {_fmt(got_src)}",
+                    "targets",
+                    i,
+                    "sources",
+                )
 
     def check_illegal(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
@@ -172,30 +202,59 @@ class _Checks:
             except IllegalMove as e:
                 self.check(trial.key() == before, f"illegal move {move} changed the state", "illegal", i)
                 reason = item.get("reason")
-                self.check(reason is None or reason.lower() in e.reason.lower(),
-                           f"move {move} is illegal, but for another reason: {e.reason}", "illegal", i, "reason")
+                self.check(
+                    reason is None or reason.lower() in e.reason.lower(),
+                    f"move {move} is illegal, but for another reason: {e.reason}",
+                    "illegal",
+                    i,
+                    "reason",
+                )
             else:
                 self.check(False, f"move {move} was expected to be illegal, but it was played", "illegal", i)
 
     def check_state(self, exp: dict) -> None:
         s = self.game_state
         actual = s.to_json()
-        simple = {"current": actual["current"], "start": actual["start"], "supply": actual["supply"],
-                  "hand": actual["hand"], "ending": actual["ending"],
-                  "built": actual["built"],
-                  "location_supply": actual["location_supply"]}
+        simple = {
+            "current": actual["current"],
+            "start": actual["start"],
+            "supply": actual["supply"],
+            "hand": actual["hand"],
+            "ending": actual["ending"],
+            "built": actual["built"],
+            "location_supply": actual["location_supply"],
+        }
         for key, want in exp.items():
             if key == "tiles":
                 got = [[{k: v for k, v in x.items()} for x in ts] for ts in actual["tiles"]]
-                want_norm = [[{"tile": x["tile"], "at": s.game.board.hex(x["at"]), "used": x.get("used", False),
-                               "new": x.get("new", False)} for x in ts] for ts in want]
-                self.check(_sorted_tiles(got) == _sorted_tiles(want_norm),
-                           f"tiles: expected {want_norm}, got {got}", "state", key)
+                want_norm = [
+                    [
+                        {
+                            "tile": x["tile"],
+                            "at": s.game.board.hex(x["at"]),
+                            "used": x.get("used", False),
+                            "new": x.get("new", False),
+                        }
+                        for x in ts
+                    ]
+                    for ts in want
+                ]
+                self.check(
+                    _sorted_tiles(got) == _sorted_tiles(want_norm),
+                    f"tiles: expected {want_norm}, got {got}",
+                    "state",
+                    key,
+                )
             elif key == "location_supply":
                 for h, v in want.items():
                     name = s.game.board.hex(h)
-                    self.check(simple[key].get(name) == v, f"location {name}: expected {v} tiles left, got "
-                               f"{simple[key].get(name)}", "state", key, h)
+                    self.check(
+                        simple[key].get(name) == v,
+                        f"location {name}: expected {v} tiles left, got {simple[key].get(name)}",
+                        "state",
+                        key,
+                        h,
+                    )
             else:
                 self.check(simple[key] == want, f"{key}: expected {want}, got {simple[key]}", "state", key)
 

@@ -1,4 +1,5 @@
 """Final scoring: run the compiled scorers of the game's cards (and always-on scorings)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -13,8 +14,9 @@ def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
     return list(cards) + list(rules.scorings)
 
 
-def score(rules: RuleSet, tables: Tables, own: Sequence[int], cards: Sequence[str],
-          options: Mapping[str, bool]) -> list[dict[str, int]]:
+def score(
+    rules: RuleSet, tables: Tables, own: Sequence[int], cards: Sequence[str], options: Mapping[str, bool]
+) -> list[dict[str, int]]:
     """Per player, gold per scorer name (cards first, then the always-on scorings)."""
     names = scorer_names(rules, cards)
     ctx = Ctx(tables, list(own), _union(own), dict(options))

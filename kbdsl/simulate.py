@@ -3,11 +3,12 @@
 Game i uses seed `seed + i` for its setup draws, deck and bots, so a run is reproducible and
 the same whatever the number of worker processes.
 """
+
 from __future__ import annotations
 
 import multiprocessing
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kbdsl.bots import make_bot, play_out
@@ -34,11 +35,11 @@ class Summary:
     games: int = 0
     moves: int = 0
     turns: int = 0
-    wins: list[float] = field(default_factory=list)          # per seat, shared wins split
-    totals: list[int] = field(default_factory=list)          # per seat, summed gold
-    card_gold: Counter = field(default_factory=Counter)      # scorer -> gold over all players
-    card_games: Counter = field(default_factory=Counter)     # scorer -> games it was in
-    tile_uses: Counter = field(default_factory=Counter)      # action -> times played
+    wins: list[float] = field(default_factory=list)  # per seat, shared wins split
+    totals: list[int] = field(default_factory=list)  # per seat, summed gold
+    card_gold: Counter = field(default_factory=Counter)  # scorer -> gold over all players
+    card_games: Counter = field(default_factory=Counter)  # scorer -> games it was in
+    tile_uses: Counter = field(default_factory=Counter)  # action -> times played
     sections: Counter = field(default_factory=Counter)
 
     def add(self, game: dict) -> None:
@@ -66,8 +67,9 @@ class Summary:
             "turns_per_game": round(self.turns / n, 1),
             "win_rate_by_seat": [round(w / n, 3) for w in self.wins],
             "mean_gold_by_seat": [round(t / n, 1) for t in self.totals],
-            "mean_gold_per_player_by_scorer": {k: round(v / (self.card_games[k] * players), 2)
-                                               for k, v in sorted(self.card_gold.items())},
+            "mean_gold_per_player_by_scorer": {
+                k: round(v / (self.card_games[k] * players), 2) for k, v in sorted(self.card_gold.items())
+            },
             "games_by_scorer": dict(sorted(self.card_games.items())),
             "uses_per_game_by_action": {k: round(v / n, 2) for k, v in sorted(self.tile_uses.items())},
             "games_by_section": dict(sorted(self.sections.items())),
@@ -81,8 +83,15 @@ def play_one(plan: Plan, i: int) -> dict:
     """Play game i of a plan and return what the summary needs."""
     rules = _RULES.get(plan.rules) or _RULES.setdefault(plan.rules, load(plan.rules))
     seed = plan.seed + i
-    game = Game.new(rules, plan.players, list(plan.sections) if plan.sections else None,
-                    list(plan.cards) if plan.cards else None, seed, plan.options, plan.preset)
+    game = Game.new(
+        rules,
+        plan.players,
+        list(plan.sections) if plan.sections else None,
+        list(plan.cards) if plan.cards else None,
+        seed,
+        plan.options,
+        plan.preset,
+    )
     bots = [make_bot(plan.bots[p % len(plan.bots)], f"{seed}:{p}") for p in range(plan.players)]
     state = play_out(game.new_state(), bots)
     sheets = state.scores()
@@ -92,10 +101,15 @@ def play_one(plan: Plan, i: int) -> dict:
             if k != "total":
                 card_gold[k] += v
     uses = Counter(game.kinds[game_kind(game, c)] for c in state.log)
-    return {"moves": len(state.log), "turns": state.turn, "winners": state.winners(),
-            "totals": [s["total"] for s in sheets], "card_gold": dict(card_gold),
-            "tile_uses": {k: v for k, v in uses.items() if k in rules.tiles},
-            "sections": [p.name for _, placed in game.setup.layout.boards for p in placed]}
+    return {
+        "moves": len(state.log),
+        "turns": state.turn,
+        "winners": state.winners(),
+        "totals": [s["total"] for s in sheets],
+        "card_gold": dict(card_gold),
+        "tile_uses": {k: v for k, v in uses.items() if k in rules.tiles},
+        "sections": [p.name for _, placed in game.setup.layout.boards for p in placed],
+    }
 
 
 def game_kind(game: Game, code: int) -> int:
@@ -119,7 +133,3 @@ def simulate(plan: Plan, games: int, jobs: int = 1) -> Summary:
         for item in work:
             summary.add(_work(item))
     return summary
-
-
-def plan_from(rules: str, players: int, bots: Sequence[str], **kw) -> Plan:
-    return Plan(rules, players, tuple(bots), **kw)

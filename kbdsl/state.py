@@ -3,6 +3,7 @@
 `legal_actions` and `apply_action` are the hot path (bitsets over the compiled tables);
 `play` is the checked, atomic entry point that explains refusals (kbdsl.explain).
 """
+
 from __future__ import annotations
 
 import random
@@ -33,7 +34,7 @@ class Tile:
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
 
-    def copy(self) -> "Tile":
+    def copy(self) -> Tile:
         return Tile(self.kind, self.at, self.used, self.new)
 
 
@@ -46,7 +47,7 @@ class State:
 
     # -- construction --------------------------------------------------------
     @classmethod
-    def start(cls, game: Game) -> "State":
+    def start(cls, game: Game) -> State:
         s = cls(game)
         rules, t, n = game.rules, game.tables, game.setup.players
         s.own = [0] * n
@@ -70,14 +71,25 @@ class State:
         s._new_turn()
         return s
 
-    def clone(self) -> "State":
+    def clone(self) -> State:
         s = State(self.game)
         s.own, s.nb, s.occ, s.supply = list(self.own), list(self.nb), self.occ, list(self.supply)
         s.tiles = [[x.copy() for x in ts] for ts in self.tiles]
         s.taken, s.loc_supply = list(self.taken), dict(self.loc_supply)
-        s.deck, s.discard, s.removed, s.reshuffles = list(self.deck), list(self.discard), list(self.removed), self.reshuffles
+        s.deck, s.discard, s.removed, s.reshuffles = (
+            list(self.deck),
+            list(self.discard),
+            list(self.removed),
+            self.reshuffles,
+        )
         s.hand = list(self.hand)
-        s.current, s.start_player, s.turn, s.ending, s.over = self.current, self.start_player, self.turn, self.ending, self.over
+        s.current, s.start_player, s.turn, s.ending, s.over = (
+            self.current,
+            self.start_player,
+            self.turn,
+            self.ending,
+            self.over,
+        )
         s.mand_left, s.built, s.log = self.mand_left, self.built, list(self.log)
         s.pending, s.pending_left = self.pending, self.pending_left
         s.idle, s.turn_supply = self.idle, self.turn_supply
@@ -100,7 +112,7 @@ class State:
         """Per player, gold per card and always-on scoring, plus 'total', for the position as it stands."""
         g = self.game
         sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options)
-        for sheet, total in zip(sheets, totals(sheets)):
+        for sheet, total in zip(sheets, totals(sheets), strict=True):
             sheet["total"] = total
         return sheets
 
@@ -244,7 +256,7 @@ class State:
             except ValueError as e:
                 raise IllegalMove(move, str(e)) from None
         elif not isinstance(move, Move):
-            raise IllegalMove(move, "a move is a Move, a JSON object such as {\"do\": \"end\"}, or text such as 'end'")
+            raise IllegalMove(move, 'a move is a Move, a JSON object such as {"do": "end"}, or text such as \'end\'')
         code = self.game.to_code(move)
         legal = set(self.legal_actions())
         if code not in legal and move.discard is not None:
@@ -341,8 +353,14 @@ class State:
     def _lose(self, p: int, discard: str | None) -> None:
         """RULINGS 11: a tile whose hex no longer touches the player's settlements is gone for good."""
         for tile in self._lost(p):
-            twin = next((x for x in self.tiles[p] if x.kind == tile.kind and x is not tile
-                         and x.status == discard and x.status != tile.status), None)
+            twin = next(
+                (
+                    x
+                    for x in self.tiles[p]
+                    if x.kind == tile.kind and x is not tile and x.status == discard and x.status != tile.status
+                ),
+                None,
+            )
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
                 twin.used, twin.new = tile.used, tile.new
             self.tiles[p].remove(tile)
@@ -375,8 +393,9 @@ class State:
 
         Also ends a several-settlement tile action early when nothing more can be built."""
         g, p = self.game, self.current
-        if self.pending_left and (self.supply[p] == 0 or
-                                  not self._build_targets(g.rules.actions[g.kinds[self.pending]], p)):
+        if self.pending_left and (
+            self.supply[p] == 0 or not self._build_targets(g.rules.actions[g.kinds[self.pending]], p)
+        ):
             self.pending = self.pending_left = 0
         if self.mand_left <= 0 or g.mandatory is None:
             return
@@ -435,17 +454,29 @@ class State:
         return {
             "rules": g.rules.ref,
             "setup": g.setup.to_json(),
-            "turn": self.turn, "current": self.current, "start": self.start_player,
-            "mandatory_left": self.mand_left, "built": self.built,
-            "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left} if self.pending_left else None,
-            "ending": self.ending, "over": self.over, "idle_turns": self.idle, "turn_supply": self.turn_supply,
+            "turn": self.turn,
+            "current": self.current,
+            "start": self.start_player,
+            "mandatory_left": self.mand_left,
+            "built": self.built,
+            "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left}
+            if self.pending_left
+            else None,
+            "ending": self.ending,
+            "over": self.over,
+            "idle_turns": self.idle,
+            "turn_supply": self.turn_supply,
             "settlements": [self.settlements(p) for p in range(self.players)],
             "supply": list(self.supply),
             "hand": list(self.hand),
-            "tiles": [[{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles],
+            "tiles": [
+                [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
+            ],
             "taken": [g.tables.names(m) for m in self.taken],
             "location_supply": {ids[i]: v for i, v in sorted(self.loc_supply.items())},
-            "deck": list(self.deck), "discard": list(self.discard), "removed": list(self.removed),
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "removed": list(self.removed),
             "reshuffles": self.reshuffles,
             "log": [g.decode(c).to_json() for c in self.log],
         }
@@ -460,10 +491,20 @@ class State:
         return data
 
     @classmethod
-    def arrange(cls, game: Game, settlements: Sequence[Sequence[str]] = (), *, current: int = 0, start: int = 0,
-                hand: Sequence[str | None] | None = None, built: int = 0, supply: Sequence[int] | None = None,
-                tiles: Sequence[Sequence[Mapping[str, Any]]] | None = None,
-                location_supply: Mapping[str, int] | None = None, ending: bool = False) -> "State":
+    def arrange(
+        cls,
+        game: Game,
+        settlements: Sequence[Sequence[str]] = (),
+        *,
+        current: int = 0,
+        start: int = 0,
+        hand: Sequence[str | None] | None = None,
+        built: int = 0,
+        supply: Sequence[int] | None = None,
+        tiles: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+        location_supply: Mapping[str, int] | None = None,
+        ending: bool = False,
+    ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
         Tiles are not gained by arranged settlements; give them in `tiles`. Location hexes lose
@@ -511,7 +552,7 @@ class State:
         return s
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], game: Game) -> "State":
+    def from_json(cls, data: Mapping[str, Any], game: Game) -> State:
         """Rebuild a state saved by to_json (the game must be made from the same rules and setup)."""
         t = game.tables
         s = cls(game)
@@ -540,13 +581,30 @@ class State:
 
     def key(self) -> tuple:
         """A value equal for equal states (used to compare round-trips and replays)."""
-        return (tuple(self.own), tuple(self.supply), tuple(self.hand),
-                tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
-                tuple(self.taken), tuple(sorted(self.loc_supply.items())), tuple(self.deck), tuple(self.discard),
-                tuple(self.removed), self.reshuffles, self.turn, self.current, self.start_player,
-                self.mand_left, self.built, self.pending, self.pending_left, self.ending, self.over,
-                self.idle, self.turn_supply,
-                tuple(self.log))
+        return (
+            tuple(self.own),
+            tuple(self.supply),
+            tuple(self.hand),
+            tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
+            tuple(self.taken),
+            tuple(sorted(self.loc_supply.items())),
+            tuple(self.deck),
+            tuple(self.discard),
+            tuple(self.removed),
+            self.reshuffles,
+            self.turn,
+            self.current,
+            self.start_player,
+            self.mand_left,
+            self.built,
+            self.pending,
+            self.pending_left,
+            self.ending,
+            self.over,
+            self.idle,
+            self.turn_supply,
+            tuple(self.log),
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self.game is other.game and self.key() == other.key()

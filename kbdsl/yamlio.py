@@ -4,11 +4,12 @@ Rule authors' YAML (manifests, scenarios, saved games) is data from strangers: i
 read with the safe loader, anchors and aliases are refused (no "billion laughs"), size
 and depth are capped, and every schema error names file:line:col.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from kbdsl.resources import data_dir
 MAX_YAML_BYTES = 2_000_000
 MAX_DEPTH = 32
 KEY = object()  # marks[path + (key, KEY)] is where the key itself is written
+
 
 @dataclass
 class Document:
@@ -78,8 +80,15 @@ def parse_yaml(text: str, path: str) -> Document:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if getattr(event, "anchor", None) is not None:
                 mark = event.start_mark
-                raise RuleError([Diagnostic(Pos(path, mark.line + 1, mark.column + 1),
-                                            "YAML anchors and aliases are not supported", "E201")])
+                raise RuleError(
+                    [
+                        Diagnostic(
+                            Pos(path, mark.line + 1, mark.column + 1),
+                            "YAML anchors and aliases are not supported",
+                            "E201",
+                        )
+                    ]
+                )
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
@@ -102,13 +111,13 @@ def read_yaml(path: str | Path) -> Document:
     return parse_yaml(read_source(path), str(path))
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema(name: str) -> dict:
     """A JSON Schema from schemas/ by file stem (`manifest`, `scenario`, `game`)."""
     return json.loads((data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
     s = schema(name)
     cls = jsonschema.validators.validator_for(s)

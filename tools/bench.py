@@ -3,6 +3,7 @@
     python tools/bench.py [--seconds S] [--rules base] [--preset first-game]
 Last line: `random games/s: N`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,10 @@ def main() -> None:
         games += 1
         moves += len(state.log)
     elapsed = time.perf_counter() - start
-    print(f"setup: {args.rules} / {args.preset}, {args.players} players; {games} games, {moves / games:.0f} moves per game")
+    print(
+        f"setup: {args.rules} / {args.preset}, {args.players} players; "
+        f"{games} games, {moves / games:.0f} moves per game"
+    )
     print(f"moves/s: {moves / elapsed:.0f}")
     print(f"random games/s: {games / elapsed:.0f}")
 

@@ -3,6 +3,7 @@
     python tools/bench_score.py [--runs N]
 Last line: `score ms: N` (median over runs, fresh positions each run, one core).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,7 +34,7 @@ def main() -> None:
         t = game.tables
         free = bit_list(t.buildable)
         rng.shuffle(free)
-        own = [sum(1 << i for i in free[p * 40:(p + 1) * 40]) for p in range(4)]
+        own = [sum(1 << i for i in free[p * 40 : (p + 1) * 40]) for p in range(4)]
         start = time.perf_counter()
         score(rules, t, own, game.setup.cards, game.options)
         times.append((time.perf_counter() - start) * 1000)

@@ -4,6 +4,7 @@ Run once by a developer when the source data changes:
     python tools/convert_boards.py ../shared/data/boards rules
 The package never reads the JSON at run time; the generated .kb files are the source of truth.
 """
+
 from __future__ import annotations
 
 import json

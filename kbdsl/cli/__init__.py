@@ -3,6 +3,7 @@
 Every error a user can cause is printed as one located sentence, never a traceback.
 Exit codes: 0 success, 1 findings or failures, 2 usage or input errors.
 """
+
 from __future__ import annotations
 
 import argparse

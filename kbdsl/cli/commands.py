@@ -1,4 +1,5 @@
 """Subcommands that inspect and check rules: lint, test, score."""
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,10 @@ def cmd_lint(args) -> int:
 def cmd_test(args) -> int:
     files = find(args.paths)
     if not files:
-        print(f"kbdsl test: no scenario files under {' '.join(args.paths)} (they live in scenarios/ folders)",
-              file=sys.stderr)
+        print(
+            f"kbdsl test: no scenario files under {' '.join(args.paths)} (they live in scenarios/ folders)",
+            file=sys.stderr,
+        )
         return 2
     runner = Runner()
     passed = failed = 0
@@ -93,8 +96,16 @@ def cmd_score(args) -> int:
     state = runner.arrange(doc, runner.rules_for(doc))
     sheets = state.scores()
     if args.format == "json":
-        print(json.dumps({"players": [{"total": s["total"], "scores": {k: v for k, v in s.items() if k != "total"}}
-                                      for s in sheets]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "players": [
+                        {"total": s["total"], "scores": {k: v for k, v in s.items() if k != "total"}} for s in sheets
+                    ]
+                },
+                indent=2,
+            )
+        )
         return 0
     print(score_table(sheets))
     return 0
@@ -116,16 +127,26 @@ def cmd_simulate(args) -> int:
         raise KbdslError("--games and --jobs must be at least 1")
     load(args.rules)  # report rule errors once, here, rather than in every worker
     split = lambda v: tuple(x.strip() for x in v.split(",")) if v else None  # noqa: E731
-    plan = Plan(args.rules, args.players, bots, args.seed, split(args.sections), split(args.cards), args.preset,
-                parse_options(args.option))
+    plan = Plan(
+        args.rules,
+        args.players,
+        bots,
+        args.seed,
+        split(args.sections),
+        split(args.cards),
+        args.preset,
+        parse_options(args.option),
+    )
     start = time.perf_counter()
     report = simulate(plan, args.games, args.jobs).report()
     report["seconds"] = round(time.perf_counter() - start, 2)
     if args.format == "json":
         print(json.dumps(report, indent=2))
         return 0
-    print(f"{report['games']} games of {args.rules}, {args.players} players ({', '.join(bots)}), "
-          f"{report['seconds']} s, {report['turns_per_game']} turns per game")
+    print(
+        f"{report['games']} games of {args.rules}, {args.players} players ({', '.join(bots)}), "
+        f"{report['seconds']} s, {report['turns_per_game']} turns per game"
+    )
     print("win rate by seat:   " + "  ".join(f"P{p} {w:.1%}" for p, w in enumerate(report["win_rate_by_seat"])))
     print("mean gold by seat:  " + "  ".join(f"P{p} {g}" for p, g in enumerate(report["mean_gold_by_seat"])))
     print("mean gold per player, by scorer (games it was in):")

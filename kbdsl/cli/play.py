@@ -5,9 +5,11 @@ People type moves in the text notation of kbdsl.moves ("build 3,4", "TILE 3,4 3,
 list, so the front end never decides what is legal. A saved game is exactly
 State.to_json(): its setup rebuilds the Game and its log replays to the same state.
 """
+
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 import time
@@ -110,8 +112,17 @@ def _color(args: argparse.Namespace) -> bool:
 class Session:
     """One game at the terminal: the state, who sits in each seat, and where text goes."""
 
-    def __init__(self, state: State, seats: Sequence[str], bots: dict[int, Bot], *, color: bool = False,
-                 quiet: bool = False, out: TextIO | None = None, inp: TextIO | None = None):
+    def __init__(
+        self,
+        state: State,
+        seats: Sequence[str],
+        bots: dict[int, Bot],
+        *,
+        color: bool = False,
+        quiet: bool = False,
+        out: TextIO | None = None,
+        inp: TextIO | None = None,
+    ):
         self.state = state
         self.seats = list(seats)
         self.bots = bots
@@ -181,10 +192,8 @@ class Session:
     def read(self, prompt: str) -> str | None:
         """One line of input, or None at end of input (a script or a closed terminal)."""
         if self.inp is sys.stdin and self.out is sys.stdout and self.inp.isatty() and self.out.isatty():
-            try:
+            with contextlib.suppress(ImportError):
                 import readline  # noqa: F401  (line editing and history for input())
-            except ImportError:
-                pass
             try:  # readline must not count colour codes as prompt width: wrap them in \001..\002
                 return input(re.sub(r"(\x1b\[[0-9;]*m)", "\001\\1\002", prompt))
             except (EOFError, KeyboardInterrupt):  # Ctrl-D or Ctrl-C: stop like a script that ran dry
@@ -314,8 +323,9 @@ def winners_line(state: State) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     seats = parse_seats(args.players, args.bots)
     rules = load(args.rules)
-    game = Game.new(rules, len(seats), _split(args.sections), _split(args.cards), args.seed,
-                    parse_options(args.option), args.preset)
+    game = Game.new(
+        rules, len(seats), _split(args.sections), _split(args.cards), args.seed, parse_options(args.option), args.preset
+    )
     bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
     session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
     complete = session.run()
@@ -376,4 +386,3 @@ def _step() -> bool:
     print("[Enter: next turn, q: run to the end] ", end="", flush=True)
     line = sys.stdin.readline()
     return bool(line) and line.strip().lower() != "q"
-

@@ -1,4 +1,5 @@
 """Typed, immutable syntax tree of rule files; every node knows where it was written."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ class Ref(Node):
 @dataclass(frozen=True)
 class Call(Node):
     name: str
-    args: tuple["Expr", ...]
+    args: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
@@ -35,9 +36,9 @@ class Aggregate(Node):
     """`fn(expr over domain where cond pays a, b)`: max/min/sum/count/rank over items."""
 
     fn: str
-    expr: "Expr"
+    expr: Expr
     domain: str
-    where: "Expr | None" = None
+    where: Expr | None = None
     payouts: tuple[int, ...] = ()
     domain_pos: Pos | None = field(default=None, compare=False, repr=False)
 
@@ -48,34 +49,34 @@ class Per(Node):
 
     amount: int
     domain: str
-    where: "Expr | None" = None
+    where: Expr | None = None
     domain_pos: Pos | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
 class Not(Node):
-    operand: "Expr"
+    operand: Expr
 
 
 @dataclass(frozen=True)
 class BoolOp(Node):
     op: str  # "&" or "|"
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 @dataclass(frozen=True)
 class Compare(Node):
     op: str
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 @dataclass(frozen=True)
 class BinOp(Node):
     op: str  # + - * //
-    left: "Expr"
-    right: "Expr"
+    left: Expr
+    right: Expr
 
 
 Expr = Num | Ref | Call | Aggregate | Per | Not | BoolOp | Compare | BinOp

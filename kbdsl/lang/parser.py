@@ -1,4 +1,5 @@
 """Parse rule-file text into `ast` declarations, turning every Lark error into a Diagnostic."""
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -21,9 +22,20 @@ def _lark() -> Lark:
 
 
 def _describe(token_type: str) -> str:
-    names = {"NAME": "a name", "INT": "a number", "STRING": "a quoted string", "ROW": "a grid row",
-             "$END": "end of file", "RBRACE": "'}'", "LBRACE": "'{'", "LPAR": "'('", "RPAR": "')'",
-             "COLON": "':'", "SEMICOLON": "';'", "COMMA": "','"}
+    names = {
+        "NAME": "a name",
+        "INT": "a number",
+        "STRING": "a quoted string",
+        "ROW": "a grid row",
+        "$END": "end of file",
+        "RBRACE": "'}'",
+        "LBRACE": "'{'",
+        "LPAR": "'('",
+        "RPAR": "')'",
+        "COLON": "':'",
+        "SEMICOLON": "';'",
+        "COMMA": "','",
+    }
     if token_type in names:
         return names[token_type]
     pattern = _lark().get_terminal(token_type).pattern
@@ -33,7 +45,9 @@ def _describe(token_type: str) -> str:
 def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
     # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
-    expected = sorted(getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or [])
+    expected = sorted(
+        getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
+    )
     wanted = ", ".join(_describe(t) for t in expected[:6])
     if isinstance(err, UnexpectedToken):
         got = "end of file" if err.token.type == "$END" else repr(str(err.token))
@@ -57,8 +71,9 @@ def _check_nesting(path: str, text: str) -> None:
         elif ch == "(":
             depth += 1
             if depth > MAX_NESTING:
-                raise RuleError([Diagnostic(Pos(path, line, col),
-                                            f"parentheses nested deeper than {MAX_NESTING}", "E002")])
+                raise RuleError(
+                    [Diagnostic(Pos(path, line, col), f"parentheses nested deeper than {MAX_NESTING}", "E002")]
+                )
         elif ch == ")":
             depth = max(depth - 1, 0)
 
@@ -152,14 +167,27 @@ class _Build(Transformer):
     # --- declarations
     def terrain(self, meta, items):
         name, title, props, texts = self._props(items)
-        return ast.Terrain(name, title, self._one(props, "letter"),
-                           frozenset(f[0] for f in props.get("flag", [])), texts, self._one(props, "color"),
-                           pos=self._pos(items[0]))
+        return ast.Terrain(
+            name,
+            title,
+            self._one(props, "letter"),
+            frozenset(f[0] for f in props.get("flag", [])),
+            texts,
+            self._one(props, "color"),
+            pos=self._pos(items[0]),
+        )
 
     def tile(self, meta, items):
         name, title, props, texts = self._props(items)
-        return ast.Tile(name, title, self._one(props, "letter"), self._one(props, "supply"),
-                        self._one(props, "action"), texts, pos=self._pos(items[0]))
+        return ast.Tile(
+            name,
+            title,
+            self._one(props, "letter"),
+            self._one(props, "supply"),
+            self._one(props, "action"),
+            texts,
+            pos=self._pos(items[0]),
+        )
 
     def card(self, meta, items, always=False):
         name, title, props, texts = self._props(items)
@@ -244,8 +272,9 @@ class _Build(Transformer):
                 payouts = extra
             else:
                 where = extra
-        return ast.Aggregate(fn, expr, str(domain), where, payouts, domain_pos=self._pos(domain),
-                             pos=self._pos(items[0]))
+        return ast.Aggregate(
+            fn, expr, str(domain), where, payouts, domain_pos=self._pos(domain), pos=self._pos(items[0])
+        )
 
 
 def walk(node: object):

@@ -1,4 +1,5 @@
 """Turn expressions and actions back into rule-language text (for messages and docs)."""
+
 from __future__ import annotations
 
 from kbdsl.lang import ast
