@@ -14,6 +14,7 @@ from typing import Any
 from kbdsl.errors import Diagnostic, IllegalMove, KbdslError, Pos, RuleError
 from kbdsl.game import Game, Setup, State
 from kbdsl.moves import Move
+from kbdsl.perft import perft
 from kbdsl.position import Layout
 from kbdsl.ruleset import MANIFEST, RuleSet, load
 from kbdsl.yamlio import Document, read_yaml, validate
@@ -132,7 +133,7 @@ class _Checks:
             self.fail(msg, *where)
 
     def run(self) -> None:
-        for key in ("scores", "targets", "illegal", "state", "game_over", "winners"):
+        for key in ("scores", "targets", "illegal", "state", "game_over", "winners", "perft"):
             if key in self.expect:
                 try:
                     getattr(self, f"check_{key}")(self.expect[key])
@@ -260,6 +261,17 @@ class _Checks:
 
     def check_game_over(self, want: bool) -> None:
         self.check(self.game_state.over == want, f"game over: expected {want}, got {self.game_state.over}", "game_over")
+
+    def check_perft(self, items: list[dict]) -> None:
+        for i, item in enumerate(items):
+            got = perft(self.game_state, item["depth"])
+            self.check(
+                got == item["nodes"],
+                f"perft depth {item['depth']}: expected {item['nodes']}, got {got}",
+                "perft",
+                i,
+                "nodes",
+            )
 
     def check_winners(self, want: list[int]) -> None:
         got = self.game_state.winners()

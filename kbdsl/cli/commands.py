@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(run=cmd_simulate)
 
+    p = sub.add_parser("perft", help="count legal move sequences from a scenario's position (move-generator check)")
+    p.add_argument("file")
+    p.add_argument("--depth", type=int, default=2)
+    p.add_argument("--divide", action="store_true", help="split the count by first move")
+    p.set_defaults(run=cmd_perft)
+
     p = sub.add_parser("score", help="score the position of a scenario file, card by card")
     p.add_argument("file")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -88,12 +94,7 @@ def cmd_test(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from kbdsl.yamlio import read_yaml, validate
-
-    runner = Runner()
-    doc = read_yaml(args.file)
-    validate(doc, "scenario")
-    state = runner.arrange(doc, runner.rules_for(doc))
+    state = _scenario_state(args.file)
     sheets = state.scores()
     if args.format == "json":
         print(
@@ -156,6 +157,29 @@ def cmd_simulate(args) -> int:
     for name, uses in report["uses_per_game_by_action"].items():
         print(f"  {name:<22}{uses:>8}")
     return 0
+
+
+def cmd_perft(args) -> int:
+    from kbdsl.perft import divide, perft
+
+    if not 1 <= args.depth <= 6:
+        raise KbdslError("--depth must be between 1 and 6")
+    state = _scenario_state(args.file)
+    if args.divide:
+        for move, nodes in divide(state, args.depth).items():
+            print(f"{move}: {nodes}")
+    print(f"perft {args.depth}: {perft(state, args.depth)}")
+    return 0
+
+
+def _scenario_state(path: str):
+    """The position a scenario file sets up (its moves played)."""
+    from kbdsl.yamlio import read_yaml, validate
+
+    runner = Runner()
+    doc = read_yaml(path)
+    validate(doc, "scenario")
+    return runner.arrange(doc, runner.rules_for(doc))
 
 
 def score_table(sheets: list[dict[str, int]]) -> str:
