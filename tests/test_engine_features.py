@@ -131,3 +131,13 @@ def test_a_game_nobody_can_finish_ends_after_a_round_without_a_new_settlement(tm
     assert state.over and moves < 1000
     assert sum(len(state.settlements(p)) for p in range(2)) == 6  # the board is full
     assert state.supply == [37, 37] and not state.ending
+
+
+def test_perft_command_divides_by_first_move(capsys):
+    path = Path(__file__).resolve().parent.parent / "rules/base/scenarios/perft/first-build-canyon.yaml"
+    assert main(["perft", str(path), "--depth", "2", "--divide"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "perft 2: 130"
+    per_move = dict(line.rsplit(": ", 1) for line in lines[:-1])
+    assert len(per_move) == 55 and sum(map(int, per_move.values())) == 130
+    assert main(["perft", str(path), "--depth", "9"]) == 2
