@@ -13,7 +13,7 @@ from kbdsl.scenario import Runner, find
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from kbdsl.cli import play
+    from kbdsl.cli import play, serve
 
     p = sub.add_parser("lint", help="check rule folders, .kb files and scenarios (ruff-style output)")
     p.add_argument("paths", nargs="+")
@@ -50,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(run=cmd_score)
     play.register(sub)
+    serve.register(sub)
 
 
 def cmd_lint(args) -> int:

@@ -1,0 +1,518 @@
+"""A JSON protocol for front ends in any language: one request object in, one response out.
+
+`kbdsl serve` speaks it as JSON lines over stdin/stdout; `Server.handle` is the same thing
+for Python callers. Requests are data: the server reads no file except rule folders (a
+shipped name, or a folder path unless paths are refused), saves travel as JSON values, and
+every failure is an error response with a code, never a traceback. The same requests
+always give the same responses: game ids count up, bots are seeded from the position.
+The wire format is documented in docs/protocol.md and schemas/protocol.schema.json.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from importlib import metadata
+from typing import Any, BinaryIO, TextIO
+
+import jsonschema
+
+from kbdsl.bots import BOTS, make_bot
+from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
+from kbdsl.game import Game, Setup, State
+from kbdsl.lang.unparse import unparse
+from kbdsl.moves import Move
+from kbdsl.resources import rules_path
+from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.yamlio import schema
+
+PROTOCOL = 1
+MAX_LINE = 4_000_000  # bytes; a whole saved game is far smaller
+MAX_GAMES = 256
+MAX_BOT_MOVES = 100_000  # a safety net for "until": "over"
+ERRORS = ("bad_request", "unknown_game", "illegal_move", "setup", "rules", "internal")
+
+Json = dict[str, Any]
+
+
+class RequestError(Exception):
+    """A refused request: an error code, one sentence, and extra fields for the client."""
+
+    def __init__(self, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.code, self.message, self.extra = code, message, extra
+
+
+def bad(message: str, **extra: Any) -> RequestError:
+    return RequestError("bad_request", message, **extra)
+
+
+# -- schema ------------------------------------------------------------------------------
+@cache
+def validator(name: str) -> jsonschema.protocols.Validator:
+    """A validator for one definition of schemas/protocol.schema.json (`request`, `play_result`, ...)."""
+    root = schema("protocol")
+    if name not in root["$defs"]:
+        raise KeyError(name)
+    sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{name}"}
+    return jsonschema.Draft202012Validator(sub)
+
+
+@cache
+def _save_validator() -> jsonschema.protocols.Validator:
+    return jsonschema.Draft202012Validator(schema("game"))
+
+
+def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
+    """Refuse data that does not have the documented shape, naming the first problem."""
+    error = jsonschema.exceptions.best_match(check.iter_errors(data))
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path))
+        raise bad(f"{where + ': ' if where else ''}{error.message}")
+
+
+# -- what the server knows without a game ------------------------------------------------------
+def version() -> str:
+    try:
+        return metadata.version("kbdsl")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@cache
+def shipped() -> tuple[str, ...]:
+    """Rule sets that ship with kbdsl, by name (folders with a manifest, test fixtures excluded)."""
+    root = rules_path("")
+    found = (m.parent.relative_to(root).as_posix() for m in root.rglob(MANIFEST))
+    return tuple(sorted(n for n in found if "scenarios" not in n.split("/")))
+
+
+def describe(rules: RuleSet) -> Json:
+    """Everything a front end shows about a rule set: titles, texts, letters, colours, setup choices."""
+
+    def texts(decl: Any) -> list[str]:
+        return list(decl.texts)
+
+    return {
+        "name": rules.name,
+        "title": rules.title,
+        "ref": rules.ref,
+        "players": {"min": rules.players[0], "max": rules.players[1]},
+        "settlements": rules.settlements,
+        "cards_in_play": rules.cards_in_play,
+        "deck": dict(rules.deck),
+        "mandatory": (
+            {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)} if rules.mandatory else None
+        ),
+        "terrains": [
+            {
+                "name": t.name,
+                "title": t.title,
+                "letter": t.letter,
+                "color": t.color,
+                "flags": sorted(t.flags),
+                "texts": texts(t),
+            }
+            for t in rules.terrains.values()
+        ],
+        "tiles": [
+            {
+                "name": t.name,
+                "title": t.title,
+                "letter": t.letter,
+                "supply": t.supply,
+                "texts": texts(t),
+                "action": {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)},
+            }
+            for t in rules.tiles.values()
+            if t.action is not None
+        ],
+        "cards": [_card(c) for c in rules.cards.values()],
+        "scorings": [_card(c) for c in rules.scorings.values()],
+        "boards": [
+            {
+                "name": b.name,
+                "text": b.text,
+                "grid": list(b.grid),
+                "turnable": b.turnable,
+                "sections": [_section(rules, s) for s in rules.sections_for(b.name)],
+            }
+            for b in rules.boards
+        ],
+        "options": [
+            {"name": o.name, "default": o.default, "text": o.text, "ruling": o.ruling} for o in rules.options.values()
+        ],
+        "presets": [
+            {
+                "name": k,
+                "text": p.get("text", ""),
+                "sections": {b: list(s) for b, s in p.get("sections", {}).items()},
+                "cards": list(p.get("cards", [])),
+            }
+            for k, p in rules.presets.items()
+        ],
+    }
+
+
+def _card(c: Any) -> Json:
+    return {"name": c.name, "title": c.title, "texts": list(c.texts), "score": unparse(c.score) if c.score else None}
+
+
+def _section(rules: RuleSet, name: str) -> Json:
+    s = rules.sections[name]
+    return {
+        "name": s.name,
+        "title": s.title,
+        "texts": list(s.texts),
+        "grid": ["".join(cell.letter for cell in row) for row in s.rows],
+    }
+
+
+def board(state: State) -> Json:
+    """The hex graph for drawing: every hex with its attributes and neighbours, the boards, lines and sectors."""
+    g = state.game
+    t, graph = g.tables, g.board.graph
+    specs = {b.name: b for b in g.rules.boards}
+    hexes = []
+    for i, h in enumerate(t.ids):
+        a = graph.nodes[h]
+        hexes.append(
+            {
+                "id": h,
+                "board": a["board"],
+                "row": a["row"],
+                "col": a["col"],
+                "q": a["q"],
+                "r": a["r"],
+                "terrain": a["terrain"],
+                "location": a["location"],
+                "special": a["special"],
+                "buildable": a["buildable"],
+                "edge": a["edge"],
+                "section": a["section"],
+                "sector": a["sector"],
+                "line": a["line"],
+                "neighbours": [t.ids[j] for j in t.nbr[i]],
+            }
+        )
+    boards = []
+    for name, placed in g.setup.layout.to_json().items():
+        cells = [x for x in hexes if x["board"] == name]
+        boards.append(
+            {
+                "name": name,
+                "primary": name == g.rules.primary_board.name,
+                "grid": list(specs[name].grid),
+                "sections": placed,
+                "rows": 1 + max(x["row"] for x in cells),
+                "cols": 1 + max(x["col"] for x in cells),
+            }
+        )
+    return {
+        "boards": boards,
+        "hexes": hexes,
+        "lines": [{"id": k, "hexes": t.names(m)} for k, m in zip(t.line_ids, t.lines, strict=True)],
+        "sectors": [{"id": k, "hexes": t.names(m)} for k, m in zip(t.sector_ids, t.sectors, strict=True)],
+    }
+
+
+# -- the server ------------------------------------------------------------------------------
+class Server:
+    """Open games by id and the request handlers; one instance per connection."""
+
+    def __init__(self, allow_paths: bool = True):
+        self.allow_paths = allow_paths  # False: only shipped rule sets (for untrusted clients)
+        self.games: dict[str, State] = {}
+        self._opened = 0
+        self._shipped: dict[str, RuleSet] = {}
+        self.methods: dict[str, Callable[[Json], Json]] = {
+            "hello": self.hello,
+            "rules": self.rules,
+            "new": self.new,
+            "games": self.list_games,
+            "state": self.state,
+            "legal": self.legal,
+            "targets": self.targets,
+            "play": self.play,
+            "bot": self.bot,
+            "scores": self.scores,
+            "board": self.board,
+            "save": self.save,
+            "load": self.load,
+            "close": self.close,
+        }
+
+    # -- framing -------------------------------------------------------------------------
+    def handle_line(self, line: str | bytes) -> str | None:
+        """One line in, one line out (None for a blank line, which is ignored)."""
+        if len(line) > MAX_LINE:
+            return _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return _dump(_error(None, bad("the line is not UTF-8 text")))
+        if not line.strip():
+            return None
+        try:
+            request = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as e:
+            return _dump(_error(None, bad(f"the line is not JSON ({e})")))
+        return _dump(self.handle(request))
+
+    def handle(self, request: Any) -> Json:
+        """Answer one request (a parsed JSON value); never raises."""
+        rid = request.get("id") if isinstance(request, dict) else None
+        if not (rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))):
+            rid = None
+        try:
+            if not isinstance(request, dict):
+                raise bad('a request is a JSON object such as {"cmd": "hello"}')
+            cmd = request.get("cmd")
+            if not isinstance(cmd, str) or cmd not in self.methods:
+                raise bad(f"unknown cmd {cmd!r} (one of {', '.join(self.methods)})")
+            _check(request, validator(f"{cmd}_request"))
+            return {"id": rid, "ok": True, "result": self.methods[cmd](request)}
+        except RequestError as e:
+            return _error(rid, e)
+        except IllegalMove as e:
+            move = e.move.to_json() if isinstance(e.move, Move) else e.move
+            return _error(
+                rid, RequestError("illegal_move", f"illegal move: {e.reason}", reason=e.reason, rule=e.rule, move=move)
+            )
+        except SetupError as e:
+            return _error(rid, RequestError("setup", str(e)))
+        except RuleError as e:
+            first = e.diagnostics[0].render(with_source=False)
+            more = f" (and {len(e.diagnostics) - 1} more)" if len(e.diagnostics) > 1 else ""
+            return _error(
+                rid,
+                RequestError(
+                    "rules",
+                    f"the rule set does not load: {first}{more}",
+                    diagnostics=[d.to_json() for d in e.diagnostics],
+                ),
+            )
+        except KbdslError as e:
+            return _error(rid, bad(str(e)))
+        except Exception as e:  # an engine bug must not kill the connection; the state is untouched (clones)
+            return _error(rid, RequestError("internal", f"internal error: {type(e).__name__}: {e}"))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _rules(self, ref: str) -> RuleSet:
+        """A shipped rule set by name (loaded once), else a rule folder path if paths are allowed."""
+        if ref in shipped():
+            if ref not in self._shipped:
+                self._shipped[ref] = load(rules_path(ref))
+            return self._shipped[ref]
+        if not self.allow_paths:
+            raise bad(f"unknown rule set {ref!r} (this server loads only shipped ones: {', '.join(shipped())})")
+        try:
+            return load(ref)
+        except (OSError, ValueError) as e:
+            raise bad(f"cannot read rule folder {ref!r}: {e}") from None
+
+    def _state(self, req: Json) -> State:
+        try:
+            return self.games[req["game"]]
+        except KeyError:
+            open_ = ", ".join(self.games) or "none"
+            raise RequestError("unknown_game", f"no open game {req['game']!r} (open: {open_})") from None
+
+    def _open(self, state: State) -> str:
+        if len(self.games) >= MAX_GAMES:
+            raise bad(f"{MAX_GAMES} games are open; close one first")
+        self._opened += 1
+        gid = f"g{self._opened}"
+        self.games[gid] = state
+        return gid
+
+    def _view(self, state: State, req: Json) -> Json:
+        """The view of the seat named by "player" ("current": the player to move), else the public view."""
+        who = req.get("player")
+        if who == "current":
+            who = state.current
+        if who is None:
+            data = state.view(0)
+            data["hand"] = [None] * state.players
+            data["viewer"] = None
+            return data
+        if not 0 <= who < state.players:
+            raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
+        return state.view(who)
+
+    # -- methods -------------------------------------------------------------------------
+    def hello(self, req: Json) -> Json:
+        if req.get("protocol", PROTOCOL) != PROTOCOL:
+            raise bad(f"this server speaks protocol {PROTOCOL}, not {req['protocol']}", protocol=PROTOCOL)
+        return {
+            "protocol": PROTOCOL,
+            "kbdsl": version(),
+            "rules": list(shipped()),
+            "folders": self.allow_paths,
+            "bots": list(BOTS),
+            "methods": list(self.methods),
+            "errors": list(ERRORS),
+        }
+
+    def rules(self, req: Json) -> Json:
+        if "game" in req:
+            return describe(self._state(req).game.rules)
+        return describe(self._rules(req.get("rules", "base")))
+
+    def new(self, req: Json) -> Json:
+        rules = self._rules(req.get("rules", "base"))
+        sections = req.get("sections")
+        if isinstance(sections, list):  # name the board: Game.new ignores a plain list when a preset is given
+            sections = {rules.primary_board.name: sections}
+        game = Game.new(
+            rules, req["players"], sections, req.get("cards"), req.get("seed", 0), req.get("options"), req.get("preset")
+        )
+        state = game.new_state()
+        view = self._view(state, req)
+        return {"game": self._open(state), "state": view}
+
+    def list_games(self, req: Json) -> Json:
+        return {
+            "games": [
+                {"game": gid, "rules": s.game.rules.ref, "players": s.players, "turn": s.turn, "over": s.over}
+                for gid, s in self.games.items()
+            ]
+        }
+
+    def state(self, req: Json) -> Json:
+        return {"game": req["game"], "state": self._view(self._state(req), req)}
+
+    def legal(self, req: Json) -> Json:
+        moves = self._state(req).legal_moves()
+        action = req.get("action")
+        return {"game": req["game"], "moves": [m.to_json() for m in moves if action is None or m.do == action]}
+
+    def targets(self, req: Json) -> Json:
+        state = self._state(req)
+        g, action = state.game, req["action"]
+        if action not in g.kind_index or action == "end":
+            raise bad(f"unknown action {action!r} (build or a tile: {', '.join(g.tile_names)})")
+        frm = req.get("from")
+        if frm is not None:
+            try:
+                frm = g.board.hex(frm)
+            except SetupError as e:
+                raise bad(str(e)) from None
+        out: Json = {"game": req["game"], "action": action}
+        if action != "build" and g.rules.actions[action].kind == "move":
+            out["sources"] = state.sources(action)
+        if frm is not None:
+            out["from"] = frm
+        out["targets"] = state.targets(action, frm)
+        return out
+
+    def play(self, req: Json) -> Json:
+        state = self._state(req)
+        trial = state.clone()  # atomic even if the engine failed half-way
+        trial.play(req["move"])
+        self.games[req["game"]] = trial
+        return {
+            "game": req["game"],
+            "played": [{"player": state.current, "move": trial.game.decode(trial.log[-1]).to_json()}],
+            "state": self._view(trial, req),
+        }
+
+    def bot(self, req: Json) -> Json:
+        state = self._state(req)
+        name, until = req.get("bot", "random"), req.get("until", "move")
+        if name not in BOTS:
+            raise bad(f"unknown bot {name!r} (one of {', '.join(BOTS)})")
+        if state.over:
+            raise RequestError("illegal_move", "illegal move: the game is over", reason="the game is over", rule="")
+        seed = req.get("seed", state.game.setup.seed)
+        trial = state.clone()
+        played = []
+        while not trial.over and len(played) < MAX_BOT_MOVES:
+            p = trial.current
+            # Seeded from the position, not from earlier requests: same position, same bot, same move.
+            code = make_bot(name, f"{seed}:{p}:{len(trial.log)}").choose(trial)
+            trial.apply_action(code)
+            move = trial.game.decode(code)
+            played.append({"player": p, "move": move.to_json()})
+            if until == "move" or (until == "turn" and move.do == "end"):
+                break
+        self.games[req["game"]] = trial
+        return {"game": req["game"], "played": played, "state": self._view(trial, req)}
+
+    def scores(self, req: Json) -> Json:
+        state = self._state(req)
+        leaders = state.winners()
+        return {
+            "game": req["game"],
+            "scores": state.scores(),
+            "leaders": leaders,
+            "over": state.over,
+            "winners": leaders if state.over else None,
+        }
+
+    def board(self, req: Json) -> Json:
+        return {"game": req["game"], **board(self._state(req))}
+
+    def save(self, req: Json) -> Json:
+        return {"game": req["game"], "save": self._state(req).to_json()}
+
+    def load(self, req: Json) -> Json:
+        """Rebuild a game by replaying the save's log from its setup, then check the saved fields agree.
+
+        Replaying (rather than trusting State.from_json) means a save from a client can only
+        ever give a position that real play reaches; rules, setup and log are enough."""
+        data = req["save"]
+        if "viewer" in data:
+            raise bad("this is a player's view, not a save (a 'save' request gives one)")
+        _check(data, _save_validator())
+        rules = self._rules(data["rules"])
+        game = Game(rules, Setup.from_json(data["setup"], rules))
+        state = game.new_state()
+        for i, move in enumerate(data["log"], 1):
+            try:
+                state.play(move)
+            except IllegalMove as e:
+                raise bad(f"move {i} of the save's log ({e.move}) is illegal: {e.reason}") from None
+        actual = json.loads(json.dumps(state.to_json()))
+        differ = sorted(k for k, v in data.items() if k not in ("rules", "setup") and actual.get(k) != v)
+        if differ:
+            raise bad(f"replaying the save's log does not reach the saved state (differs in {', '.join(differ)})")
+        view = self._view(state, req)
+        return {"game": self._open(state), "state": view}
+
+    def close(self, req: Json) -> Json:
+        self._state(req)
+        del self.games[req["game"]]
+        return {"game": req["game"], "closed": True}
+
+
+def _error(rid: Any, e: RequestError) -> Json:
+    return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
+
+
+def _dump(response: Json) -> str:
+    return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def serve(inp: BinaryIO, out: TextIO, server: Server | None = None) -> int:
+    """Answer requests line by line until end of input; a bad line gets an error and the loop goes on."""
+    server = server or Server()
+    while True:
+        raw = inp.readline(MAX_LINE + 1)
+        if not raw:
+            return 0
+        if len(raw) > MAX_LINE:  # skip the rest of an over-long line
+            while raw and not raw.endswith(b"\n"):
+                raw = inp.readline(MAX_LINE + 1)
+            reply = _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
+        else:
+            reply = server.handle_line(raw)
+        if reply is not None:
+            out.write(reply + "\n")
+            out.flush()
