@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
+from kbdsl.errors import KbdslError
 from kbdsl.game import State
 
 
@@ -23,7 +24,10 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: State) -> int:
-        return self.rng.choice(state.legal_actions())
+        actions = state.legal_actions()
+        if not actions:
+            raise KbdslError("the game is over: there is no move to choose")
+        return self.rng.choice(actions)
 
 
 class GreedyBot:
@@ -35,6 +39,8 @@ class GreedyBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: State) -> int:
+        if state.over:
+            raise KbdslError("the game is over: there is no move to choose")
         me = state.current
         best, best_value = [], None
         for code in state.legal_actions():

@@ -95,16 +95,16 @@ class Game:
     ) -> Game:
         """Make a game; sections and cards not given are drawn from the seed (or taken from a preset)."""
         rng = random.Random(f"{seed}:setup")
+        if sections is not None and not isinstance(sections, Mapping):
+            sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
         if preset is not None:
             if preset not in rules.presets:
                 raise SetupError(f"unknown preset {preset!r} (the rule set has {', '.join(rules.presets) or 'none'})")
             p = rules.presets[preset]
-            sections = dict(p.get("sections", {})) | (dict(sections) if isinstance(sections, Mapping) else {})
+            sections = dict(p.get("sections", {})) | dict(sections or {})
             cards = cards if cards is not None else p.get("cards")
         spec: dict[str, list[str]] = {}
-        given = (
-            sections if isinstance(sections, Mapping) else ({rules.primary_board.name: sections} if sections else {})
-        )
+        given = sections or {}
         for b in rules.boards:
             if b.name in given:
                 spec[b.name] = list(given[b.name])

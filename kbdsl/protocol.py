@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from functools import cache
-from importlib import metadata
 from typing import Any, BinaryIO, TextIO
 
 import jsonschema
 
+from kbdsl import __version__
 from kbdsl.bots import BOTS, make_bot
 from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
@@ -73,11 +73,6 @@ def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
 
 
 # -- what the server knows without a game ------------------------------------------------------
-def version() -> str:
-    try:
-        return metadata.version("kbdsl")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 @cache
@@ -97,6 +92,7 @@ def describe(rules: RuleSet) -> Json:
     return {
         "name": rules.name,
         "title": rules.title,
+        "text": rules.text,
         "ref": rules.ref,
         "players": {"min": rules.players[0], "max": rules.players[1]},
         "settlements": rules.settlements,
@@ -334,10 +330,7 @@ class Server:
         if who == "current":
             who = state.current
         if who is None:
-            data = state.view(0)
-            data["hand"] = [None] * state.players
-            data["viewer"] = None
-            return data
+            return state.view(None)
         if not 0 <= who < state.players:
             raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
         return state.view(who)
@@ -348,7 +341,7 @@ class Server:
             raise bad(f"this server speaks protocol {PROTOCOL}, not {req['protocol']}", protocol=PROTOCOL)
         return {
             "protocol": PROTOCOL,
-            "kbdsl": version(),
+            "kbdsl": __version__,
             "rules": list(shipped()),
             "folders": self.allow_paths,
             "bots": list(BOTS),
@@ -363,11 +356,14 @@ class Server:
 
     def new(self, req: Json) -> Json:
         rules = self._rules(req.get("rules", "base"))
-        sections = req.get("sections")
-        if isinstance(sections, list):  # name the board: Game.new ignores a plain list when a preset is given
-            sections = {rules.primary_board.name: sections}
         game = Game.new(
-            rules, req["players"], sections, req.get("cards"), req.get("seed", 0), req.get("options"), req.get("preset")
+            rules,
+            req["players"],
+            req.get("sections"),
+            req.get("cards"),
+            req.get("seed", 0),
+            req.get("options"),
+            req.get("preset"),
         )
         state = game.new_state()
         view = self._view(state, req)

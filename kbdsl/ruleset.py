@@ -74,6 +74,7 @@ class RuleSet:
 
     name: str
     title: str
+    text: str
     root: Path
     players: tuple[int, int]
     settlements: int
@@ -311,6 +312,7 @@ class _Loader:
         return RuleSet(
             name=m["name"],
             title=m.get("title", m["name"]),
+            text=m.get("text", ""),
             root=path.parent,
             players=players,
             settlements=m.get("settlements", 40),

@@ -231,6 +231,7 @@ class State:
 
     def targets(self, action: str, frm: str | None = None) -> list[str]:
         """Hexes the current player may choose for `action` ('build' or a tile) right now."""
+        self._known_action(action)
         moves = [m for m in self.legal_moves() if m.do == action and m.discard is None]
         if frm is not None:
             frm = self.game.board.hex(frm)
@@ -239,8 +240,13 @@ class State:
 
     def sources(self, action: str) -> list[str]:
         """Settlements the current player may move with tile `action` right now."""
+        self._known_action(action)
         moves = [m for m in self.legal_moves() if m.do == action]
         return sorted({m.frm for m in moves}, key=self.game.tables.index.get)
+
+    def _known_action(self, action: str) -> None:
+        if action not in self.game.kind_index or action == "end":
+            raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
 
     # -- playing -----------------------------------------------------------------
     def play(self, move: Move | dict | str) -> None:
@@ -481,8 +487,8 @@ class State:
             "log": [g.decode(c).to_json() for c in self.log],
         }
 
-    def view(self, player: int) -> dict[str, Any]:
-        """What `player` may see: other players' hand cards and the deck order are hidden."""
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
         data = self.to_json()
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
         data["deck"] = len(self.deck)
