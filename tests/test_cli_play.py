@@ -316,3 +316,14 @@ def test_front_end_names_no_content():
     for f in ("kbdsl/render.py", "kbdsl/cli/play.py"):
         src = (ROOT / f).read_text().lower()
         assert not [n for n in names if re.search(rf"\b{re.escape(n)}\b", src)], f
+
+
+def test_board_option_picks_a_detached_board_side(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", NoInput())
+    args = ["play", "--rules", "island", "--bots", "random,random", "--seed", "3", "--no-color"]
+    for side in ("island-rope-bridge", "island-tree-house"):
+        code, out, _ = run(capsys, [*args, "--sections", "tavern,paddock,oasis,farm", "--board", f"island={side}"])
+        assert code == 0
+        assert f"Sections: main tavern paddock oasis farm; island {side}" in out
+    code, _, err = run(capsys, [*args, "--board", "island"])
+    assert code == 2 and "write NAME=SECTION" in err

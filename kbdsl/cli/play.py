@@ -50,6 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
     p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
+    p.add_argument(
+        "--board",
+        action="append",
+        default=[],
+        metavar="NAME=SECTIONS",
+        help="sections of another board (e.g. a detached one), repeatable; default: drawn from the seed",
+    )
     p.add_argument("--cards", help="Kingdom Builder cards, e.g. x,y,z (default: drawn from the seed)")
     p.add_argument("--preset", help="a preset set-up the rule set declares")
     p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
@@ -77,6 +84,21 @@ def _add_output_flags(p: argparse.ArgumentParser, quiet_help: str) -> None:
 # -- setup ----------------------------------------------------------------------------------
 def _split(text: str | None) -> list[str] | None:
     return [w.strip() for w in text.split(",") if w.strip()] if text else None
+
+
+def parse_boards(primary: str | None, others: Sequence[str]) -> list[str] | dict[str, list[str]] | None:
+    """`--sections a,b,c,d` (the primary board) plus `--board NAME=x,y` for other boards."""
+    if not others:
+        return _split(primary)
+    out: dict[str, list[str]] = {}
+    for item in others:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not _split(value):
+            raise KbdslError(f"--board {item!r}: write NAME=SECTION[,SECTION...]")
+        out[name.strip()] = _split(value) or []
+    if primary:
+        out[""] = _split(primary) or []  # resolved to the primary board's name by cmd_play
+    return out
 
 
 def parse_seats(players: int | None, bots: str | None) -> list[str]:
@@ -323,9 +345,10 @@ def winners_line(state: State) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     seats = parse_seats(args.players, args.bots)
     rules = load(args.rules)
-    game = Game.new(
-        rules, len(seats), _split(args.sections), _split(args.cards), args.seed, parse_options(args.option), args.preset
-    )
+    sections = parse_boards(args.sections, args.board)
+    if isinstance(sections, dict) and "" in sections:
+        sections[rules.primary_board.name] = sections.pop("")
+    game = Game.new(rules, len(seats), sections, _split(args.cards), args.seed, parse_options(args.option), args.preset)
     bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
     session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
     complete = session.run()
