@@ -102,15 +102,17 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
             q, r = offset_to_axial(row, col)
             attrs.update(q=q, r=r)
             axial[(q, r)] = (row, col)
-        for (row, col), attrs in cells.items():
+        for attrs in cells.values():
             inside = sum((attrs["q"] + dq, attrs["r"] + dr) in axial for dq, dr in DIRECTIONS)
             attrs["edge"] = edge and inside < 6
-            g.add_node(hex_name(spec.name, row, col, primary), **attrs)
-        for (q, r), (row, col) in axial.items():
-            for dq, dr in DIRECTIONS[:3]:
-                other = axial.get((q + dq, r + dr))
-                if other:
-                    g.add_edge(hex_name(spec.name, row, col, primary), hex_name(spec.name, *other, primary))
+        name = {rc: hex_name(spec.name, *rc, primary) for rc in cells}
+        g.add_nodes_from((name[rc], attrs) for rc, attrs in cells.items())
+        g.add_edges_from(
+            (name[rc], name[other])
+            for (q, r), rc in axial.items()
+            for dq, dr in DIRECTIONS[:3]
+            if (other := axial.get((q + dq, r + dr)))
+        )
     return g
 
 
@@ -159,28 +161,29 @@ class Tables:
     @classmethod
     def from_graph(cls, g: nx.Graph) -> Tables:
         primary = g.graph.get("primary")
+        attrs = dict(g.nodes(data=True))
         ids = sorted(
-            g.nodes,
-            key=lambda n: (g.nodes[n]["board"] != primary, g.nodes[n]["board"], g.nodes[n]["row"], g.nodes[n]["col"]),
+            attrs, key=lambda n: (attrs[n]["board"] != primary, attrs[n]["board"], attrs[n]["row"], attrs[n]["col"])
         )
         index = {name: i for i, name in enumerate(ids)}
-        nbr = [sorted(index[m] for m in g.neighbors(name)) for name in ids]
+        adj = g.adj
+        nbr = [sorted(index[m] for m in adj[name]) for name in ids]
         nbr_mask = [sum(1 << j for j in ns) for ns in nbr]
         # Straight lines follow the graph's own edges: direction d of an edge is its axial difference.
         steps = [[-1] * len(ids) for _ in DIRECTIONS]
         direction = {step: d for d, step in enumerate(DIRECTIONS)}
-        for name in ids:
-            a = g.nodes[name]
-            for other in g.neighbors(name):
-                b = g.nodes[other]
+        for i, name in enumerate(ids):
+            a = attrs[name]
+            for other in adj[name]:
+                b = attrs[other]
                 d = direction.get((b["q"] - a["q"], b["r"] - a["r"]))
                 if d is not None:
-                    steps[d][index[name]] = index[other]
+                    steps[d][i] = index[other]
 
         def group(attr: str) -> tuple[list[str], list[int]]:
             out: dict[str, int] = {}
             for i, name in enumerate(ids):
-                key = g.nodes[name][attr]
+                key = attrs[name][attr]
                 if key is not None:
                     out[key] = out.get(key, 0) | 1 << i
             return list(out), list(out.values())
@@ -189,15 +192,16 @@ class Tables:
         locations: dict[str, int] = {}
         flags = {"buildable": 0, "edge": 0, "location": 0, "special": 0}
         for i, name in enumerate(ids):
-            a = g.nodes[name]
+            a = attrs[name]
+            bit = 1 << i
             if a["terrain"]:
-                terrain[a["terrain"]] = terrain.get(a["terrain"], 0) | 1 << i
+                terrain[a["terrain"]] = terrain.get(a["terrain"], 0) | bit
             if a["location"]:
-                locations[a["location"]] = locations.get(a["location"], 0) | 1 << i
-                flags["location"] |= 1 << i
+                locations[a["location"]] = locations.get(a["location"], 0) | bit
+                flags["location"] |= bit
             for f in ("buildable", "edge", "special"):
                 if a[f]:
-                    flags[f] |= 1 << i
+                    flags[f] |= bit
         line_ids, lines = group("line")
         sector_ids, sectors = group("sector")
         return cls(
@@ -208,7 +212,7 @@ class Tables:
             steps,
             terrain,
             locations,
-            [g.nodes[n]["location"] for n in ids],
+            [attrs[n]["location"] for n in ids],
             flags["buildable"],
             flags["edge"],
             flags["location"],
