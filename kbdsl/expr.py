@@ -31,6 +31,7 @@ HEX_WORDS = {
     "location": "location hexes (of any tile)",
     "special": "hexes with a special kind: location hexes and hexes whose terrain is marked special",
     "all": "every hex",
+    "origin": "in the target of a move: the hex the moved settlement stands on before it is lifted",
 }
 #: Functions, their argument shapes and meaning.
 FUNCTIONS = {
@@ -216,6 +217,10 @@ class Compiler:
             return Compiled(HEX, lambda c: c.t.all & ~c.occ)
         if name == "other":
             return Compiled(HEX, lambda c: c.occ & ~c.own[c.p])
+        if name == "origin":
+            if not move:
+                return self._err(node.pos, "'origin' only makes sense in the target of a move")
+            return Compiled(HEX, lambda c: 1 << c.origin if c.origin >= 0 else 0)
         if name in ("buildable", "edge", "location", "special", "all"):
             return Compiled(HEX, lambda c, a=name: getattr(c.t, a), True)
         if name in DOMAINS:

@@ -1,5 +1,6 @@
 """General primitives that no base content uses yet: several-settlement tiles, rule checks,
 saved games, simulation. Each rule folder here is written on the fly, as a rule author would."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,14 @@ from kbdsl.ruleset import load
 from kbdsl.saves import replay_save, save
 from kbdsl.simulate import Plan, simulate
 
-GRASS_SECTION = "section meadow \"Meadow\" {\n  grid:\n" + "".join(
-    f"    | {' ' if r % 2 else ''}" + " ".join("x" if (r, c) == (2, 2) else "G" for c in range(10)) + "\n"
-    for r in range(10)) + "}\n"
+GRASS_SECTION = (
+    'section meadow "Meadow" {\n  grid:\n'
+    + "".join(
+        f"    | {' ' if r % 2 else ''}" + " ".join("x" if (r, c) == (2, 2) else "G" for c in range(10)) + "\n"
+        for r in range(10)
+    )
+    + "}\n"
+)
 
 
 def folder(tmp_path: Path, kb: str, manifest: str = "") -> Path:
@@ -29,8 +35,13 @@ def folder(tmp_path: Path, kb: str, manifest: str = "") -> Path:
 
 
 def test_a_tile_that_builds_two_settlements_finishes_first(tmp_path):
-    rules = load(folder(tmp_path, 'tile double "Double" { letter: x  supply: 2\n'
-                                  '  action: build 2 on terrain(grass) adjacent-if-possible }\n' + GRASS_SECTION))
+    rules = load(
+        folder(
+            tmp_path,
+            'tile double "Double" { letter: x  supply: 2\n'
+            "  action: build 2 on terrain(grass) adjacent-if-possible }\n" + GRASS_SECTION,
+        )
+    )
     game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
     s = State.arrange(game, [["1,1"]], tiles=[[{"tile": "double", "at": "2,2"}]], hand=["desert", "desert"])
     s.play("double 1,2")
@@ -65,13 +76,18 @@ def test_grid_rows_may_end_in_a_comment(tmp_path):
 
 
 def test_a_definition_with_straight_serves_move_targets_only(tmp_path):
-    ok = load(folder(tmp_path, 'define hop = buildable & straight(3)\n'
-                               'tile hopper "Hopper" { letter: x supply: 2 action: move to hop }\n' + GRASS_SECTION))
+    ok = load(
+        folder(
+            tmp_path,
+            "define hop = buildable & straight(3)\n"
+            'tile hopper "Hopper" { letter: x supply: 2 action: move to hop }\n' + GRASS_SECTION,
+        )
+    )
     assert "hopper" in ok.tiles
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "game.yaml").write_text("name: bad\nextends: base\nfiles: ['*.kb']\n")
-    (bad / "c.kb").write_text('define hop = buildable & straight(3)\ncard hops { score: 1 per hex where hop }\n')
+    (bad / "c.kb").write_text("define hop = buildable & straight(3)\ncard hops { score: 1 per hex where hop }\n")
     with pytest.raises(RuleError) as err:
         load(bad)
     assert any("straight() only makes sense in the target of a move" in d.message for d in err.value.diagnostics)
@@ -102,8 +118,12 @@ def test_simulation_is_the_same_whatever_the_number_of_processes():
 
 
 def test_simulate_command_prints_a_summary(capsys):
-    assert main(["simulate", "--games", "4", "--players", "3", "--bots", "random,greedy", "--seed", "2",
-                 "--format", "json"]) == 0
+    assert (
+        main(
+            ["simulate", "--games", "4", "--players", "3", "--bots", "random,greedy", "--seed", "2", "--format", "json"]
+        )
+        == 0
+    )
     report = json.loads(capsys.readouterr().out)
     assert report["games"] == 4 and len(report["win_rate_by_seat"]) == 3
     assert main(["simulate", "--games", "1", "--bots", "nobody"]) == 2
@@ -116,12 +136,14 @@ def test_a_game_nobody_can_finish_ends_after_a_round_without_a_new_settlement(tm
     root.mkdir()
     (root / "game.yaml").write_text(
         "name: tiny\nfiles: ['*.kb']\nplayers: {min: 2, max: 2}\nsettlements: 40\ncards_in_play: 1\n"
-        "deck: {grass: 3}\nboards:\n  - {name: main, grid: [1, 1]}\n")
+        "deck: {grass: 3}\nboards:\n  - {name: main, grid: [1, 1]}\n"
+    )
     (root / "tiny.kb").write_text(
         'terrain grass "Grass" { letter: G  buildable }\n'
         "turn { mandatory: build 3 on terrain(card) adjacent-if-possible }\n"
         "card lone { score: 1 per area }\n"
-        'section patch "Patch" { grid:\n  | G G G\n  |  G G G\n}\n')
+        'section patch "Patch" { grid:\n  | G G G\n  |  G G G\n}\n'
+    )
     game = Game.new(load(root), players=2, seed=1)
     state = game.new_state()
     moves = 0
@@ -141,3 +163,24 @@ def test_perft_command_divides_by_first_move(capsys):
     per_move = dict(line.rsplit(": ", 1) for line in lines[:-1])
     assert len(per_move) == 55 and sum(map(int, per_move.values())) == 130
     assert main(["perft", str(path), "--depth", "9"]) == 2
+
+
+def test_origin_names_the_moved_settlements_hex(tmp_path):
+    rules = load(
+        folder(
+            tmp_path,
+            'tile hop "Hop" { letter: x  supply: 2\n'
+            "  action: move to buildable & within(2, origin) }\n" + GRASS_SECTION,
+        )
+    )
+    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
+    s = State.arrange(game, [["5,5"]], tiles=[[{"tile": "hop", "at": "2,2"}]], hand=["desert", "desert"])
+    # all-grass section: every hex at distance 1 or 2 of 5,5 (6 + 12), the settlement itself excluded
+    assert len(s.targets("hop", "5,5")) == 18
+    assert "5,7" in s.targets("hop", "5,5") and "5,8" not in s.targets("hop", "5,5")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "game.yaml").write_text("name: bad\nextends: base\nfiles: ['*.kb']\n")
+    (bad / "c.kb").write_text("card near { score: 1 per hex where origin }\n")
+    with pytest.raises(RuleError, match="'origin' only makes sense in the target of a move"):
+        load(bad)
