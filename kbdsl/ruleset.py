@@ -219,12 +219,24 @@ class _Loader:
 
     # -- cross-checks --------------------------------------------------------
     def _unique(self, decls, kind: str) -> dict[str, Any]:
+        """Declarations by name; a later `override` replaces an earlier one (parents load first)."""
         out: dict[str, Any] = {}
         for d in decls:
-            if d.name in out:
-                self.err(d.pos, f"duplicate {kind} {d.name!r} (first declared at {out[d.name].pos})", "E102")
-            else:
-                out[d.name] = d
+            if d.name in out and d.override:
+                del out[d.name]  # re-inserted below, at the end, in the overriding file's place
+            elif d.name in out:
+                first = out[d.name].pos
+                self.err(
+                    d.pos,
+                    f"duplicate {kind} {d.name!r} (first declared at {first}; write `override` to replace it)",
+                    "E102",
+                )
+                continue
+            elif d.override:
+                self.err(
+                    d.pos, f"override {kind} {d.name!r}: there is no earlier {kind} of that name to replace", "E108"
+                )
+            out[d.name] = d
         return out
 
     def _build(self, path: Path, m: dict, boards_raw: dict, where: dict, decls: list) -> RuleSet:
@@ -233,7 +245,14 @@ class _Loader:
         all_cards = self._unique([d for d in decls if isinstance(d, ast.Card)], "card or scoring")
         sections = self._unique([d for d in decls if isinstance(d, ast.Section)], "section")
         defines = self._unique([d for d in decls if isinstance(d, ast.Define)], "definition")
-        turns = [d for d in decls if isinstance(d, ast.Turn)]
+        turn: ast.Turn | None = None
+        for t in (d for d in decls if isinstance(d, ast.Turn)):
+            if turn is not None and not t.override:
+                self.err(t.pos, f"a rule set has one turn block (first at {turn.pos}; write `override turn`)", "E102")
+                continue
+            if turn is None and t.override:
+                self.err(t.pos, "override turn: there is no earlier turn block to replace", "E108")
+            turn = t
         reserved = set(terrains) & set(tiles)
         for name in sorted(reserved):
             self.err(tiles[name].pos, f"tile {name!r} has the name of a terrain", "E102")
@@ -282,15 +301,13 @@ class _Loader:
         vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
         comp = Compiler(vocab)
         actions = {t.name: self._action(comp, t.action) for t in tiles.values() if t.action}
-        if len(turns) > 1:
-            self.err(turns[1].pos, f"a rule set has one turn block (first at {turns[0].pos})", "E102")
-        mandatory = tuple(self._action(comp, a) for a in (turns[0].mandatory if turns else ()))
+        mandatory = tuple(self._action(comp, a) for a in (turn.mandatory if turn else ()))
         for extra in mandatory[1:]:
             self.err(extra.decl.pos, "a turn has one mandatory action (write it as one `build N on ...`)", "E107")
         for a in mandatory:
             if a.kind != "build":
                 self.err(a.decl.pos, "the mandatory action builds settlements (`build N on ...`)", "E107")
-        if not turns:
+        if turn is None:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
         scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)

@@ -184,3 +184,23 @@ def test_origin_names_the_moved_settlements_hex(tmp_path):
     (bad / "c.kb").write_text("card near { score: 1 per hex where origin }\n")
     with pytest.raises(RuleError, match="'origin' only makes sense in the target of a move"):
         load(bad)
+
+
+def test_override_replaces_a_parent_declaration(tmp_path):
+    root = folder(
+        tmp_path,
+        'override card workers "Workers" { score: 2 per settlement where next-to(site) }\n'
+        "override turn { mandatory: build 2 on terrain(card) adjacent-if-possible }\n",
+    )
+    rules = load(root)
+    assert rules.cards["workers"].override and rules.mandatory[0].count == 2
+    game = Game.new(rules, players=2, preset="first-game", cards=["workers"])
+    s = State.arrange(game, [["3,4"]])  # grass next to the Tavern section's castle at 3,3
+    base = Game.new(load("base"), players=2, preset="first-game", cards=["workers"])
+    assert State.arrange(base, [["3,4"]]).scores()[0]["workers"] == 1
+    assert s.scores()[0]["workers"] == 2
+    (root / "content.kb").write_text('override card nobody "Nobody" { score: 1 per area }\n')
+    with pytest.raises(RuleError) as err:
+        load(root)
+    assert [d.code for d in err.value.diagnostics] == ["E108"]
+    assert "there is no earlier card or scoring of that name to replace" in err.value.diagnostics[0].message

@@ -157,7 +157,7 @@ def test_duplicate_ids(mini, file, extra, kind, name, first_file, first_needle):
     d = only(mini.error(), "E102")
     assert where(d) == (mini.file(file), *locate(text, name))
     first = "{}:{}:{}".format(*mini.diag_at(first_file, first_needle))
-    assert d.message == f"duplicate {kind} {name!r} (first declared at {first})"
+    assert d.message == f"duplicate {kind} {name!r} (first declared at {first}; write `override` to replace it)"
 
 
 def test_duplicate_id_within_one_file(mini):
@@ -187,7 +187,7 @@ def test_two_turn_blocks(mini):
     d = only(mini.error(), "E102")
     assert where(d) == (mini.file("zz.kb"), 1, 1)
     first = "{}:{}:{}".format(*mini.diag_at("rules.kb", "turn"))
-    assert d.message == f"a rule set has one turn block (first at {first})"
+    assert d.message == f"a rule set has one turn block (first at {first}; write `override turn`)"
     assert text
 
 

@@ -100,7 +100,14 @@ class Action(Node):
 
 # ---- declarations ----------------------------------------------------------
 @dataclass(frozen=True)
-class Terrain(Node):
+class Declaration(Node):
+    """A top-level declaration; `override` replaces a parent rule set's one of the same name."""
+
+    override: bool = field(default=False, compare=False, kw_only=True)
+
+
+@dataclass(frozen=True)
+class Terrain(Declaration):
     name: str
     title: str
     letter: str | None
@@ -110,7 +117,7 @@ class Terrain(Node):
 
 
 @dataclass(frozen=True)
-class Tile(Node):
+class Tile(Declaration):
     name: str
     title: str
     letter: str | None
@@ -120,7 +127,7 @@ class Tile(Node):
 
 
 @dataclass(frozen=True)
-class Card(Node):
+class Card(Declaration):
     """A scoring rule: a Kingdom Builder card (`card`) or one that always applies (`scoring`)."""
 
     name: str
@@ -136,7 +143,7 @@ class GridCell(Node):
 
 
 @dataclass(frozen=True)
-class Section(Node):
+class Section(Declaration):
     name: str
     title: str
     rows: tuple[tuple[GridCell, ...], ...]
@@ -145,13 +152,13 @@ class Section(Node):
 
 
 @dataclass(frozen=True)
-class Define(Node):
+class Define(Declaration):
     name: str
     expr: Expr
 
 
 @dataclass(frozen=True)
-class Turn(Node):
+class Turn(Declaration):
     mandatory: tuple[Action, ...]
 
 

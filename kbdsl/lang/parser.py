@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 from importlib.resources import files
 
@@ -200,6 +201,9 @@ class _Build(Transformer):
         name, title, props, texts = self._props(items)
         rows = self._one(props, "grid", ())
         return ast.Section(name, title, rows, self._one(props, "board"), texts, pos=self._pos(items[0]))
+
+    def override(self, meta, items):
+        return dataclasses.replace(items[0], override=True)
 
     def define(self, meta, items):
         return ast.Define(str(items[0]), items[1], pos=self._pos(items[0]))
