@@ -42,6 +42,7 @@ FUNCTIONS = {
     "connected-by-own-to": "connected-by-own-to(S) hexes linked by a chain of own settlements to another hex of S",
     "line-end": "line-end(S, n) hexes just past the end of a straight line of n hexes of S",
     "straight": "straight(n) hexes exactly n steps in one of the 6 directions from the moved settlement",
+    "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
     "count": "count(S) number of hexes of S (inside the current line, sector or area)",
     "option": "option(name) true when the named rule option is on",
 }
@@ -319,6 +320,13 @@ class Compiler:
                 return self._err(node.pos, "straight() only makes sense in the target of a move")
             n = self._int_arg(node, 0) if self._arity(node, 1, 1) else 1
             return Compiled(HEX, lambda c: _straight(c.origin, n, c.t))
+        if name == "slide":
+            if not move:
+                return self._err(node.pos, "slide() only makes sense in the target of a move")
+            if not self._arity(node, 1, 1):
+                return Compiled(HEX, lambda c: 0, True)
+            f = self._expect(node.args[0], HEX, **kw).fn
+            return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "count":
             if not self._arity(node, 1, 1):
                 return Compiled(INT, lambda c: 0, True)
@@ -519,6 +527,20 @@ def _straight(origin: int, n: int, t) -> int:
                 break
         else:
             out |= 1 << j
+    return out
+
+
+def _slide(origin: int, through: int, t) -> int:
+    """For each direction, the farthest hex reached from origin stepping only onto hexes of `through`."""
+    if origin < 0:
+        return 0
+    out = 0
+    for step in t.steps:
+        j, last = step[origin], -1
+        while j >= 0 and (through >> j) & 1:
+            last, j = j, step[j]
+        if last >= 0:
+            out |= 1 << last
     return out
 
 

@@ -204,3 +204,20 @@ def test_override_replaces_a_parent_declaration(tmp_path):
         load(root)
     assert [d.code for d in err.value.diagnostics] == ["E108"]
     assert "there is no earlier card or scoring of that name to replace" in err.value.diagnostics[0].message
+
+
+def test_slide_stops_before_the_first_blocked_hex(tmp_path):
+    rules = load(
+        folder(
+            tmp_path,
+            'tile sled "Sled" { letter: x  supply: 2\n  action: move to slide(buildable & empty) }\n' + GRASS_SECTION,
+        )
+    )
+    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
+    # 5,5 slides east along row 5 until 5,8 (5,9 holds the other player's settlement), west to 5,0
+    # (the board's left edge); the location hex 2,2 blocks nothing on these lines.
+    s = State.arrange(game, [["5,5"], ["5,9"]], tiles=[[{"tile": "sled", "at": "2,2"}]], hand=["desert", "desert"])
+    targets = s.targets("sled", "5,5")
+    assert "5,8" in targets and "5,0" in targets
+    assert "5,6" not in targets and "5,7" not in targets  # only the last free hex of each direction
+    assert len(targets) == 6  # one per direction on an open grass section
