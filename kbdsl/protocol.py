@@ -407,11 +407,12 @@ class Server:
     def play(self, req: Json) -> Json:
         state = self._state(req)
         trial = state.clone()  # atomic even if the engine failed half-way
-        trial.play(req["move"])
+        events = trial.play(req["move"])
         self.games[req["game"]] = trial
+        move = trial.game.decode(trial.log[-1]).to_json()
         return {
             "game": req["game"],
-            "played": [{"player": state.current, "move": trial.game.decode(trial.log[-1]).to_json()}],
+            "played": [{"player": state.current, "move": move, "events": events}],
             "state": self._view(trial, req),
         }
 
@@ -429,9 +430,8 @@ class Server:
             p = trial.current
             # Seeded from the position, not from earlier requests: same position, same bot, same move.
             code = make_bot(name, f"{seed}:{p}:{len(trial.log)}").choose(trial)
-            trial.apply_action(code)
             move = trial.game.decode(code)
-            played.append({"player": p, "move": move.to_json()})
+            played.append({"player": p, "move": move.to_json(), "events": trial.play(move)})
             if until == "move" or (until == "turn" and move.do == "end"):
                 break
         self.games[req["game"]] = trial

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbdsl.bitset import bit_list, dilate
 from kbdsl.errors import IllegalMove, SetupError
+from kbdsl.events import Event, changes, snapshot
 from kbdsl.explain import why_illegal
 from kbdsl.expr import Ctx
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
@@ -249,8 +250,9 @@ class State:
             raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
 
     # -- playing -----------------------------------------------------------------
-    def play(self, move: Move | dict | str) -> None:
-        """Play a move; an illegal one raises IllegalMove and changes nothing."""
+    def play(self, move: Move | dict | str) -> list[Event]:
+        """Play a move and return what it changed (kbdsl.events); an illegal one raises
+        IllegalMove and changes nothing."""
         if isinstance(move, dict):
             try:
                 move = Move.from_json(move)
@@ -271,7 +273,9 @@ class State:
                 code = plain  # discarding the lost tile itself is what happens anyway
         if code not in legal:
             raise IllegalMove(move, why_illegal(self, move, code))
+        before = snapshot(self)
         self.apply_action(code)
+        return changes(before, self)
 
     def _loses_status(self, move: Move, status: str) -> bool:
         """Whether `move` (a tile move) loses a tile of this status on its own."""

@@ -221,3 +221,37 @@ def test_slide_stops_before_the_first_blocked_hex(tmp_path):
     assert "5,8" in targets and "5,0" in targets
     assert "5,6" not in targets and "5,7" not in targets  # only the last free hex of each direction
     assert len(targets) == 6  # one per direction on an open grass section
+
+
+def test_play_reports_what_changed():
+    game = Game.new(load("base"), players=2, preset="first-game")
+    s = State.arrange(game, [["3,4"]], hand=["grass", "grass"], built=2, supply=[1, 40])
+    events = s.play("build 3,5")  # the last settlement of the supply ends the mandatory action
+    assert events[0] == {"event": "built", "player": 0, "hex": "3,5"}
+    assert {"event": "end_triggered", "player": 0} in events
+    events = s.play("end")
+    assert events[0] == {"event": "turn_ended", "player": 0}
+    assert events[-1] == {"event": "turn_started", "player": 1, "turn": 2}
+    assert all("card" not in e for e in events)  # the card drawn stays hidden
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_events_match_the_moves_of_random_games(seed):
+    import random
+
+    rng = random.Random(seed)
+    state = Game.new(load("base"), players=3, seed=seed).new_state()
+    while not state.over:
+        move = rng.choice(state.legal_moves())
+        tiles_before = sum(len(ts) for ts in state.tiles)
+        events = state.play(move)
+        kinds = [e["event"] for e in events]
+        if move.do == "end":
+            assert "turn_ended" in kinds
+        elif move.frm is not None:
+            assert {"event": "moved", "player": events[0]["player"], "from": move.frm, "to": move.to} == events[0]
+        else:
+            assert events[0]["event"] == "built" and events[0]["hex"] == move.to
+        gained, lost = kinds.count("tile_gained"), kinds.count("tile_lost")
+        assert sum(len(ts) for ts in state.tiles) == tiles_before + gained - lost
+        assert ("game_over" in kinds) == state.over

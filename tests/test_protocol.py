@@ -103,7 +103,9 @@ def test_scripted_session(server: Server):
     assert targets == [m["to"] for m in moves]
 
     played = ask(server, cmd="play", game=gid, move=moves[0], id=7)
-    assert played["played"] == [{"player": 0, "move": moves[0]}]
+    assert played["played"] == [
+        {"player": 0, "move": moves[0], "events": [{"event": "built", "player": 0, "hex": moves[0]["to"]}]}
+    ]
     assert played["state"]["settlements"][0] == [moves[0]["to"]] and played["state"]["mandatory_left"] == 2
     text = ask(server, cmd="legal", game=gid, action="build")["moves"][0]
     ask(server, cmd="play", game=gid, move=f"build {text['to']}")  # the text notation
@@ -349,7 +351,11 @@ def test_a_bot_game_played_to_the_end_by_bot_requests(server: Server):
 
 def test_bot_turns_end_with_end_and_greedy_bots_play(server: Server, game: str):
     result = ask(server, cmd="bot", game=game, bot="greedy", until="turn")
-    assert result["played"][-1] == {"player": 0, "move": {"do": "end"}}
+    assert result["played"][-1] == {
+        "player": 0,
+        "move": {"do": "end"},
+        "events": [{"event": "turn_ended", "player": 0}, {"event": "turn_started", "player": 1, "turn": 2}],
+    }
     assert {p["player"] for p in result["played"]} == {0} and result["state"]["current"] == 1
     runs = []
     for seed in (1, 1):  # a fresh server each time: the same request gives the same turn
