@@ -8,6 +8,7 @@ must reach exactly the saved state; `replay_save` checks that.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,13 @@ from kbdsl.yamlio import read_yaml, validate
 
 
 def save(state: State, path: str | Path) -> None:
-    """Write the whole state as YAML (.yaml, .yml) or JSON (anything else)."""
+    """Write the whole state as YAML (.yaml, .yml) or JSON (anything else).
+
+    A rule folder that is not shipped is named relative to the save, so the two can move together."""
     data = state.to_json()
     path = Path(path)
+    if Path(data["rules"]).is_absolute():
+        data["rules"] = os.path.relpath(data["rules"], path.resolve().parent)
     if path.suffix.lower() in (".yaml", ".yml"):
         text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     else:
@@ -57,8 +62,10 @@ def game_of(data: dict[str, Any], save_path: str | Path, rules: RuleSet | None =
     return Game(rules, Setup.from_json(data["setup"], rules))
 
 
-def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer",)) -> list[str]:
-    """Top-level fields where `state` differs from saved data (JSON-normalised)."""
+def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer", "rules")) -> list[str]:
+    """Top-level fields where `state` differs from saved data (JSON-normalised).
+
+    `rules` is left out by default: it is how the save names the rule set it was replayed with."""
 
     def normal(d: dict) -> dict:
         return {k: v for k, v in json.loads(json.dumps(d, sort_keys=True)).items() if k not in ignore}
@@ -76,8 +83,7 @@ def replay_save(path: str | Path, rules: RuleSet | None = None) -> State:
             state.play(move)
         except IllegalMove as e:
             raise KbdslError(f"{path}: move {i} of the log ({e.move}) is illegal: {e.reason}") from None
-    ignore = ("viewer", "rules") if rules is not None else ("viewer",)
-    diff = differences(state, data, ignore)
+    diff = differences(state, data)
     if diff:
         raise KbdslError(f"{path}: replaying the log does not reach the saved state (differs in {', '.join(diff)})")
     return state

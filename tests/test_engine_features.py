@@ -255,3 +255,19 @@ def test_events_match_the_moves_of_random_games(seed):
         gained, lost = kinds.count("tile_gained"), kinds.count("tile_lost")
         assert sum(len(ts) for ts in state.tiles) == tiles_before + gained - lost
         assert ("game_over" in kinds) == state.over
+
+
+def test_a_save_names_a_custom_rule_folder_relative_to_itself(tmp_path):
+    root = folder(tmp_path, 'card lone "Lone" { score: 1 per area }\n')
+    game = Game.new(load(root), players=2, seed=3, cards=["lone", "fishermen", "knights"])
+    state = game.new_state()
+    state.play(state.legal_moves()[0])
+    (tmp_path / "saves").mkdir()
+    path = tmp_path / "saves" / "g.json"
+    save(state, path)
+    assert json.loads(path.read_text())["rules"] == "../exp"
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    (root).rename(moved / "exp")
+    (tmp_path / "saves").rename(moved / "saves")
+    assert replay_save(moved / "saves" / "g.json").key() == state.key()
