@@ -563,7 +563,23 @@ class State:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], game: Game) -> State:
-        """Rebuild a state saved by to_json (the game must be made from the same rules and setup)."""
+        """Rebuild a state saved by to_json (the game must be made from the same rules and setup).
+
+        Data that is not such a state raises SetupError; to trust nothing, replay the log instead."""
+        try:
+            s = cls._from_json(data, game)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            raise SetupError(f"not a saved state of this game: {type(e).__name__} {e}") from None
+        n = game.setup.players
+        sizes = {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)}
+        if sizes != {n} or not 0 <= s.current < n or not 0 <= s.start_player < n:
+            raise SetupError(f"not a saved state of this game: it is not for {n} players")
+        if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
+            raise SetupError("not a saved state of this game: a hex holds two settlements")
+        return s
+
+    @classmethod
+    def _from_json(cls, data: Mapping[str, Any], game: Game) -> State:
         t = game.tables
         s = cls(game)
         idx = lambda h: t.index[game.board.hex(h)]  # noqa: E731

@@ -271,3 +271,17 @@ def test_a_save_names_a_custom_rule_folder_relative_to_itself(tmp_path):
     (root).rename(moved / "exp")
     (tmp_path / "saves").rename(moved / "saves")
     assert replay_save(moved / "saves" / "g.json").key() == state.key()
+
+
+def test_from_json_refuses_data_that_is_not_a_state_of_the_game():
+    game = Game.new(load("base"), players=2, seed=5)
+    good = game.new_state().to_json()
+    for broken in (
+        {k: v for k, v in good.items() if k != "supply"},
+        dict(good, hand=["grass"]),
+        dict(good, settlements=[["3,4"], ["3,4"]]),
+        dict(good, settlements=[["99,99"], []]),
+        dict(good, tiles=[[{"tile": "oracle"}], []]),
+    ):
+        with pytest.raises(KbdslError, match="not a saved state of this game|no hex 99,99"):
+            State.from_json(broken, game)
