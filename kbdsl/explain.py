@@ -28,7 +28,7 @@ def why_illegal(state: State, move: Move, code: int) -> str:
             f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
             f" with status {move.discard} [RULINGS 11]"
         )
-    if state.pending_left and code // (t.n * t.n * 4) != state.pending:
+    if state.pending_left and g.split(code)[0] != state.pending:
         title = g.rules.tiles[g.kinds[state.pending]].title
         return f"the {title} action is not finished ({state.pending_left} settlement(s) still to build)"
     if state.pending_left:

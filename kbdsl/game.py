@@ -129,11 +129,16 @@ class Game:
         n = self.tables.n
         return ((kind * 4 + discard) * n + frm) * n + to
 
-    def decode(self, code: int) -> Move:
+    def split(self, code: int) -> tuple[int, int, int, int]:
+        """(kind, discard, from, to) of an action code: the inverse of `encode`."""
         n = self.tables.n
         rest, to = divmod(code, n)
         rest, frm = divmod(rest, n)
         kind, disc = divmod(rest, 4)
+        return kind, disc, frm, to
+
+    def decode(self, code: int) -> Move:
+        kind, disc, frm, to = self.split(code)
         name = self.kinds[kind]
         if kind == END_TURN:
             return END

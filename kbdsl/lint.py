@@ -7,7 +7,7 @@ from pathlib import Path
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse, walk
-from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.ruleset import MANIFEST, RuleSet, dedupe, load
 from kbdsl.scenario import SCENARIO_DIR, find
 from kbdsl.yamlio import read_yaml, validate
 
@@ -93,12 +93,7 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
 
 
 def _unique(diags: list[Diagnostic]) -> list[Diagnostic]:
-    seen, out = set(), []
-    for d in diags:
-        if (d.pos, d.message) not in seen:
-            seen.add((d.pos, d.message))
-            out.append(d)
-    return sorted(out, key=lambda d: (d.pos.path, d.pos.line, d.pos.col))
+    return sorted(dedupe(diags), key=lambda d: (d.pos.path, d.pos.line, d.pos.col))
 
 
 __all__ = ["lint_paths", "warnings", "SCENARIO_DIR"]

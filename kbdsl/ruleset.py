@@ -201,7 +201,7 @@ class _Loader:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
         decls = self._parse(files)
         if self.diags:  # syntax errors: stop here rather than bury them under follow-on findings
-            raise RuleError(_dedupe(self.diags))
+            raise RuleError(dedupe(self.diags))
         return self._build(path, merged, boards, where, decls)
 
     def _parse(self, files: list[tuple[Path, Pos]]) -> list[ast.Decl]:
@@ -324,7 +324,7 @@ class _Loader:
         if players[0] > players[1]:
             self.err(pos_of("players", "min"), "players: min is larger than max", "E107")
         if self.diags:
-            raise RuleError(_dedupe(self.diags))
+            raise RuleError(dedupe(self.diags))
         frozen = MappingProxyType
         return RuleSet(
             name=m["name"],
@@ -456,7 +456,7 @@ def _display(path: Path) -> Path:
         return resolved
 
 
-def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+def dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     seen, out = set(), []
     for d in diags:
         key = (d.pos, d.message)

@@ -100,7 +100,7 @@ def play_one(plan: Plan, i: int) -> dict:
         for k, v in sheet.items():
             if k != "total":
                 card_gold[k] += v
-    uses = Counter(game.kinds[game_kind(game, c)] for c in state.log)
+    uses = Counter(game.kinds[game.split(c)[0]] for c in state.log)
     return {
         "moves": len(state.log),
         "turns": state.turn,
@@ -110,11 +110,6 @@ def play_one(plan: Plan, i: int) -> dict:
         "tile_uses": {k: v for k, v in uses.items() if k in rules.tiles},
         "sections": [p.name for _, placed in game.setup.layout.boards for p in placed],
     }
-
-
-def game_kind(game: Game, code: int) -> int:
-    n = game.tables.n
-    return code // (n * n * 4)
 
 
 def _work(args: tuple[Plan, int]) -> dict:

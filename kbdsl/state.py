@@ -192,7 +192,6 @@ class State:
         if self.over:
             return []
         g, p = self.game, self.current
-        n = g.tables.n
         out: list[int] = []
         if self.pending_left:  # a tile that builds several settlements is finished first
             action = g.rules.actions[g.kinds[self.pending]]
@@ -216,7 +215,7 @@ class State:
                     for i in bit_list(targets):
                         out.append(base + i)
                         for d in self._discard_choices(p, s, i):
-                            out.append(base + i + d * n * n)
+                            out.append(g.encode(kind, i, s, d))
             else:
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
@@ -284,15 +283,12 @@ class State:
             return False
         t = g.tables
         own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << t.index[g.board.hex(move.to)])
-        return any(x.status == status and not t.nbr_mask[x.at] & own for x in self.tiles[p])
+        return any(x.status == status for x in self._lost(p, own))
 
     def apply_action(self, code: int) -> None:
         """Apply a code from legal_actions() (trusted: no legality check)."""
         g = self.game
-        n = g.tables.n
-        rest, to = divmod(code, n)
-        rest, frm = divmod(rest, n)
-        kind, disc = divmod(rest, 4)
+        kind, disc, frm, to = g.split(code)
         p = self.current
         self.log.append(code)
         if kind == END_TURN:
@@ -356,8 +352,10 @@ class State:
                 self.taken[p] |= 1 << loc
                 self.tiles[p].append(Tile(t.location_of[loc], loc, new=True))
 
-    def _lost(self, p: int) -> list[Tile]:
-        nbr_mask, own = self.game.tables.nbr_mask, self.own[p]
+    def _lost(self, p: int, own: int | None = None) -> list[Tile]:
+        """Tiles of p whose location hex touches none of p's settlements (now, or with `own` instead)."""
+        nbr_mask = self.game.tables.nbr_mask
+        own = self.own[p] if own is None else own
         return [x for x in self.tiles[p] if not nbr_mask[x.at] & own]
 
     def _lose(self, p: int, discard: str | None) -> None:
@@ -387,12 +385,8 @@ class State:
         """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
         if self.game.lose_at_end:
             return []
-        t = self.game.tables
-        own = (self.own[p] ^ (1 << frm)) | (1 << to)
         out = []
-        for tile in self.tiles[p]:
-            if t.nbr_mask[tile.at] & own:
-                continue
+        for tile in self._lost(p, (self.own[p] ^ (1 << frm)) | (1 << to)):
             for x in self.tiles[p]:
                 if x is not tile and x.kind == tile.kind and x.status != tile.status:
                     out.append(DISCARDS.index(x.status))
