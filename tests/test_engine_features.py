@@ -34,16 +34,18 @@ def folder(tmp_path: Path, kb: str, manifest: str = "") -> Path:
     return root
 
 
-def test_a_tile_that_builds_two_settlements_finishes_first(tmp_path):
-    rules = load(
-        folder(
-            tmp_path,
-            'tile double "Double" { letter: x  supply: 2\n'
-            "  action: build 2 on terrain(grass) adjacent-if-possible }\n" + GRASS_SECTION,
-        )
+def meadow_game(tmp_path: Path, tile: str, action: str, settlements: list[list[str]]) -> State:
+    """A game on the all-grass test section, the player to move holding `tile` (its hex is 2,2)."""
+    kb = f'tile {tile} "{tile.title()}" {{ letter: x  supply: 2\n  action: {action} }}\n' + GRASS_SECTION
+    game = Game.new(
+        load(folder(tmp_path, kb)), players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"]
     )
-    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
-    s = State.arrange(game, [["1,1"]], tiles=[[{"tile": "double", "at": "2,2"}]], hand=["desert", "desert"])
+    return State.arrange(game, settlements, tiles=[[{"tile": tile, "at": "2,2"}]], hand=["desert", "desert"])
+
+
+def test_a_tile_that_builds_two_settlements_finishes_first(tmp_path):
+    s = meadow_game(tmp_path, "double", "build 2 on terrain(grass) adjacent-if-possible", [["1,1"]])
+    game = s.game
     s.play("double 1,2")
     assert s.to_json()["pending"] == {"tile": "double", "left": 1}
     assert {m.do for m in s.legal_moves()} == {"double"}  # nothing else until it is done
@@ -166,15 +168,7 @@ def test_perft_command_divides_by_first_move(capsys):
 
 
 def test_origin_names_the_moved_settlements_hex(tmp_path):
-    rules = load(
-        folder(
-            tmp_path,
-            'tile hop "Hop" { letter: x  supply: 2\n'
-            "  action: move to buildable & within(2, origin) }\n" + GRASS_SECTION,
-        )
-    )
-    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
-    s = State.arrange(game, [["5,5"]], tiles=[[{"tile": "hop", "at": "2,2"}]], hand=["desert", "desert"])
+    s = meadow_game(tmp_path, "hop", "move to buildable & within(2, origin)", [["5,5"]])
     # all-grass section: every hex at distance 1 or 2 of 5,5 (6 + 12), the settlement itself excluded
     assert len(s.targets("hop", "5,5")) == 18
     assert "5,7" in s.targets("hop", "5,5") and "5,8" not in s.targets("hop", "5,5")
@@ -207,16 +201,9 @@ def test_override_replaces_a_parent_declaration(tmp_path):
 
 
 def test_slide_stops_before_the_first_blocked_hex(tmp_path):
-    rules = load(
-        folder(
-            tmp_path,
-            'tile sled "Sled" { letter: x  supply: 2\n  action: move to slide(buildable & empty) }\n' + GRASS_SECTION,
-        )
-    )
-    game = Game.new(rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"])
     # 5,5 slides east along row 5 until 5,8 (5,9 holds the other player's settlement), west to 5,0
     # (the board's left edge); the location hex 2,2 blocks nothing on these lines.
-    s = State.arrange(game, [["5,5"], ["5,9"]], tiles=[[{"tile": "sled", "at": "2,2"}]], hand=["desert", "desert"])
+    s = meadow_game(tmp_path, "sled", "move to slide(buildable & empty)", [["5,5"], ["5,9"]])
     targets = s.targets("sled", "5,5")
     assert "5,8" in targets and "5,0" in targets
     assert "5,6" not in targets and "5,7" not in targets  # only the last free hex of each direction
