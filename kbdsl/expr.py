@@ -149,7 +149,7 @@ class Compiler:
         if want == HEX and got.type == BOOL:  # a truth value used as a hex set: all or nothing
             fn = got.fn
             return Compiled(HEX, lambda c: c.t.all if fn(c) else 0, got.static)
-        if got.fn is not None and not self._failed(node):
+        if not self._failed(node):
             self._err(node.pos, f"expected a {want} here, found a {got.type}")
         return Compiled(want, lambda c: 0, True)
 

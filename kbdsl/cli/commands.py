@@ -117,18 +117,18 @@ def cmd_simulate(args) -> int:
     import time
 
     from kbdsl.bots import BOTS
-    from kbdsl.cli.play import parse_options
+    from kbdsl.cli.play import parse_options, split_list
     from kbdsl.ruleset import load
     from kbdsl.simulate import Plan, simulate
 
-    bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
+    bots = tuple(split_list(args.bots) or ())
     unknown = [b for b in bots if b not in BOTS]
     if unknown or not bots:
         raise KbdslError(f"unknown bot(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(BOTS)}")
     if args.games < 1 or args.jobs < 1:
         raise KbdslError("--games and --jobs must be at least 1")
     load(args.rules)  # report rule errors once, here, rather than in every worker
-    split = lambda v: tuple(x.strip() for x in v.split(",")) if v else None  # noqa: E731
+    split = lambda v: tuple(split_list(v)) if v else None  # noqa: E731
     plan = Plan(
         args.rules,
         args.players,

@@ -82,28 +82,29 @@ def _add_output_flags(p: argparse.ArgumentParser, quiet_help: str) -> None:
 
 
 # -- setup ----------------------------------------------------------------------------------
-def _split(text: str | None) -> list[str] | None:
+def split_list(text: str | None) -> list[str] | None:
+    """Comma-separated command-line values, blanks dropped (None when not given)."""
     return [w.strip() for w in text.split(",") if w.strip()] if text else None
 
 
 def parse_boards(primary: str | None, others: Sequence[str]) -> list[str] | dict[str, list[str]] | None:
     """`--sections a,b,c,d` (the primary board) plus `--board NAME=x,y` for other boards."""
     if not others:
-        return _split(primary)
+        return split_list(primary)
     out: dict[str, list[str]] = {}
     for item in others:
         name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not _split(value):
+        if not sep or not name.strip() or not split_list(value):
             raise KbdslError(f"--board {item!r}: write NAME=SECTION[,SECTION...]")
-        out[name.strip()] = _split(value) or []
+        out[name.strip()] = split_list(value) or []
     if primary:
-        out[""] = _split(primary) or []  # resolved to the primary board's name by cmd_play
+        out[""] = split_list(primary) or []  # resolved to the primary board's name by cmd_play
     return out
 
 
 def parse_seats(players: int | None, bots: str | None) -> list[str]:
     """Who sits where: a bot name or 'human' per seat (default: one person against random bots)."""
-    kinds = [k.lower() for k in _split(bots) or []]
+    kinds = [k.lower() for k in split_list(bots) or []]
     for k in kinds:
         if k != HUMAN and k not in BOTS:
             raise KbdslError(f"unknown player kind {k!r} in --bots (choose from {HUMAN}, {', '.join(BOTS)})")
@@ -348,7 +349,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     sections = parse_boards(args.sections, args.board)
     if isinstance(sections, dict) and "" in sections:
         sections[rules.primary_board.name] = sections.pop("")
-    game = Game.new(rules, len(seats), sections, _split(args.cards), args.seed, parse_options(args.option), args.preset)
+    game = Game.new(
+        rules, len(seats), sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
+    )
     bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
     session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
     complete = session.run()
