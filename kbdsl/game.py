@@ -9,9 +9,10 @@ same seed and moves always give the same game.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kbdsl.errors import IllegalMove, SetupError
@@ -123,6 +124,13 @@ class Game:
 
     def new_state(self) -> State:
         return State.start(self)
+
+    def with_seed(self, seed: int) -> Game:
+        """The same game with another seed for future deck shuffles (shares board and tables):
+        what a determinised copy of a position plays on, so it cannot foresee the real shuffles."""
+        other = copy.copy(self)
+        other.setup = replace(self.setup, seed=seed)
+        return other
 
     # -- action codes --------------------------------------------------------
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:

@@ -1,14 +1,17 @@
-"""Many bot games in a row, summarised for designers: is a card, tile or seat out of balance?
+"""Many bot games, one result row per game, summarised for designers: is a card, tile, seat or
+bot out of balance?
 
-Game i uses seed `seed + i` for its setup draws, deck and bots, so a run is reproducible and
-the same whatever the number of worker processes.
+Game i uses seed `seed + i` for its setup draws, deck and bots, and nothing else: its row is the
+same whatever runs it (one process, a pool of processes or a Dask cluster: kbdsl.backends) and
+in whatever order, so a run is reproducible and the same for any number of worker processes.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-from collections import Counter
-from collections.abc import Mapping
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from kbdsl.bots import make_bot, play_out
@@ -18,6 +21,9 @@ from kbdsl.ruleset import RuleSet, load
 
 @dataclass(frozen=True)
 class Plan:
+    """What to simulate. Seat p of game i gets bot `bots[(p + i) % len(bots)]` when `rotate`
+    (every bot in every seat in turn), else `bots[p % len(bots)]`."""
+
     rules: str
     players: int
     bots: tuple[str, ...]
@@ -26,61 +32,18 @@ class Plan:
     cards: tuple[str, ...] | None = None
     preset: str | None = None
     options: Mapping[str, bool] = field(default_factory=dict)
+    rotate: bool = False
 
-
-@dataclass
-class Summary:
-    """Totals over all games; `report()` turns them into averages."""
-
-    games: int = 0
-    moves: int = 0
-    turns: int = 0
-    wins: list[float] = field(default_factory=list)  # per seat, shared wins split
-    totals: list[int] = field(default_factory=list)  # per seat, summed gold
-    card_gold: Counter = field(default_factory=Counter)  # scorer -> gold over all players
-    card_games: Counter = field(default_factory=Counter)  # scorer -> games it was in
-    tile_uses: Counter = field(default_factory=Counter)  # action -> times played
-    sections: Counter = field(default_factory=Counter)
-
-    def add(self, game: dict) -> None:
-        if not self.wins:
-            self.wins = [0.0] * len(game["totals"])
-            self.totals = [0] * len(game["totals"])
-        self.games += 1
-        self.moves += game["moves"]
-        self.turns += game["turns"]
-        for p in game["winners"]:
-            self.wins[p] += 1 / len(game["winners"])
-        for p, t in enumerate(game["totals"]):
-            self.totals[p] += t
-        for name, gold in game["card_gold"].items():
-            self.card_gold[name] += gold
-            self.card_games[name] += 1
-        self.tile_uses.update(game["tile_uses"])
-        self.sections.update(game["sections"])
-
-    def report(self) -> dict:
-        n, players = max(self.games, 1), len(self.wins)
-        return {
-            "games": self.games,
-            "moves_per_game": round(self.moves / n, 1),
-            "turns_per_game": round(self.turns / n, 1),
-            "win_rate_by_seat": [round(w / n, 3) for w in self.wins],
-            "mean_gold_by_seat": [round(t / n, 1) for t in self.totals],
-            "mean_gold_per_player_by_scorer": {
-                k: round(v / (self.card_games[k] * players), 2) for k, v in sorted(self.card_gold.items())
-            },
-            "games_by_scorer": dict(sorted(self.card_games.items())),
-            "uses_per_game_by_action": {k: round(v / n, 2) for k, v in sorted(self.tile_uses.items())},
-            "games_by_section": dict(sorted(self.sections.items())),
-        }
+    def seat_bots(self, i: int) -> list[str]:
+        shift = i if self.rotate else 0
+        return [self.bots[(p + shift) % len(self.bots)] for p in range(self.players)]
 
 
 _RULES: dict[str, RuleSet] = {}
 
 
 def play_one(plan: Plan, i: int) -> dict:
-    """Play game i of a plan and return what the summary needs."""
+    """Play game i of a plan; its row (plain JSON values, no timings)."""
     rules = _RULES.get(plan.rules) or _RULES.setdefault(plan.rules, load(plan.rules))
     seed = plan.seed + i
     game = Game.new(
@@ -92,39 +55,164 @@ def play_one(plan: Plan, i: int) -> dict:
         plan.options,
         plan.preset,
     )
-    bots = [make_bot(plan.bots[p % len(plan.bots)], f"{seed}:{p}") for p in range(plan.players)]
+    names = plan.seat_bots(i)
+    bots = [make_bot(names[p], f"{seed}:{p}") for p in range(plan.players)]
     state = play_out(game.new_state(), bots)
     sheets = state.scores()
-    card_gold: Counter = Counter()
-    for sheet in sheets:
-        for k, v in sheet.items():
-            if k != "total":
-                card_gold[k] += v
-    uses = Counter(game.kinds[game.split(c)[0]] for c in state.log)
+    uses: list[Counter] = [Counter() for _ in range(plan.players)]
+    seat = 0
+    for code in state.log:  # who made each move: the turn passes on at every "end"
+        kind = game.kinds[game.split(code)[0]]
+        if kind in rules.tiles:
+            uses[seat][kind] += 1
+        elif kind == "end":
+            seat = (seat + 1) % plan.players
     return {
-        "moves": len(state.log),
-        "turns": state.turn,
+        "game": i,
+        "seed": seed,
+        "sections": game.setup.layout.to_json(),
+        "cards": list(game.setup.cards),
+        "bots": names,
         "winners": state.winners(),
         "totals": [s["total"] for s in sheets],
-        "card_gold": dict(card_gold),
-        "tile_uses": {k: v for k, v in uses.items() if k in rules.tiles},
-        "sections": [p.name for _, placed in game.setup.layout.boards for p in placed],
+        "gold": [{k: v for k, v in s.items() if k != "total"} for s in sheets],
+        "tile_uses": [dict(sorted(u.items())) for u in uses],
+        "moves": len(state.log),
+        "turns": state.turn,
     }
 
 
-def _work(args: tuple[Plan, int]) -> dict:
-    return play_one(*args)
+def play_batch(plan: Plan, games: Iterable[int]) -> list[dict]:
+    """Rows of several games: the unit of work a backend hands to a worker."""
+    return [play_one(plan, i) for i in games]
 
 
-def simulate(plan: Plan, games: int, jobs: int = 1) -> Summary:
-    """Play `games` games (in `jobs` processes) and summarise them in game order."""
+def mean_ci(values: list[float]) -> dict[str, float]:
+    """Mean and normal 95% interval of the mean."""
+    n = len(values)
+    if not n:
+        return {"mean": 0.0, "low": 0.0, "high": 0.0}
+    m = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(n) if n > 1 else 0.0
+    return {"mean": round(m, 3), "low": round(m - half, 3), "high": round(m + half, 3)}
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> dict[str, float]:
+    """A rate and Wilson's 95% score interval (sound for small counts and rates near 0 or 1)."""
+    if not n:
+        return {"rate": 0.0, "low": 0.0, "high": 0.0}
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return {"rate": round(p, 4), "low": round(max(centre - half, 0.0), 4), "high": round(min(centre + half, 1.0), 4)}
+
+
+@dataclass
+class Summary:
+    """The rows of a run; `report()` turns them into rates, means and intervals."""
+
+    rows: list[dict] = field(default_factory=list)
+
+    def add(self, row: dict) -> None:
+        self.rows.append(row)
+
+    def report(self) -> dict:
+        rows = self.rows
+        n = len(rows)
+        players = len(rows[0]["totals"]) if rows else 0
+        seat_wins = [0.0] * players
+        bot_seats: Counter = Counter()
+        bot_wins: Counter = Counter()
+        bot_shared: Counter = Counter()
+        bot_scores: dict[str, list[int]] = defaultdict(list)
+        gold: dict[str, list[int]] = defaultdict(list)
+        leader_wins: Counter = Counter()
+        tile_uses: Counter = Counter()
+        sections: Counter = Counter()
+        shared = 0
+        for row in rows:
+            winners = row["winners"]
+            shared += len(winners) > 1
+            for p in winners:
+                seat_wins[p] += 1 / len(winners)
+            for p, name in enumerate(row["bots"]):
+                bot_seats[name] += 1
+                bot_scores[name].append(row["totals"][p])
+                if p in winners:
+                    bot_wins[name] += 1 / len(winners)
+                    bot_shared[name] += len(winners) > 1
+            for scorer in row["gold"][0]:
+                values = [g[scorer] for g in row["gold"]]
+                gold[scorer].extend(values)
+                top = max(values)
+                leaders = [p for p, v in enumerate(values) if v == top]
+                leader_wins[scorer] += sum(1 for p in leaders if p in winners) / len(leaders)
+            for uses in row["tile_uses"]:
+                tile_uses.update(uses)
+            for placed in row["sections"].values():
+                sections.update(s.partition("@")[0] for s in placed)
+        games_with = {k: len(v) // max(players, 1) for k, v in gold.items()}
+        chance = 1 / players if players else 0.0
+        cards = {
+            k: {
+                "games": games_with[k],
+                "mean_gold": mean_ci(v),
+                # How decisive the card is: how often a player leading on it wins, minus the
+                # chance a seat has anyway. Near 0: it does not decide games; high: it does.
+                "leader_win_rate": round(leader_wins[k] / games_with[k], 3),
+                "win_rate_effect": round(leader_wins[k] / games_with[k] - chance, 3),
+            }
+            for k, v in gold.items()
+        }
+        return {
+            "games": n,
+            "moves_per_game": mean_ci([r["moves"] for r in rows]),
+            "turns_per_game": mean_ci([r["turns"] for r in rows]),
+            "shared_wins": shared,
+            "win_rate_by_seat": [round(w / n, 4) if n else 0.0 for w in seat_wins],
+            "bots": {
+                name: {
+                    "seats_played": bot_seats[name],
+                    "win_rate": wilson(bot_wins[name], bot_seats[name]),
+                    "shared_wins": bot_shared[name],
+                    "score": mean_ci(bot_scores[name]),
+                }
+                for name in sorted(bot_seats)
+            },
+            "cards": dict(sorted(cards.items())),
+            "card_report": {
+                "by_mean_gold": sorted(cards, key=lambda k: -cards[k]["mean_gold"]["mean"]),
+                "by_win_rate_effect": sorted(cards, key=lambda k: -cards[k]["win_rate_effect"]),
+            },
+            "tile_uses_per_game": {k: round(v / n, 2) for k, v in sorted(tile_uses.items())},
+            "games_by_section": dict(sorted(sections.items())),
+        }
+
+
+def simulate(
+    plan: Plan,
+    games: int,
+    jobs: int = 1,
+    *,
+    backend: str | None = None,
+    batch: int = 8,
+    address: str | None = None,
+    progress=None,
+) -> Summary:
+    """Play `games` games and collect their rows in game order. `backend`: "local" (this
+    process), "process" (a pool of `jobs` processes, the default when jobs > 1) or "dask"
+    (`address` of a scheduler, or a local cluster of `jobs` worker processes). `progress(done)` is called
+    as rows arrive."""
+    from kbdsl.backends import run
+
     summary = Summary()
-    work = [(plan, i) for i in range(games)]
-    if jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            for result in pool.imap(_work, work, chunksize=8):
-                summary.add(result)
-    else:
-        for item in work:
-            summary.add(_work(item))
+    for row in run(plan, games, backend or ("process" if jobs > 1 else "local"), jobs, batch, address):
+        summary.add(row)
+        if progress is not None:
+            progress(len(summary.rows))
     return summary
+
+
+def batches(games: int, size: int) -> Iterator[range]:
+    for start in range(0, games, size):
+        yield range(start, min(start + size, games))

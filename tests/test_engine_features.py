@@ -1,5 +1,5 @@
 """General primitives that no base content uses yet: several-settlement tiles, rule checks,
-saved games, simulation. Each rule folder here is written on the fly, as a rule author would."""
+saved games. Each rule folder here is written on the fly, as a rule author would."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from kbdsl.errors import IllegalMove, KbdslError, RuleError
 from kbdsl.game import Game, State
 from kbdsl.ruleset import load
 from kbdsl.saves import replay_save, save
-from kbdsl.simulate import Plan, simulate
 
 GRASS_SECTION = (
     'section meadow "Meadow" {\n  grid:\n'
@@ -108,28 +107,6 @@ def test_saves_replay_and_tampering_is_caught(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(KbdslError, match="differs in supply"):
         replay_save(path)
-
-
-def test_simulation_is_the_same_whatever_the_number_of_processes():
-    plan = Plan("base", 2, ("random",), seed=11, preset="first-game")
-    one = simulate(plan, 6, jobs=1).report()
-    two = simulate(plan, 6, jobs=2).report()
-    assert one == two
-    assert one["games"] == 6 and abs(sum(one["win_rate_by_seat"]) - 1) < 1e-9
-    assert set(one["games_by_scorer"]) == {"fishermen", "knights", "merchants", "castles"}
-
-
-def test_simulate_command_prints_a_summary(capsys):
-    assert (
-        main(
-            ["simulate", "--games", "4", "--players", "3", "--bots", "random,greedy", "--seed", "2", "--format", "json"]
-        )
-        == 0
-    )
-    report = json.loads(capsys.readouterr().out)
-    assert report["games"] == 4 and len(report["win_rate_by_seat"]) == 3
-    assert main(["simulate", "--games", "1", "--bots", "nobody"]) == 2
-    assert "unknown bot(s) nobody" in capsys.readouterr().err
 
 
 def test_a_game_nobody_can_finish_ends_after_a_round_without_a_new_settlement(tmp_path):

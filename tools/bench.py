@@ -1,47 +1,142 @@
-"""Benchmark the turn engine: random-bot 4-player games on the first-game setup, one core.
+"""Benchmark the turn engine on one core, side by side with a hand-written playout.
 
-    python tools/bench.py [--seconds S] [--rules base] [--preset first-game]
-Last line: `random games/s: N`.
+    python tools/bench.py [--seconds S] [--rules base] [--preset first-game] [--players 4]
+
+Prints, in one run: random-bot games/s and moves/s through the engine (full rules, tiles
+included), a hand-written mandatory-only playout over the same compiled tables (the speed of
+light for this board in Python) and the ratio, then clone(), legal_actions() and apply_action()
+in microseconds, playouts/s from a mid-game position and Game.new in ms (new random setups of
+known sections). Last line: `random games/s: N`.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kbdsl.bitset import bit_list  # noqa: E402
 from kbdsl.bots import RandomBot, play_out  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 
 
+def engine_games(game: Game, players: int, seconds: float) -> tuple[int, int, float]:
+    games = moves = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_state()
+        play_out(state, [RandomBot(f"{games}:{p}") for p in range(players)])
+        games += 1
+        moves += len(state.log)
+    return games, moves, time.perf_counter() - start
+
+
+def hand_written_games(game: Game, players: int, seconds: float) -> tuple[int, float]:
+    """Mandatory builds only (three on the card's terrain, next to one's own if possible), written
+    directly on the tables: no rule language, no tiles. What the engine is measured against."""
+    t, rules = game.tables, game.rules
+    nbr_mask, terrain = t.nbr_mask, t.terrain
+    cards = [k for k, n in rules.deck.items() for _ in range(n)]
+    supply0, per_turn = rules.settlements, game.mandatory.count
+    games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        rng = random.Random(games)
+        deck = cards[:]
+        rng.shuffle(deck)
+        discard: list[str] = []
+        own, nb, supply = [0] * players, [0] * players, [supply0] * players
+        occ, p, ending = 0, 0, False
+        while True:
+            if not deck:
+                deck, discard = discard, []
+                rng.shuffle(deck)
+            card = deck.pop()
+            free = terrain.get(card, 0) & ~occ
+            for _ in range(per_turn):
+                if not supply[p] or not free:
+                    break
+                near = free & nb[p]
+                cand = bit_list(near or free)
+                i = cand[rng.randrange(len(cand))]
+                bit = 1 << i
+                own[p] |= bit
+                occ |= bit
+                free &= ~bit
+                nb[p] |= nbr_mask[i]
+                supply[p] -= 1
+            discard.append(card)
+            ending = ending or not supply[p]
+            p = (p + 1) % players
+            if ending and p == 0:
+                break
+        games += 1
+    return games, time.perf_counter() - start
+
+
+def per_call_us(fn, seconds: float) -> float:
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        fn()
+        calls += 1
+    return (time.perf_counter() - start) / calls * 1e6
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--seconds", type=float, default=10.0, help="time for each of the two game loops")
     ap.add_argument("--rules", default="base")
     ap.add_argument("--preset", default="first-game")
     ap.add_argument("--players", type=int, default=4)
     args = ap.parse_args()
     rules = load(args.rules)
     game = Game.new(rules, players=args.players, preset=args.preset, seed=0)
-    games = moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < args.seconds:
-        state = game.new_state()
-        bots = [RandomBot(f"{games}:{p}") for p in range(args.players)]
-        play_out(state, bots)
-        games += 1
-        moves += len(state.log)
-    elapsed = time.perf_counter() - start
+    small = max(args.seconds / 10, 0.2)
+
+    games, moves, elapsed = engine_games(game, args.players, args.seconds)
+    hand, hand_elapsed = hand_written_games(game, args.players, args.seconds)
+    rate, hand_rate = games / elapsed, hand / hand_elapsed
+
+    mid = game.new_state()
+    bots = [RandomBot(f"mid:{p}") for p in range(args.players)]
+    while len(mid.log) < moves / games / 2:
+        mid.apply_action(bots[mid.current].choose(mid))
+    actions = mid.legal_actions()
+    rng = random.Random(1)
+
+    def apply_one() -> None:
+        mid.clone().apply_action(rng.choice(actions))
+
+    clone_us = per_call_us(mid.clone, small)
+    legal_us = per_call_us(mid.legal_actions, small)
+    apply_us = per_call_us(apply_one, small) - clone_us
+
+    def playout() -> None:
+        s = play_out(mid.clone(), bots)
+        s.scores()
+
+    playouts = 1e6 / per_call_us(playout, small * 3)
+    seeds = iter(range(1, 10**9))
+    new_ms = per_call_us(lambda: Game.new(rules, players=args.players, seed=next(seeds)), small) / 1000
+
     print(
         f"setup: {args.rules} / {args.preset}, {args.players} players; "
         f"{games} games, {moves / games:.0f} moves per game"
     )
+    print(f"hand-written mandatory-only playout games/s: {hand_rate:.0f}")
+    print(f"engine / hand-written: {rate / hand_rate:.2f}")
+    print(f"clone() us: {clone_us:.1f}")
+    print(f"legal_actions() us (mid-game, {len(actions)} moves): {legal_us:.1f}")
+    print(f"apply_action() us: {apply_us:.1f}")
+    print(f"playouts/s from mid-game (clone, random play to the end, score): {playouts:.0f}")
+    print(f"Game.new ms (random setup, new seed each time): {new_ms:.2f}")
     print(f"moves/s: {moves / elapsed:.0f}")
-    print(f"random games/s: {games / elapsed:.0f}")
+    print(f"random games/s: {rate:.0f}")
 
 
 if __name__ == "__main__":

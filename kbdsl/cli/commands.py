@@ -13,7 +13,7 @@ from kbdsl.scenario import Runner, find
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from kbdsl.cli import play, serve
+    from kbdsl.cli import play, serve, simulate
 
     p = sub.add_parser("lint", help="check rule folders, .kb files and scenarios (ruff-style output)")
     p.add_argument("paths", nargs="+")
@@ -24,20 +24,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+")
     p.add_argument("-v", "--verbose", action="store_true", help="print every scenario, not only failures")
     p.set_defaults(run=cmd_test)
-
-    p = sub.add_parser("simulate", help="play many bot games and summarise balance (cards, tiles, seats)")
-    p.add_argument("--rules", default="base", help="rule folder or shipped name (default: base)")
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--bots", default="random", help="comma-separated bot per seat, repeated as needed")
-    p.add_argument("--seed", type=int, default=0, help="game i uses seed+i")
-    p.add_argument("--sections", help="fixed main-board sections (else drawn per game)")
-    p.add_argument("--cards", help="fixed cards (else drawn per game)")
-    p.add_argument("--preset")
-    p.add_argument("--option", action="append", default=[], metavar="NAME=true|false")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    p.set_defaults(run=cmd_simulate)
 
     p = sub.add_parser("perft", help="count legal move sequences from a scenario's position (move-generator check)")
     p.add_argument("file")
@@ -50,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(run=cmd_score)
     play.register(sub)
+    simulate.register(sub)
     serve.register(sub)
 
 
@@ -110,53 +97,6 @@ def cmd_score(args) -> int:
         )
         return 0
     print(score_table(sheets))
-    return 0
-
-
-def cmd_simulate(args) -> int:
-    import time
-
-    from kbdsl.bots import BOTS
-    from kbdsl.cli.play import parse_options, split_list
-    from kbdsl.ruleset import load
-    from kbdsl.simulate import Plan, simulate
-
-    bots = tuple(split_list(args.bots) or ())
-    unknown = [b for b in bots if b not in BOTS]
-    if unknown or not bots:
-        raise KbdslError(f"unknown bot(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(BOTS)}")
-    if args.games < 1 or args.jobs < 1:
-        raise KbdslError("--games and --jobs must be at least 1")
-    load(args.rules)  # report rule errors once, here, rather than in every worker
-    split = lambda v: tuple(split_list(v)) if v else None  # noqa: E731
-    plan = Plan(
-        args.rules,
-        args.players,
-        bots,
-        args.seed,
-        split(args.sections),
-        split(args.cards),
-        args.preset,
-        parse_options(args.option),
-    )
-    start = time.perf_counter()
-    report = simulate(plan, args.games, args.jobs).report()
-    report["seconds"] = round(time.perf_counter() - start, 2)
-    if args.format == "json":
-        print(json.dumps(report, indent=2))
-        return 0
-    print(
-        f"{report['games']} games of {args.rules}, {args.players} players ({', '.join(bots)}), "
-        f"{report['seconds']} s, {report['turns_per_game']} turns per game"
-    )
-    print("win rate by seat:   " + "  ".join(f"P{p} {w:.1%}" for p, w in enumerate(report["win_rate_by_seat"])))
-    print("mean gold by seat:  " + "  ".join(f"P{p} {g}" for p, g in enumerate(report["mean_gold_by_seat"])))
-    print("mean gold per player, by scorer (games it was in):")
-    for name, gold in report["mean_gold_per_player_by_scorer"].items():
-        print(f"  {name:<22}{gold:>8}  ({report['games_by_scorer'][name]})")
-    print("tile uses per game:")
-    for name, uses in report["uses_per_game_by_action"].items():
-        print(f"  {name:<22}{uses:>8}")
     return 0
 
 

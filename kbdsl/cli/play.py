@@ -16,7 +16,7 @@ import time
 from collections.abc import Sequence
 from typing import TextIO
 
-from kbdsl.bots import BOTS, Bot, make_bot
+from kbdsl.bots import BOTS, Bot, bot_name, make_bot
 from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
@@ -47,7 +47,9 @@ Commands:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
     p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
-    p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
+    p.add_argument(
+        "--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} or a plug-in module:attribute (e.g. human,hard)"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
     p.add_argument(
@@ -104,10 +106,17 @@ def parse_boards(primary: str | None, others: Sequence[str]) -> list[str] | dict
 
 def parse_seats(players: int | None, bots: str | None) -> list[str]:
     """Who sits where: a bot name or 'human' per seat (default: one person against random bots)."""
-    kinds = [k.lower() for k in split_list(bots) or []]
-    for k in kinds:
-        if k != HUMAN and k not in BOTS:
-            raise KbdslError(f"unknown player kind {k!r} in --bots (choose from {HUMAN}, {', '.join(BOTS)})")
+    kinds = []
+    for k in split_list(bots) or []:
+        if k.lower() == HUMAN:
+            kinds.append(HUMAN)
+            continue
+        try:
+            kinds.append(bot_name(k))
+        except ValueError as e:
+            raise KbdslError(
+                f"unknown player kind {k!r} in --bots ({HUMAN}, {', '.join(BOTS)} or a plug-in): {e}"
+            ) from None
     if not kinds:
         n = players if players is not None else 2
         return [HUMAN] + ["random"] * (n - 1) if n > 0 else []

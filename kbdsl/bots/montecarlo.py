@@ -1,0 +1,39 @@
+"""Flat Monte Carlo: try each promising move on many determinisations, keep the best on average."""
+
+from __future__ import annotations
+
+from kbdsl.bots.base import Seat, SeatBot
+from kbdsl.bots.greedy import ranked
+from kbdsl.bots.playout import margins, rollout
+
+
+class MonteCarloBot(SeatBot):
+    """For each of the `width` moves the greedy ranking likes best, `playouts / width` samples:
+    deal the unseen cards at random (a determinisation), play the move, play randomly for
+    `horizon` more turns (None: to the end of the game), and score the margin with the real
+    scorers. Plays the move with the best mean margin. The budget is counted in playouts, not
+    seconds, so a seed gives the same moves on any machine."""
+
+    name = "montecarlo"
+
+    def __init__(self, seed: int | str = 0, playouts: int = 64, width: int = 6, horizon: int | None = 2):
+        super().__init__(seed)
+        self.playouts, self.width, self.horizon = playouts, width, horizon
+
+    def act(self, seat: Seat) -> int:
+        actions = seat.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        self.rng.shuffle(actions)  # ties in the ranking are broken at random
+        me = seat.player
+        candidates = [code for _, code in ranked(seat.public, actions, me)[: self.width]]
+        totals = [0] * len(candidates)
+        runs = max(self.playouts // len(candidates), 1)
+        until = seat.public.turn + self.horizon if self.horizon is not None else None
+        for j, code in enumerate(candidates):
+            for _ in range(runs):
+                state = seat.sample(self.rng)
+                state.apply_action(code)
+                totals[j] += margins(rollout(state, self.rng, until))[me]
+        best = max(range(len(candidates)), key=lambda j: totals[j])  # first wins ties: greedy's order
+        return candidates[best]

@@ -1,0 +1,27 @@
+"""Random playouts, the inner loop of the search bots."""
+
+from __future__ import annotations
+
+import random
+
+from kbdsl.game import State
+
+
+def rollout(state: State, rng: random.Random, until_turn: int | None = None) -> State:
+    """Play random legal moves (in place) to the end of the game, or until the turn counter
+    reaches `until_turn` (a horizon: the position is then judged by the scorers)."""
+    stop = until_turn if until_turn is not None else 1 << 30
+    legal, apply, randrange = state.legal_actions, state.apply_action, rng.randrange
+    while not state.over and state.turn < stop:
+        actions = legal()
+        apply(actions[randrange(len(actions))])
+    return state
+
+
+def margins(state: State) -> list[int]:
+    """Per player, its gold minus the best other player's (the value search bots back up)."""
+    totals = [s["total"] for s in state.scores()]
+    out = []
+    for p, mine in enumerate(totals):
+        out.append(mine - max((v for q, v in enumerate(totals) if q != p), default=0))
+    return out

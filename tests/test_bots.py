@@ -1,0 +1,169 @@
+"""Bots: they decide from their player's view only, play legal moves, load as plug-ins by name."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kbdsl.bots import (
+    BOTS,
+    GreedyBot,
+    IsmctsBot,
+    MonteCarloBot,
+    RandomBot,
+    Seat,
+    bot_name,
+    make_bot,
+)
+from kbdsl.bots.playout import margins
+from kbdsl.cli import main
+from kbdsl.determinize import determinize, unseen_cards
+from kbdsl.errors import KbdslError
+from kbdsl.game import Game, State
+
+
+@pytest.fixture(scope="module")
+def midgame(base_rules):
+    """A two-player position after 40 random moves (tiles held, cards in the discard pile)."""
+    game = Game.new(base_rules, players=2, seed=21)
+    state = game.new_state()
+    bot = RandomBot(3)
+    while len(state.log) < 40:
+        state.apply_action(bot.choose(state))
+    return state
+
+
+def hidden_twin(state: State, seed: int) -> State:
+    """The same position with everything the player to move cannot see dealt differently: the
+    other hands, the deck order and the seed of future shuffles."""
+    me = state.current
+    data = state.to_json()
+    cards = list(data["deck"]) + [h for p, h in enumerate(data["hand"]) if p != me and h is not None]
+    random.Random(seed).shuffle(cards)
+    for p in range(state.players):
+        if p != me and data["hand"][p] is not None:
+            data["hand"][p] = cards.pop()
+    data["deck"] = cards
+    return State.from_json(data, state.game.with_seed(seed))
+
+
+def search_bots(seed):
+    return [
+        GreedyBot(seed),
+        MonteCarloBot(seed, playouts=12, width=3),
+        IsmctsBot(seed, iterations=12, width=3),
+    ]
+
+
+def test_a_bot_decides_from_its_players_view_alone(midgame):
+    twins = [hidden_twin(midgame, s) for s in (1, 2)]
+    assert twins[0].deck != twins[1].deck and twins[0].view(midgame.current) == midgame.view(midgame.current)
+    for bot_a, bot_b, bot_c in zip(search_bots(5), search_bots(5), search_bots(5), strict=True):
+        assert bot_a.choose(midgame) == bot_b.choose(twins[0]) == bot_c.choose(twins[1]), bot_a.name
+
+
+def test_a_determinisation_agrees_with_the_view_and_deals_only_unseen_cards(midgame):
+    me = midgame.current
+    view = midgame.view(me)
+    deals = [determinize(midgame.game, view, random.Random(s)) for s in range(6)]
+    unseen = Counter(unseen_cards(midgame.game, view))
+    for d in deals:
+        assert d.view(me) == view
+        hidden = Counter(d.deck) + Counter(h for p, h in enumerate(d.hand) if p != me and h is not None)
+        assert hidden == unseen
+        assert d.game.setup.seed != midgame.game.setup.seed
+    assert len({tuple(d.deck) for d in deals}) > 1  # the unseen cards are really dealt at random
+
+
+def test_greedy_plays_a_move_with_the_best_margin(midgame):
+    state = midgame.clone()
+    for _ in range(8):
+        me, actions = state.current, state.legal_actions()
+        value = {}
+        for code in actions:
+            trial = state.clone()
+            trial.apply_action(code)
+            value[code] = margins(trial)[me]
+        choice = GreedyBot(7).choose(state)
+        assert value[choice] == max(value.values())
+        state.apply_action(choice)
+
+
+def test_search_bots_play_whole_games_of_legal_moves(base_rules):
+    game = Game.new(base_rules, players=2, seed=4)
+    state = game.new_state()
+    bots = [MonteCarloBot(1, playouts=6, width=3), IsmctsBot(2, iterations=6, width=3)]
+    while not state.over:
+        state.play(game.decode(bots[state.current].choose(state)))  # play() refuses an illegal move
+    assert sum(s.bit_count() for s in state.own) > 40
+    with pytest.raises(KbdslError, match="game is over"):
+        bots[0].choose(state)
+
+
+def test_bots_are_reproducible_from_their_seed(midgame):
+    for name in ("greedy", "montecarlo", "ismcts"):
+        assert make_bot(name, "s").choose(midgame) == make_bot(name, "s").choose(midgame)
+
+
+def test_levels_name_the_bots_for_people():
+    assert isinstance(make_bot("easy"), GreedyBot)
+    assert isinstance(make_bot("medium"), MonteCarloBot)
+    assert isinstance(make_bot("hard"), IsmctsBot)
+    assert {"random", "greedy", "montecarlo", "ismcts", "easy", "medium", "hard"} <= set(BOTS)
+    assert bot_name("Greedy") == "greedy"
+    with pytest.raises(ValueError, match="unknown bot 'wizard'"):
+        make_bot("wizard")
+
+
+PLUGIN = '''
+def first(seat):
+    """A function from the player's view to a move: the first legal move, as JSON."""
+    return seat.legal_moves()[0].to_json()
+
+
+def cheat(seat):
+    return "build 0,0"
+
+
+class Last:
+    def __init__(self, seed):
+        self.seed = seed
+
+    def act(self, seat):
+        return seat.legal_moves()[-1]
+'''
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch):
+    (tmp_path / "kbdsl_test_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "kbdsl_test_plugin"
+
+
+def test_plug_in_bots_load_by_dotted_name(plugin, midgame):
+    legal = midgame.legal_actions()
+    assert make_bot(f"{plugin}:first").choose(midgame) == legal[0]
+    assert make_bot(f"{plugin}:Last", 3).choose(midgame) == legal[-1]
+    with pytest.raises(KbdslError, match="not a legal move"):
+        make_bot(f"{plugin}:cheat").choose(midgame)
+    with pytest.raises(ValueError, match="cannot load bot 'no_such_module:x'"):
+        make_bot("no_such_module:x")
+    with pytest.raises(ValueError, match="cannot load bot"):
+        make_bot(f"{plugin}:missing")
+
+
+def test_plug_in_bots_play_from_the_command_line(plugin, capsys):
+    assert main(["play", "--bots", f"{plugin}:first,random", "--seed", "2", "--quiet", "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "Winner: P" in out or "Shared victory" in out
+    assert main(["play", "--bots", f"{plugin}:nothing,random", "--quiet"]) == 2
+    assert "cannot load bot" in capsys.readouterr().err
+
+
+def test_seat_offers_the_legal_moves_of_the_real_position(midgame):
+    seat = Seat.of(midgame)
+    assert seat.legal_actions() == midgame.legal_actions()
+    assert seat.player == midgame.current and seat.view["deck"] == len(midgame.deck)

@@ -1,0 +1,114 @@
+"""Bot strength ladder: two-player games per pairing on random setups, seats swapped.
+
+    python tools/ladder.py [--games 200] [--jobs 2] [--seed 0] [--out ladder.md]
+        [--pair greedy,random --pair montecarlo,greedy --pair ismcts,montecarlo]
+
+Game 2k and 2k+1 of a pairing share the random setup of seed `seed + k` and swap the seats, so
+neither bot gains from the first move or the board. A bot is named as for `make_bot`, optionally
+with budget settings: `montecarlo/playouts=64/horizon=2`. Budgets are counted in playouts, so
+the table is the same on any machine; the time per decision it took here is measured and printed.
+A win counts 1, a shared win 1/2; the interval is Wilson's 95% score interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kbdsl.bots import make_bot  # noqa: E402
+from kbdsl.game import Game  # noqa: E402
+from kbdsl.ruleset import load  # noqa: E402
+
+PAIRS = [("greedy", "random"), ("montecarlo", "greedy"), ("ismcts", "montecarlo")]
+
+
+def build(spec: str, seed: str):
+    """A bot from `name/key=value/...` (budget settings passed to its constructor)."""
+    name, *settings = spec.split("/")
+    bot = make_bot(name, seed)
+    for item in settings:
+        key, _, value = item.partition("=")
+        if not hasattr(bot, key):
+            raise SystemExit(f"bot {name} has no setting {key!r}")
+        setattr(bot, key, None if value == "None" else float(value) if "." in value else int(value))
+    return bot
+
+
+def play(args: tuple[str, str, int, int, str]) -> dict:
+    """Game i of pairing a-b: the result for a, and per-decision times of both."""
+    a, b, i, seed, rules = args
+    game = Game.new(load(rules), players=2, seed=seed + i // 2)
+    a_seat = i % 2
+    specs = [a, b] if a_seat == 0 else [b, a]
+    bots = [build(spec, f"{seed}:{i}:{p}") for p, spec in enumerate(specs)]
+    state = game.new_state()
+    times: list[list[float]] = [[], []]
+    while not state.over:
+        p = state.current
+        start = time.perf_counter()
+        code = bots[p].choose(state)
+        times[p].append(time.perf_counter() - start)
+        state.apply_action(code)
+    winners = state.winners()
+    score = 1.0 if winners == [a_seat] else 0.5 if a_seat in winners else 0.0
+    return {"score": score, "a": times[a_seat], "b": times[1 - a_seat]}
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def ms(times: list[float]) -> str:
+    times = sorted(times)
+    return f"{statistics.mean(times) * 1000:.0f} / {times[int(len(times) * 0.99)] * 1000:.0f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per pairing (even: seats are swapped)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rules", default="base")
+    ap.add_argument("--pair", action="append", help="A,B: A's win rate against B (repeatable)")
+    ap.add_argument("--out", help="also write the table (markdown) to this file")
+    args = ap.parse_args()
+    pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
+    lines = [
+        f"{args.games} two-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
+        "seats swapped; ms per decision: mean / 99th percentile on this machine",
+        "",
+        "| bot A | bot B | A's win rate | 95% interval | A ms/decision | B ms/decision |",
+        "|---|---|---|---|---|---|",
+    ]
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(args.jobs) as pool:
+        for a, b in pairs:
+            start = time.time()
+            work = [(a, b, i, args.seed, args.rules) for i in range(args.games)]
+            results = pool.map(play, work, chunksize=1)
+            wins = sum(r["score"] for r in results)
+            lo, hi = wilson(wins, len(results))
+            row = (
+                f"| {a} | {b} | {wins / len(results):.1%} | {lo:.1%} - {hi:.1%} | "
+                f"{ms([t for r in results for t in r['a']])} | {ms([t for r in results for t in r['b']])} |"
+            )
+            lines.append(row)
+            print(row, f"({time.time() - start:.0f} s)", flush=True)
+    table = "\n".join(lines)
+    print(table)
+    if args.out:
+        Path(args.out).write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
