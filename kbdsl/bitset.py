@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+#: One direction of movement as bitset shifts: (offset, sources) pairs; every hex of `sources`
+#: has its neighbour in that direction at index + offset. A board has a few distinct offsets
+#: per direction (odd and even rows differ), so a whole hex set moves in a few int operations.
+Shift = tuple[tuple[int, int], ...]
+
 
 def bit_list(mask: int) -> list[int]:
     """Indexes of the set bits, lowest first."""
@@ -38,4 +43,23 @@ def components(mask: int, nbr_mask: Sequence[int]) -> list[int]:
             frontier = grown
         out.append(comp)
         mask &= ~comp
+    return out
+
+
+def shift_table(step: Sequence[int]) -> Shift:
+    """The Shift of a step list (step[i]: the neighbour of hex i in one direction, or -1)."""
+    by: dict[int, int] = {}
+    for i, j in enumerate(step):
+        if j >= 0:
+            by[j - i] = by.get(j - i, 0) | 1 << i
+    return tuple(by.items())
+
+
+def shift(mask: int, moves: Shift) -> int:
+    """Each hex of `mask` moved one step in the direction of `moves` (hexes leaving the board drop)."""
+    out = 0
+    for offset, sources in moves:
+        m = mask & sources
+        if m:
+            out |= m << offset if offset > 0 else m >> -offset
     return out

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import networkx as nx
 
-from kbdsl.bitset import bit_list
+from kbdsl.bitset import Shift, bit_list, shift_table
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 
@@ -150,10 +150,12 @@ class Tables:
     sectors: list[int]
     sector_ids: list[str]
     cache: dict = field(default_factory=dict)
+    n: int = field(init=False)  # number of hexes (a plain attribute: the hot loops read it)
+    shifts: list[Shift] = field(init=False)  # shifts[d]: direction d as bitset shifts (kbdsl.bitset)
 
-    @property
-    def n(self) -> int:
-        return len(self.ids)
+    def __post_init__(self) -> None:
+        self.n = len(self.ids)
+        self.shifts = [shift_table(step) for step in self.steps]
 
     def names(self, mask: int) -> list[str]:
         return [self.ids[i] for i in bit_list(mask)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, components, dilate
+from kbdsl.bitset import bit_list, components, dilate, shift
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 
@@ -499,25 +499,31 @@ def _linked(c: Ctx, targets: int) -> int:
 def _line_end(mask: int, n: int, t) -> int:
     """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
     out = 0
-    for d, step in enumerate(t.steps):
-        back = t.steps[(d + 3) % 6]
-        for i in bit_list(mask):
-            j, k = i, 0
-            while k < n - 1:
-                j = step[j]
-                if j < 0 or not (mask >> j) & 1:
-                    break
-                k += 1
-            if k == n - 1:
-                end = back[i]
-                if end >= 0:
-                    out |= 1 << end
+    shifts = t.shifts
+    for d in range(6):
+        back = shifts[(d + 3) % 6]
+        run = mask  # hexes of mask that start n-hex runs in direction d, after n-1 rounds
+        for _ in range(n - 1):
+            run = mask & shift(run, back)
+            if not run:
+                break
+        if run:
+            out |= shift(run, back)
     return out
 
 
 def _straight(origin: int, n: int, t) -> int:
+    """The hexes exactly n steps from origin in one of the 6 directions (a table per board and n)."""
     if origin < 0:
         return 0
+    key = ("straight", n)
+    table = t.cache.get(key)
+    if table is None:
+        table = t.cache[key] = [_straight_from(i, n, t) for i in range(t.n)]
+    return table[origin]
+
+
+def _straight_from(origin: int, n: int, t) -> int:
     out = 0
     for step in t.steps:
         j = origin

@@ -71,7 +71,7 @@ class Game:
         self.rules = rules
         self.setup = setup
         self.options = resolve_options(rules, setup.options)
-        self.board = Board(rules, setup.layout, self.options)
+        self.board = Board.of(rules, setup.layout, self.options)
         self.tables = self.board.tables
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + self.tile_names

@@ -37,6 +37,10 @@ class Layout:
         return {b: [str(p) for p in placed] for b, placed in self.boards}
 
 
+_BOARDS: dict[tuple, Board] = {}
+_BOARDS_KEPT = 8
+
+
 class Board:
     """The assembled hex graph of one layout, with its compiled tables."""
 
@@ -45,6 +49,19 @@ class Board:
         self.layout = layout
         self.graph: nx.Graph = assemble(rules, layout.as_dict(), options)
         self.tables = Tables.from_graph(self.graph)
+
+    @classmethod
+    def of(cls, rules: RuleSet, layout: Layout, options: Mapping[str, bool]) -> Board:
+        """The board of a layout, shared by every game of it (boards are never changed after
+        assembly): a simulation or a ladder on one setup assembles it once."""
+        key = (id(rules), layout, tuple(sorted(options.items())))
+        hit = _BOARDS.get(key)
+        if hit is not None and hit.rules is rules:
+            return hit
+        board = _BOARDS[key] = cls(rules, layout, options)
+        while len(_BOARDS) > _BOARDS_KEPT:
+            del _BOARDS[next(iter(_BOARDS))]
+        return board
 
     def hex(self, text: str) -> str:
         """The node name of a typed hex; SetupError names the problem."""

@@ -369,3 +369,27 @@ def test_island_tables_agree_with_graph(island_rules):
     b = board(island_rules, {"main": ["tower@180", "barn", "oasis", "tavern@180"], "island": ["island-tree-house"]},
               {"island-edge": True})
     check_tables(b.graph, b.tables)
+
+
+def test_games_of_one_layout_share_its_board_and_others_get_their_own(base_rules):
+    from kbdsl.game import Game
+
+    a = Game.new(base_rules, players=2, preset="first-game", seed=1)
+    b = Game.new(base_rules, players=3, preset="first-game", seed=2)
+    assert a.board is b.board  # assembled once: boards are never changed after assembly
+    other = Game.new(base_rules, players=2, preset="first-game", options={"lords-presence-required": True})
+    assert other.board is not a.board  # options may change a board (its edge, its sectors)
+    turned = Game.new(base_rules, players=2, sections=["tavern@180", "paddock", "oasis", "farm"])
+    assert turned.board is not a.board
+    fresh = assemble(base_rules, turned.setup.layout.as_dict(), turned.options)
+    assert nx.utils.graphs_equal(fresh, turned.board.graph)
+    assert dict(fresh.nodes(data=True)) == dict(turned.board.graph.nodes(data=True))
+
+
+def test_shifts_move_a_hex_set_one_step_as_the_graph_does(first):
+    from kbdsl.bitset import shift
+
+    t = first.tables
+    for d, step in enumerate(t.steps):
+        for i in range(0, t.n, 7):
+            assert shift(1 << i, t.shifts[d]) == (1 << step[i] if step[i] >= 0 else 0)

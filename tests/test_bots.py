@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +169,14 @@ def test_seat_offers_the_legal_moves_of_the_real_position(midgame):
     seat = Seat.of(midgame)
     assert seat.legal_actions() == midgame.legal_actions()
     assert seat.player == midgame.current and seat.view["deck"] == len(midgame.deck)
+
+
+def test_the_readme_plug_in_example_plays(tmp_path, monkeypatch, capsys):
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    code = re.search(r"\*\*Plug-ins\.\*\*.*?```python\n(.*?)```", readme, re.S).group(1)
+    module, command = re.search(r"# (\w+)\.py:\s+(kbdsl play .*)", code).groups()
+    (tmp_path / f"{module}.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = command.split()[1:] + ["--seed", "1", "--quiet", "--no-color"]
+    assert main(argv) == 0
+    assert "gold" in capsys.readouterr().out

@@ -6,7 +6,8 @@
 Game 2k and 2k+1 of a pairing share the random setup of seed `seed + k` and swap the seats, so
 neither bot gains from the first move or the board. A bot is named as for `make_bot`, optionally
 with budget settings: `montecarlo/playouts=64/horizon=2`. Budgets are counted in playouts, so
-the table is the same on any machine; the time per decision it took here is measured and printed.
+the table is the same on any machine; the processor time per decision it took here is measured
+and printed (processor time, so that other work on a shared machine does not inflate it).
 A win counts 1, a shared win 1/2; the interval is Wilson's 95% score interval.
 """
 
@@ -52,9 +53,9 @@ def play(args: tuple[str, str, int, int, str]) -> dict:
     times: list[list[float]] = [[], []]
     while not state.over:
         p = state.current
-        start = time.perf_counter()
+        start = time.process_time()
         code = bots[p].choose(state)
-        times[p].append(time.perf_counter() - start)
+        times[p].append(time.process_time() - start)
         state.apply_action(code)
     winners = state.winners()
     score = 1.0 if winners == [a_seat] else 0.5 if a_seat in winners else 0.0
@@ -85,7 +86,7 @@ def main() -> None:
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
     lines = [
         f"{args.games} two-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
-        "seats swapped; ms per decision: mean / 99th percentile on this machine",
+        "seats swapped; CPU ms per decision (mean / 99th percentile, one core of this machine)",
         "",
         "| bot A | bot B | A's win rate | 95% interval | A ms/decision | B ms/decision |",
         "|---|---|---|---|---|---|",

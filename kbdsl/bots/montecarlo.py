@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 from kbdsl.bots.base import Seat, SeatBot
 from kbdsl.bots.greedy import ranked
 from kbdsl.bots.playout import margins, rollout
@@ -30,10 +32,14 @@ class MonteCarloBot(SeatBot):
         totals = [0] * len(candidates)
         runs = max(self.playouts // len(candidates), 1)
         until = seat.public.turn + self.horizon if self.horizon is not None else None
+        # Common random numbers: every candidate meets the same deals and playout dice, so the
+        # comparison between moves is not drowned by the luck of the cards.
+        seeds = [self.rng.getrandbits(64) for _ in range(runs)]
         for j, code in enumerate(candidates):
-            for _ in range(runs):
-                state = seat.sample(self.rng)
+            for seed in seeds:
+                rng = random.Random(seed)
+                state = seat.sample(rng)
                 state.apply_action(code)
-                totals[j] += margins(rollout(state, self.rng, until))[me]
+                totals[j] += margins(rollout(state, rng, until))[me]
         best = max(range(len(candidates)), key=lambda j: totals[j])  # first wins ties: greedy's order
         return candidates[best]
