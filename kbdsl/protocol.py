@@ -30,6 +30,7 @@ from kbdsl.yamlio import schema
 PROTOCOL = 1
 MAX_LINE = 4_000_000  # bytes; a whole saved game is far smaller
 MAX_GAMES = 256
+MAX_TEXT = 4096  # characters in any one string of a request (a rule folder path is the longest)
 MAX_BOT_MOVES = 100_000  # a safety net for "until": "over"
 ERRORS = ("bad_request", "unknown_game", "illegal_move", "setup", "rules", "internal")
 
@@ -70,6 +71,20 @@ def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
         raise bad(f"{where + ': ' if where else ''}{error.message}")
+
+
+def _check_texts(data: Any) -> None:
+    """Refuse a request with an over-long string (key or value) before anything parses one."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) > MAX_TEXT:
+            raise bad(f"a string of {len(item)} characters is longer than the {MAX_TEXT} a request may hold")
 
 
 # -- what the server knows without a game ------------------------------------------------------
@@ -268,6 +283,7 @@ class Server:
             cmd = request.get("cmd")
             if not isinstance(cmd, str) or cmd not in self.methods:
                 raise bad(f"unknown cmd {cmd!r} (one of {', '.join(self.methods)})")
+            _check_texts(request)
             _check(request, validator(f"{cmd}_request"))
             return {"id": rid, "ok": True, "result": self.methods[cmd](request)}
         except RequestError as e:

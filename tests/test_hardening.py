@@ -1,0 +1,59 @@
+"""Regressions of issue 7 ("Hardening"): one test (or a few) per defect, worst first.
+
+Each probe that could hang runs under `no_hang`, which bounds it in time; the assertions are
+about behaviour (the answer, the state), never about how long something took.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kbdsl.errors import IllegalMove
+from kbdsl.game import Game
+from kbdsl.protocol import MAX_TEXT, Server
+
+from conftest import no_hang
+
+SPACES = 64_000
+
+
+@pytest.fixture
+def server() -> Server:
+    return Server()
+
+
+def new_game(server: Server, **fields) -> str:
+    response = server.handle({"cmd": "new", "players": 2, "seed": 7, **fields})
+    assert response["ok"], response
+    return response["result"]["game"]
+
+
+# -- 1. one request must not block a server -----------------------------------------------
+@pytest.mark.parametrize("text", ["1" + " " * SPACES + "x", "island:" + " " * SPACES + "1,", "(" + "1 " * SPACES])
+def test_1_hex_names_parse_in_linear_time(base_rules, text):
+    state = Game.new(base_rules, 2, seed=1).new_state()
+    with no_hang(5), pytest.raises(IllegalMove, match="not a hex"):
+        state.play({"do": "build", "to": text})
+
+
+def test_1_long_strings_are_refused_before_parsing(server):
+    gid = new_game(server)
+    before = server.handle({"cmd": "save", "game": gid})
+    line = json.dumps({"cmd": "play", "game": gid, "move": {"do": "build", "to": "1" + " " * SPACES + "x"}})
+    with no_hang(5):
+        error = json.loads(server.handle_line(line))["error"]
+    assert error["code"] == "bad_request" and f"longer than the {MAX_TEXT}" in error["message"]
+    for field in ({"rules": "x" * (MAX_TEXT + 1)}, {"x" * (MAX_TEXT + 1): 1}):
+        assert server.handle({"cmd": "rules", **field})["error"]["code"] == "bad_request"
+    assert server.handle({"cmd": "save", "game": gid}) == before
+
+
+def test_1_hex_spellings_still_parse(base_rules):
+    board = Game.new(base_rules, 2, seed=1).board
+    for text in ("3,4", " 3,4 ", "(3, 4)", "3 4", "( 3 , 4 )"):
+        assert board.hex(text) == "3,4"
+    for text in ("3,,4", "1,2,3", "a:b:1,2", "３,4", "-1,2", "3;4", ""):
+        with pytest.raises(ValueError, match="not a hex"):
+            board.hex(text)
