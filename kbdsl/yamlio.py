@@ -63,13 +63,21 @@ def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(v, path, here + (i,), marks, depth + 1) for i, v in enumerate(node.value)]
-    value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
+    value = _scalar(node)
     if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
         return node.value
     return value
 
 
-_SCALARS = yaml.SafeLoader("")
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
+_STATELESS = yaml.constructor.SafeConstructor()  # its scalar constructors read only the node
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """A scalar resolved exactly as yaml.safe_load would, but with no cache that outlives the
+    call (a loader's construct_object keeps every node it ever built)."""
+    construct = _CONSTRUCTORS.get(node.tag, _CONSTRUCTORS[None])
+    return construct(_STATELESS, node)
 
 
 def parse_yaml(text: str, path: str) -> Document:

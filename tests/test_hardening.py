@@ -57,3 +57,29 @@ def test_1_hex_spellings_still_parse(base_rules):
     for text in ("3,,4", "1,2,3", "a:b:1,2", "３,4", "-1,2", "3;4", ""):
         with pytest.raises(ValueError, match="not a hex"):
             board.hex(text)
+
+
+# -- 2. loading keeps nothing after it returns ----------------------------------------------
+def test_2_rule_folder_loads_do_not_accumulate_memory(mini):
+    import gc
+    import tracemalloc
+
+    from kbdsl import yamlio
+    from kbdsl.ruleset import load
+
+    big = "\n".join(f"# {i}" for i in range(50)) + "\n" + mini.read("game.yaml")
+    mini.write("game.yaml", big + "presets:\n" + "".join(f"  p{i}: {{text: t{i}}}\n" for i in range(300)))
+    load(mini.root)  # warm every cache that is meant to be filled once
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(20):
+            load(mini.root)
+            yamlio.parse_yaml(big, "x.yaml")
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    # each load reads ~20 kB of YAML; had any of it stayed, 20 loads would keep far more than this
+    assert grown < 100_000, grown
