@@ -377,7 +377,7 @@ class Server:
             req["players"],
             req.get("sections"),
             req.get("cards"),
-            req.get("seed", 0),
+            req.get("seed"),
             req.get("options"),
             req.get("preset"),
         )

@@ -83,3 +83,30 @@ def test_2_rule_folder_loads_do_not_accumulate_memory(mini):
         tracemalloc.stop()
     # each load reads ~20 kB of YAML; had any of it stayed, 20 loads would keep far more than this
     assert grown < 100_000, grown
+
+
+# -- 3. hidden information stays hidden -----------------------------------------------------
+def test_3_a_game_without_a_seed_gets_an_unpredictable_one(server, base_rules):
+    seeds, decks = set(), set()
+    for _ in range(3):
+        gid = server.handle({"cmd": "new", "players": 2})["result"]["game"]
+        save = server.handle({"cmd": "save", "game": gid})["result"]["save"]
+        seeds.add(save["setup"]["seed"])
+        decks.add(tuple(save["deck"]))
+        view = server.handle({"cmd": "state", "game": gid, "player": 0})["result"]["state"]
+        assert view["setup"]["seed"] is None and isinstance(view["deck"], int)
+    assert len(seeds) == 3 and len(decks) == 3
+    assert all(s.bit_length() > 64 for s in seeds)  # 128 random bits (fails with odds 3 in 2**64)
+    assert Game.new(base_rules, 2).setup.seed != Game.new(base_rules, 2).setup.seed
+
+
+def test_3_the_deck_is_its_own_stream_of_the_seed(base_rules):
+    """Drawing the setup from the seed takes nothing from the deck's stream: the same seed gives the
+    same deck whether the setup was drawn or given, and the seed alone reproduces the game."""
+    drawn = Game.new(base_rules, 3, seed=11).new_state()
+    given = Game.new(base_rules, 3, preset="first-game", seed=11).new_state()
+    assert drawn.deck == given.deck and drawn.hand == given.hand
+    again = Game.new(base_rules, 3, seed=11)
+    assert again.setup == drawn.game.setup and again.new_state().key() == drawn.key()
+    other = Game.new(base_rules, 3, preset="first-game", seed=12).new_state()
+    assert other.deck != given.deck
