@@ -110,3 +110,36 @@ def test_3_the_deck_is_its_own_stream_of_the_seed(base_rules):
     assert again.setup == drawn.game.setup and again.new_state().key() == drawn.key()
     other = Game.new(base_rules, 3, preset="first-game", seed=12).new_state()
     assert other.deck != given.deck
+
+
+# -- 4. a refused request changes nothing -----------------------------------------------------
+def saved(server: Server, gid: str) -> dict:
+    return server.handle({"cmd": "save", "game": gid})["result"]["save"]
+
+
+@pytest.mark.parametrize("request_", [{"cmd": "play"}, {"cmd": "bot"}, {"cmd": "bot", "until": "over"}])
+def test_4_a_request_refused_for_a_bad_seat_plays_nothing(server, request_):
+    gid = new_game(server)
+    server.handle({"cmd": "bot", "game": gid, "until": "turn"})
+    before = saved(server, gid)
+    if request_["cmd"] == "play":  # a legal move, refused only for the seat
+        request_ = {**request_, "move": server.handle({"cmd": "legal", "game": gid})["result"]["moves"][0]}
+    response = server.handle({**request_, "game": gid, "player": 5})
+    assert response["error"]["code"] == "bad_request" and "not a seat" in response["error"]["message"]
+    assert saved(server, gid) == before
+
+
+def test_4_any_failing_request_leaves_the_server_as_it_was(server, monkeypatch):
+    gid = new_game(server)
+    games = server.handle({"cmd": "games"})
+    assert server.handle({"cmd": "new", "players": 2, "player": 9})["ok"] is False
+    assert server.handle({"cmd": "games"}) == games  # no game opened, no id used up
+    assert new_game(server) == "g2"
+
+    def broken(self, *args, **kwargs):
+        raise RuntimeError("a bug after the game was replaced")
+
+    monkeypatch.setattr(Server, "_view", broken)
+    before = saved(server, gid)
+    assert server.handle({"cmd": "bot", "game": gid})["error"]["code"] == "internal"
+    assert saved(server, gid) == before
