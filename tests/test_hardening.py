@@ -143,3 +143,43 @@ def test_4_any_failing_request_leaves_the_server_as_it_was(server, monkeypatch):
     before = saved(server, gid)
     assert server.handle({"cmd": "bot", "game": gid})["error"]["code"] == "internal"
     assert saved(server, gid) == before
+
+
+# -- 5. no file's contents are echoed -------------------------------------------------------
+SECRET = "TOPSECRET-4711"
+
+
+@pytest.mark.parametrize("text", [f"{SECRET}\n", f"{SECRET}: 1\nname: x\n", f"- {SECRET}\n"])
+def test_5_a_file_that_is_not_a_rule_file_is_not_quoted(server, tmp_path, text):
+    # A file not named game.yaml is not read at all; a game.yaml that is no mapping is not quoted
+    # (one that is a mapping is a manifest, whose unknown keys are named to help its author).
+    for name in ("notes.txt", "game.yaml") if ":" not in text else ("notes.txt",):
+        (tmp_path / name).write_text(text)
+        for ref in (str(tmp_path / name), str(tmp_path)):
+            response = server.handle({"cmd": "rules", "rules": ref})
+            assert response["ok"] is False and SECRET not in json.dumps(response), response
+    passwd = server.handle({"cmd": "rules", "rules": "/etc/passwd"})
+    assert passwd["error"]["code"] == "rules" and "root:" not in json.dumps(passwd)
+
+
+def test_5_rule_files_may_not_be_symlinks_out_of_the_rule_folder(server, mini, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.kb").write_text(f"{SECRET} and more\n")
+    (mini.root / "leak.kb").symlink_to(outside / "secret.kb")
+    response = server.handle({"cmd": "rules", "rules": str(mini.root)})
+    assert SECRET not in json.dumps(response)
+    (d,) = response["error"]["diagnostics"]
+    assert d["code"] == "E204" and "symbolic link out of the rule folder" in d["message"]
+
+    (outside / "game.yaml").write_text(f"{SECRET}: 1\n")
+    mini.write("game.yaml", mini.read("game.yaml") + "extends: ../outside/secret.kb\n")
+    (mini.root / "leak.kb").unlink()
+    response = server.handle({"cmd": "rules", "rules": str(mini.root)})
+    assert response["error"]["diagnostics"][0]["code"] == "E203" and SECRET not in json.dumps(response)
+
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "game.yaml").symlink_to(outside / "game.yaml")
+    response = server.handle({"cmd": "rules", "rules": str(linked)})
+    assert "symbolic link" in response["error"]["message"] and SECRET not in json.dumps(response)
