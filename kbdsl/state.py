@@ -131,7 +131,7 @@ class State:
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None
-        c.forget_areas()
+        c.forget()
         return c
 
     def _mandatory_open(self) -> bool:

@@ -183,3 +183,31 @@ def test_5_rule_files_may_not_be_symlinks_out_of_the_rule_folder(server, mini, t
     (linked / "game.yaml").symlink_to(outside / "game.yaml")
     response = server.handle({"cmd": "rules", "rules": str(linked)})
     assert "symbolic link" in response["error"]["message"] and SECRET not in json.dumps(response)
+
+
+# -- 6. definitions are shared, not expanded ------------------------------------------------
+def chain(name: str, first: str, depth: int) -> str:
+    """define NAME0 = FIRST, then NAMEi = NAME(i-1) | NAME(i-1): 2**depth uses if expanded."""
+    lines = [f"define {name}0 = {first}"]
+    lines += [f"define {name}{i} = {name}{i - 1} | {name}{i - 1}" for i in range(1, depth + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_6_a_chain_of_doubling_definitions_evaluates_in_linear_time(mini):
+    from kbdsl.protocol import Server
+
+    mini.write("chain.kb", chain("e", "own", 30) + chain("b", "option(some-option)", 30))
+    mini.edit("rules.kb", "score: 1 per area", "score: count(e30) + 5 per sector where b30")
+    mini.edit("rules.kb", "mandatory: build 1 on terrain(card)", "mandatory: build 1 on terrain(card) & !e30")
+    server = Server()
+    with no_hang(20):
+        response = server.handle({"cmd": "new", "rules": str(mini.root), "players": 2, "seed": 1})
+        assert response["ok"], response
+        gid = response["result"]["game"]
+        for _ in range(4):
+            assert server.handle({"cmd": "bot", "game": gid, "until": "turn"})["ok"]
+        scores = server.handle({"cmd": "scores", "game": gid})["result"]["scores"]
+        state = server.handle({"cmd": "save", "game": gid})["result"]["save"]
+    # e30 is `own`, b30 is the option (off): the card counts each player's settlements
+    assert [s["hermits"] for s in scores] == [len(hexes) for hexes in state["settlements"]]
+    assert all(len(hexes) >= 1 for hexes in state["settlements"])
