@@ -209,17 +209,17 @@ class State:
                 if self.supply[p] > 0:
                     base = g.encode(kind)
                     out.extend(base + i for i in bit_list(self._build_targets(action, p)))
-            elif self._has_twins(p):  # a move may lose one of two same-kind tiles: offer the choice
+            else:
+                risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
+                    if not (risky >> s) & 1:
+                        out.extend(base + i for i in bit_list(targets))
+                        continue
                     for i in bit_list(targets):
                         out.append(base + i)
                         for d in self._discard_choices(p, s, i):
                             out.append(g.encode(kind, i, s, d))
-            else:
-                for s, targets in self._move_targets(action, p):
-                    base = g.encode(kind, 0, s)
-                    out.extend(base + i for i in bit_list(targets))
         if not self._mandatory_open():
             out.append(g.encode(END_TURN))
         return out
@@ -343,14 +343,22 @@ class State:
         if not self.game.lose_at_end:
             self._lose(p, discard)
 
-    def _gain(self, p: int, i: int) -> None:
-        """RULINGS 10: one tile from each adjacent location hex never taken from before."""
+    def _gains(self, p: int, i: int) -> list[int]:
+        """RULINGS 10: the location hexes a settlement arriving on hex i takes a tile from (each
+        adjacent one with a tile left that p never took from)."""
         t = self.game.tables
-        for loc in bit_list(t.nbr_mask[i] & t.location):
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
-                self.loc_supply[loc] -= 1
-                self.taken[p] |= 1 << loc
-                self.tiles[p].append(Tile(t.location_of[loc], loc, new=True))
+        return [
+            loc
+            for loc in bit_list(t.nbr_mask[i] & t.location)
+            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
+        ]
+
+    def _gain(self, p: int, i: int) -> None:
+        location_of = self.game.tables.location_of
+        for loc in self._gains(p, i):
+            self.loc_supply[loc] -= 1
+            self.taken[p] |= 1 << loc
+            self.tiles[p].append(Tile(location_of[loc], loc, new=True))
 
     def _lost(self, p: int, own: int | None = None) -> list[Tile]:
         """Tiles of p whose location hex touches none of p's settlements (now, or with `own` instead)."""
@@ -373,23 +381,31 @@ class State:
                 twin.used, twin.new = tile.used, tile.new
             self.tiles[p].remove(tile)
 
-    def _has_twins(self, p: int) -> bool:
-        """Whether the player holds two tiles of one kind with different status."""
-        seen: dict[str, str] = {}
+    def _sole_touchers(self, p: int) -> int:
+        """Settlements of p that alone touch the hex of one of p's tiles (moving one may lose it)."""
+        if self.game.lose_at_end:
+            return 0
+        nbr_mask, own, out = self.game.tables.nbr_mask, self.own[p], 0
         for x in self.tiles[p]:
-            if seen.setdefault(x.kind, x.status) != x.status:
-                return not self.game.lose_at_end
-        return False
+            touching = nbr_mask[x.at] & own
+            if touching & (touching - 1) == 0:
+                out |= touching
+        return out
 
     def _discard_choices(self, p: int, frm: int, to: int) -> list[int]:
-        """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
+        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
+        (RULINGS 10), a tile of the same kind with another status (RULINGS 11)."""
         if self.game.lose_at_end:
             return []
+        location_of = self.game.tables.location_of
+        held = [(x.kind, x.status, x) for x in self.tiles[p]]
+        held += [(location_of[loc], "new", None) for loc in self._gains(p, to)]
         out = []
         for tile in self._lost(p, (self.own[p] ^ (1 << frm)) | (1 << to)):
-            for x in self.tiles[p]:
-                if x is not tile and x.kind == tile.kind and x.status != tile.status:
-                    out.append(DISCARDS.index(x.status))
+            for kind, status, x in held:
+                d = DISCARDS.index(status)
+                if x is not tile and kind == tile.kind and status != tile.status and d not in out:
+                    out.append(d)
         return out
 
     def _settle(self) -> None:

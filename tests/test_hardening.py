@@ -211,3 +211,26 @@ def test_6_a_chain_of_doubling_definitions_evaluates_in_linear_time(mini):
     # e30 is `own`, b30 is the option (off): the card counts each player's settlements
     assert [s["hermits"] for s in scores] == [len(hexes) for hexes in state["settlements"]]
     assert all(len(hexes) >= 1 for hexes in state["settlements"])
+
+
+# -- 7. RULINGS 11 when one move takes a second tile of a kind and loses the first ----------
+def barn_position(base_rules):
+    """Seat 0's only settlement (1,5) alone touches the Barn hex 2,6 whose tile it holds; a Barn
+    move to 5,1 (canyon) lands next to the other Barn hex 6,2, so it takes the second Barn tile
+    and loses the first in the same move."""
+    from kbdsl.game import State
+
+    game = Game.new(base_rules, 3, sections=["barn", "tavern", "oasis", "farm"], cards=["lords", "knights", "fishermen"], seed=1)
+    tiles = [[{"tile": "barn", "at": "2,6"}], [], []]
+    return State.arrange(game, [["1,5"]], hand=["canyon", "grass", "grass"], built=3, tiles=tiles)
+
+
+@pytest.mark.parametrize("discard, kept", [(None, "new"), ("new", "used")])
+def test_7_a_move_that_takes_a_twin_and_loses_the_first_offers_the_choice(base_rules, discard, kept):
+    state = barn_position(base_rules)
+    legal = {m for m in state.legal_moves() if m.do == "barn" and m.to == "5,1"}
+    assert {m.discard for m in legal} == {None, "new"}  # RULINGS 11: the new one may be discarded
+    move = {"do": "barn", "from": "1,5", "to": "5,1"} | ({"discard": discard} if discard else {})
+    events = state.play(move)
+    assert [(x.kind, x.at, x.status) for x in state.tiles[0]] == [("barn", state.game.tables.index["6,2"], kept)]
+    assert {e["event"] for e in events} >= {"tile_gained", "tile_lost"}
