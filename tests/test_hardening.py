@@ -234,3 +234,52 @@ def test_7_a_move_that_takes_a_twin_and_loses_the_first_offers_the_choice(base_r
     events = state.play(move)
     assert [(x.kind, x.at, x.status) for x in state.tiles[0]] == [("barn", state.game.tables.index["6,2"], kept)]
     assert {e["event"] for e in events} >= {"tile_gained", "tile_lost"}
+
+
+# -- 8. State.from_json refuses impossible states ---------------------------------------------
+def played_save(base_rules):
+    from kbdsl.bots import RandomBot
+
+    game = Game.new(base_rules, 2, preset="first-game", seed=3)
+    state = game.new_state()
+    bot = RandomBot("8")
+    while not state.tiles[0] or state.current != 0 or len(state.log) < 12:
+        state.apply_action(bot.choose(state))
+    return game, state.to_json()
+
+
+def tamper(data: dict, change) -> dict:
+    data = json.loads(json.dumps(data))
+    change(data)
+    return data
+
+
+TAMPERINGS = {
+    "negative supply": (lambda d: d["supply"].__setitem__(0, -1), "supply"),
+    "duplicate deck card": (lambda d: d["deck"].append(d["deck"][0]), "deck"),
+    "missing deck card": (lambda d: d["deck"].pop(), "deck"),
+    "extra terrain card": (lambda d: d["discard"].append("lava"), "deck"),
+    "hand card of no terrain": (lambda d: d["hand"].__setitem__(1, "lava"), "hand"),
+    "unknown tile": (lambda d: d["tiles"][0][0].__setitem__("tile", "dragon"), "tiles"),
+    "tile from a plain hex": (lambda d: d["tiles"][0][0].__setitem__("at", "0,0"), "tiles"),
+    "tile nobody touches": (lambda d: d["settlements"].__setitem__(0, d["settlements"][0][:0]), "tiles"),
+    "tile never taken": (lambda d: d["taken"].__setitem__(0, []), "tiles"),
+    "taken from a plain hex": (lambda d: d["taken"][1].append("0,0"), "taken"),
+    "location supply too big": (lambda d: d["location_supply"].update({next(iter(d["location_supply"])): 9}), "location_supply"),
+    "turn 0": (lambda d: d.__setitem__("turn", 0), "turn"),
+    "turn 2.0": (lambda d: d.__setitem__("turn", 2.0), "turn"),
+    "ending is 1": (lambda d: d.__setitem__("ending", 1), "ending"),
+    "a seat too many": (lambda d: d["supply"].append(3), "one entry per player"),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERINGS)
+def test_8_from_json_refuses_impossible_states_naming_the_field(base_rules, name):
+    from kbdsl.errors import SetupError
+    from kbdsl.game import State
+
+    game, data = played_save(base_rules)
+    assert State.from_json(data, game).to_json() == data  # the untouched save loads
+    change, field = TAMPERINGS[name]
+    with pytest.raises(SetupError, match=f"not a saved state of this game: .*{field}"):
+        State.from_json(tamper(data, change), game)
