@@ -125,11 +125,21 @@ def schema(name: str) -> dict:
     return json.loads((data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+def _is_whole(checker: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def strict_validator(s: dict) -> jsonschema.protocols.Validator:
+    """A validator for schema `s` in which "integer" means an integer: JSON Schema would let 2.0
+    pass, but a count or a seed written 2.0 is a mistake (and would make another game)."""
+    cls = jsonschema.validators.validator_for(s)
+    strict = jsonschema.validators.extend(cls, type_checker=cls.TYPE_CHECKER.redefine("integer", _is_whole))
+    return strict(s)
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
-    s = schema(name)
-    cls = jsonschema.validators.validator_for(s)
-    return cls(s)
+    return strict_validator(schema(name))
 
 
 def validate(doc: Document, schema_name: str) -> None:

@@ -283,3 +283,53 @@ def test_8_from_json_refuses_impossible_states_naming_the_field(base_rules, name
     change, field = TAMPERINGS[name]
     with pytest.raises(SetupError, match=f"not a saved state of this game: .*{field}"):
         State.from_json(tamper(data, change), game)
+
+
+# -- 9. integers are integers ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "new", "players": 2.0},
+        {"cmd": "new", "players": 2, "seed": 7.0},
+        {"cmd": "new", "players": 2, "player": 0.0},
+        {"cmd": "hello", "protocol": 1.0},
+    ],
+)
+def test_9_numbers_with_a_fraction_point_are_not_integers_in_requests(server, request_):
+    error = server.handle(request_)["error"]
+    assert error["code"] == "bad_request" and ".0 is not" in error["message"]
+
+
+def test_9_a_save_with_float_numbers_is_refused(server, base_rules):
+    from kbdsl.errors import SetupError
+    from kbdsl.game import Setup
+
+    gid = new_game(server)
+    save = server.handle({"cmd": "save", "game": gid})["result"]["save"]
+    for change in ({"players": 2.0}, {"seed": 7.0}):
+        bad = {**save, "setup": {**save["setup"], **change}}
+        assert server.handle({"cmd": "load", "save": bad})["error"]["code"] == "bad_request"
+        with pytest.raises(SetupError, match="must be a whole number"):
+            Setup.from_json(bad["setup"], base_rules)
+    with pytest.raises(SetupError, match="seed must be a whole number"):
+        Game.new(base_rules, 2, seed=7.0)
+
+
+def test_9_replay_of_a_save_with_float_players_is_a_located_error(tmp_path, base_rules, capsys):
+    from kbdsl.cli import main
+
+    data = Game.new(base_rules, 2, seed=1).new_state().to_json()
+    data["setup"]["players"] = 2.0
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert f"{path}:" in err and "setup/players: 2.0 is not of type 'integer'" in err and "Traceback" not in err
+
+
+def test_9_manifest_integers_refuse_floats(mini):
+    from conftest import load_error
+
+    mini.edit("game.yaml", "settlements: 6", "settlements: 6.0")
+    (d,) = load_error(mini.root).diagnostics
+    assert d.code == "E202" and "settlements: 6.0 is not of type 'integer'" in d.message
