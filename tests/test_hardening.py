@@ -7,6 +7,7 @@ about behaviour (the answer, the state), never about how long something took.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -333,3 +334,52 @@ def test_9_manifest_integers_refuse_floats(mini):
     mini.edit("game.yaml", "settlements: 6", "settlements: 6.0")
     (d,) = load_error(mini.root).diagnostics
     assert d.code == "E202" and "settlements: 6.0 is not of type 'integer'" in d.message
+
+
+# -- 10. every loader limit is a located one-sentence error, reached at once -------------------
+def test_10_a_long_chain_of_definitions_is_a_located_error(mini, capsys):
+    from kbdsl.cli import main
+    from kbdsl.expr import MAX_DEPTH
+
+    lines = ["define d0 = own"] + [f"define d{i} = d{i - 1} & own" for i in range(1, 400)]
+    mini.write("chain.kb", "\n".join(lines) + "\n")
+    mini.edit("rules.kb", "score: 1 per area", "score: count(d399)")
+    with no_hang(20):
+        code = main(["lint", str(mini.root)])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.out + out.err
+    assert re.search(rf"chain\.kb:\d+:\d+: E105 expression nested more than {MAX_DEPTH} levels deep", out.out)
+
+
+def test_10_a_long_extends_chain_is_a_located_error(mini, tmp_path):
+    from conftest import load_error
+    from kbdsl.ruleset import MAX_EXTENDS
+
+    chain = tmp_path / "chain"
+    for i in range(1500):
+        folder = chain / f"m{i}"
+        folder.mkdir(parents=True)
+        parent = f"../m{i + 1}" if i < 1499 else str(mini.root)
+        (folder / "game.yaml").write_text(f"name: m{i}\nextends: {parent}\n")
+    with no_hang(20):
+        (d,) = load_error(chain / "m0").diagnostics
+    assert d.code == "E203" and f"at most {MAX_EXTENDS} manifests" in d.message
+    assert d.pos.path.endswith(f"m{MAX_EXTENDS - 1}/game.yaml") and d.pos.line == 2
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("name: x\nplayers: " + "[" * 40_000 + "]" * 40_000 + "\n", 2),
+        ("name: x\nplayers:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1200)) + "\n", 34),
+        ("name: x\ntext: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n", 2),
+    ],
+    ids=["brackets", "indentation", "braces"],
+)
+def test_10_deeply_nested_yaml_is_refused_at_once_where_it_gets_too_deep(mini, text, line):
+    from conftest import load_error
+
+    mini.write("game.yaml", text)
+    with no_hang(5):
+        (d,) = load_error(mini.root).diagnostics
+    assert d.code == "E201" and d.message == "YAML nested deeper than 32 levels" and d.pos.line == line
