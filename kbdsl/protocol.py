@@ -256,18 +256,21 @@ class Server:
 
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
-        """One line in, one line out (None for a blank line, which is ignored)."""
-        if len(line) > MAX_LINE:
+        """One line in, one line out (None for a blank line, which is ignored). The line ending is
+        not part of the line: MAX_LINE bytes may come before it."""
+        raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+        raw = raw[:-1] if raw.endswith(b"\n") else raw
+        raw = raw[:-1] if raw.endswith(b"\r") else raw
+        if len(raw) > MAX_LINE:
             return _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                return _dump(_error(None, bad("the line is not UTF-8 text")))
-        if not line.strip():
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _dump(_error(None, bad("the line is not UTF-8 text")))
+        if not text.strip():
             return None
         try:
-            request = json.loads(line, parse_constant=_no_constant)
+            request = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
         except (ValueError, RecursionError) as e:
             return _dump(_error(None, bad(f"the line is not JSON ({e})")))
         return _dump(self.handle(request))
@@ -411,15 +414,17 @@ class Server:
         return {"game": req["game"], "state": self._view(self._state(req), req)}
 
     def legal(self, req: Json) -> Json:
-        moves = self._state(req).legal_moves()
+        state = self._state(req)
         action = req.get("action")
+        if action not in (None, "end"):
+            _known_action(state, action)
+        moves = state.legal_moves()
         return {"game": req["game"], "moves": [m.to_json() for m in moves if action is None or m.do == action]}
 
     def targets(self, req: Json) -> Json:
         state = self._state(req)
         g, action = state.game, req["action"]
-        if action not in g.kind_index or action == "end":
-            raise bad(f"unknown action {action!r} (build or a tile: {', '.join(g.tile_names)})")
+        _known_action(state, action)
         frm = req.get("from")
         if frm is not None:
             try:
@@ -518,6 +523,14 @@ class Server:
         return {"game": req["game"], "closed": True}
 
 
+def _known_action(state: State, action: str) -> None:
+    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
+    try:
+        state.check_action(action)
+    except SetupError as e:
+        raise bad(str(e)) from None
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -530,16 +543,25 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> Json:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return out
+
+
 def serve(inp: BinaryIO, out: TextIO, server: Server | None = None) -> int:
     """Answer requests line by line until end of input; a bad line gets an error and the loop goes on."""
     server = server or Server()
     while True:
-        raw = inp.readline(MAX_LINE + 1)
+        raw = inp.readline(MAX_LINE + 2)  # the line and its ending ("\r\n" at most)
         if not raw:
             return 0
-        if len(raw) > MAX_LINE:  # skip the rest of an over-long line
+        if len(raw) == MAX_LINE + 2 and not raw.endswith(b"\n"):  # skip the rest of an over-long line
             while raw and not raw.endswith(b"\n"):
-                raw = inp.readline(MAX_LINE + 1)
+                raw = inp.readline(MAX_LINE + 2)
             reply = _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
         else:
             reply = server.handle_line(raw)
