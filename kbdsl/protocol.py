@@ -217,8 +217,9 @@ def board(state: State) -> Json:
 class Server:
     """Open games by id and the request handlers; one instance per connection."""
 
-    def __init__(self, allow_paths: bool = True):
+    def __init__(self, allow_paths: bool = True, max_games: int = MAX_GAMES):
         self.allow_paths = allow_paths  # False: only shipped rule sets (for untrusted clients)
+        self.max_games = max_games
         self.games: dict[str, State] = {}
         self._opened = 0
         self._shipped: dict[str, RuleSet] = {}
@@ -230,6 +231,7 @@ class Server:
             "state": self.state,
             "legal": self.legal,
             "targets": self.targets,
+            "actions": self.actions,
             "play": self.play,
             "bot": self.bot,
             "scores": self.scores,
@@ -242,19 +244,12 @@ class Server:
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
         """One line in, one line out (None for a blank line, which is ignored)."""
-        if len(line) > MAX_LINE:
-            return _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                return _dump(_error(None, bad("the line is not UTF-8 text")))
-        if not line.strip():
+        if len(line) <= MAX_LINE and not line.strip():
             return None
         try:
-            request = json.loads(line, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as e:
-            return _dump(_error(None, bad(f"the line is not JSON ({e})")))
+            request = parse(line)
+        except RequestError as e:
+            return _dump(_error(None, e))
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
@@ -317,8 +312,8 @@ class Server:
             raise RequestError("unknown_game", f"no open game {req['game']!r} (open: {open_})") from None
 
     def _open(self, state: State) -> str:
-        if len(self.games) >= MAX_GAMES:
-            raise bad(f"{MAX_GAMES} games are open; close one first")
+        if len(self.games) >= self.max_games:
+            raise bad(f"{self.max_games} games are open; close one first")
         self._opened += 1
         gid = f"g{self._opened}"
         self.games[gid] = state
@@ -404,6 +399,19 @@ class Server:
         out["targets"] = state.targets(action, frm)
         return out
 
+    def actions(self, req: Json) -> Json:
+        """The actions of the player to move (build, each held tile, end): usable now, or why not."""
+        state = self._state(req)
+        legal = {m.do for m in state.legal_moves()}
+        names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
+        return {
+            "game": req["game"],
+            "player": state.current,
+            "actions": [
+                {"action": n, "usable": n in legal, "reason": None if n in legal else _why_not(state, n)} for n in names
+            ],
+        }
+
     def play(self, req: Json) -> Json:
         state = self._state(req)
         trial = state.clone()  # atomic even if the engine failed half-way
@@ -484,12 +492,46 @@ class Server:
         return {"game": req["game"], "closed": True}
 
 
+def _why_not(state: State, action: str) -> str:
+    """Why `action` has no legal move now: the engine's refusal of a probe move (unless it is about the probe)."""
+    if state.over:
+        return "the game is over"
+    g, p = state.game, state.current
+    own = state.settlements(p)
+    probe = own[0] if own else g.tables.ids[0]
+    move: Json = {"do": action} if action == "end" else {"do": action, "to": probe}
+    if action in g.rules.actions and g.rules.actions[action].kind == "move":
+        move["from"] = probe
+    try:
+        state.clone().play(move)
+    except IllegalMove as e:
+        if probe not in e.reason:
+            return e.reason
+    title = g.rules.tiles[action].title if action in g.rules.tiles else "mandatory build"
+    return f"no hex is a legal target of the {title} action right now"
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
 
 def _dump(response: Json) -> str:
     return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
+
+
+def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
+    """One message of UTF-8 JSON text as a request value (for every transport); RequestError if it is not."""
+    if len(line) > limit:
+        raise bad(f"the line is longer than {limit} bytes")
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise bad("the line is not UTF-8 text") from None
+    try:
+        return json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:
+        raise bad(f"the line is not JSON ({e})") from None
 
 
 def _no_constant(name: str) -> Any:
