@@ -22,6 +22,8 @@ from kbdsl.scoring import score, totals
 if TYPE_CHECKING:
     from kbdsl.game import Game
 
+SETTLEMENT = "settlement"  # the piece kind of every settlement (the language's own word)
+
 
 class Tile:
     """A location tile held by a player: its kind, the hex it came from, its turn status."""
@@ -108,6 +110,13 @@ class State:
 
     def settlements(self, player: int) -> list[str]:
         return self.game.tables.names(self.own[player])
+
+    def pieces(self) -> list[tuple[str, str, int | None]]:
+        """Every piece on the board as (hex name, kind, owner seat or None if neutral), for drawing.
+
+        Settlements are the only kind the rules have so far; front ends draw kinds generically."""
+        ids = self.game.tables.ids
+        return [(ids[i], SETTLEMENT, p) for p, mask in enumerate(self.own) for i in bit_list(mask)]
 
     def scores(self) -> list[dict[str, int]]:
         """Per player, gold per card and always-on scoring, plus 'total', for the position as it stands."""

@@ -21,7 +21,7 @@ from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
 from kbdsl.moves import END, Move
-from kbdsl.render import render, render_board, render_legend, seat_label, use_color
+from kbdsl.render.terminal import render, render_board, render_legend, seat_label, use_color
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.saves import differences, game_of, read_save, save
 
