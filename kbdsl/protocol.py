@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, TextIO
 import jsonschema
 
 from kbdsl import __version__
+from kbdsl import undo as undoing
 from kbdsl.bots import BOTS, make_bot
 from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
@@ -233,6 +234,7 @@ class Server:
             "targets": self.targets,
             "actions": self.actions,
             "play": self.play,
+            "undo": self.undo,
             "bot": self.bot,
             "scores": self.scores,
             "board": self.board,
@@ -400,7 +402,8 @@ class Server:
         return out
 
     def actions(self, req: Json) -> Json:
-        """The actions of the player to move (build, each held tile, end): usable now, or why not."""
+        """The actions of the player to move (build, each held tile, end): usable now, or why not; and
+        the moves of this turn that `undo` may take back."""
         state = self._state(req)
         legal = {m.do for m in state.legal_moves()}
         names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
@@ -410,7 +413,17 @@ class Server:
             "actions": [
                 {"action": n, "usable": n in legal, "reason": None if n in legal else _why_not(state, n)} for n in names
             ],
+            "undoable": [m.to_json() for m in undoing.undoable(state)],
         }
+
+    def undo(self, req: Json) -> Json:
+        """Take back the last move of the turn, while no hidden card has been drawn since (kbdsl.undo)."""
+        state = self._state(req)
+        moves = undoing.undoable(state)
+        before = undoing.undo(state)  # a new state: the open game is replaced only below
+        view = self._view(before, req)
+        self.games[req["game"]] = before
+        return {"game": req["game"], "undone": moves[-1].to_json(), "state": view}
 
     def play(self, req: Json) -> Json:
         state = self._state(req)

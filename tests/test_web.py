@@ -363,3 +363,33 @@ def test_fifty_concurrent_bot_games_over_websockets_end_without_errors_or_cross_
             assert state.over and final == state.view(0)  # each client saw its own game's end, no other
             again = replay(state.game, final["log"])
             assert again.to_json() == state.to_json()
+
+
+# -- undo and the board picture ------------------------------------------------------------------------
+def test_a_seat_takes_back_its_own_build_and_only_its_own(client):
+    t = new_table(client)
+    me, other = token(t["seats"][0]), token(t["seats"][1])
+    nothing = ask(client, {"cmd": "undo", "game": t["table"]}, me)
+    assert nothing.status_code == 409 and nothing.json()["error"]["reason"] == "you have made no move this turn"
+    before = saved(client, t)
+    move = first_build(client, t, me)
+    ask(client, {"cmd": "play", "game": t["table"], "move": move}, me)
+    assert ask(client, {"cmd": "undo", "game": t["table"]}, other).status_code == 403
+    assert ask(client, {"cmd": "undo", "game": t["table"]}).status_code == 403
+    reply = ask(client, {"cmd": "undo", "game": t["table"]}, me).json()
+    assert reply["result"]["undone"] == move and reply["result"]["state"]["viewer"] == 0
+    assert saved(client, t) == before
+
+
+def test_the_board_picture_is_the_svg_drawing_of_the_position_or_a_replayed_step(client):
+    t = new_table(client)
+    me = token(t["seats"][0])
+    move = first_build(client, t, me)
+    ask(client, {"cmd": "play", "game": t["table"], "move": move}, me)
+    now = client.get(f"/api/tables/{t['table']}/board.svg")
+    assert now.status_code == 200 and now.headers["content-type"].startswith("image/svg+xml")
+    assert f'<g class="piece" data-hex="{move["to"]}" data-kind="settlement" data-player="0">' in now.text
+    assert f'class="last-mark" data-hex="{move["to"]}"' in now.text
+    start = client.get(f"/api/tables/{t['table']}/board.svg?step=0").text
+    assert 'class="piece"' not in start and start.count('class="hex') == now.text.count('class="hex')
+    assert client.get(f"/api/tables/{t['table']}/board.svg?step=x").status_code == 400

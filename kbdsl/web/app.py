@@ -235,14 +235,26 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         except RequestError as e:
             return _refusal(e)
 
+    def _step(request: Request) -> int | None:
+        step = request.query_params.get("step")
+        if step is not None and (not step.isdigit() or len(step) > 6):
+            raise RequestError("bad_request", "step: a move number such as 12")
+        return None if step is None else int(step)
+
     async def replay(request: Request) -> Response:
         try:
-            table = _table(request)
-            step = request.query_params.get("step", "0")
-            if not step.isdigit() or len(step) > 6:
-                raise RequestError("bad_request", "step: a move number such as 12")
+            table, step = _table(request), _step(request) or 0
             async with live.locks[table.id]:
-                return _json(await anyio.to_thread.run_sync(tables.replay, table, int(step)))
+                return _json(await anyio.to_thread.run_sync(tables.replay, table, step))
+        except RequestError as e:
+            return _refusal(e)
+
+    async def picture(request: Request) -> Response:
+        try:
+            table, step = _table(request), _step(request)
+            async with live.locks[table.id]:
+                text = await anyio.to_thread.run_sync(tables.picture, table, step)
+            return Response(text, media_type="image/svg+xml", headers=HEADERS)
         except RequestError as e:
             return _refusal(e)
 
@@ -300,6 +312,7 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         Route("/api/tables", create, methods=["POST"]),
         Route("/api/tables/{table}", info),
         Route("/api/tables/{table}/replay", replay),
+        Route("/api/tables/{table}/board.svg", picture),
         WebSocketRoute("/ws/{table}", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

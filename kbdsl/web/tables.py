@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from kbdsl.bots import BOTS
-from kbdsl.game import replay
+from kbdsl.game import State, replay
 from kbdsl.protocol import RequestError, Server, _error, bad
+from kbdsl.render import svg
 
 Json = dict[str, Any]
 
@@ -31,9 +32,9 @@ PUBLIC = ("hello", "rules", "state", "scores", "board")
 #: Only the seat to move: its legal moves depend on its hidden card.
 TO_MOVE = ("legal", "targets", "actions")
 #: Only the seat to move, with its token.
-PLAYS = ("play",)
+PLAYS = ("play", "undo")
 #: Methods whose request names a seat for its view.
-VIEWED = ("state", "play")
+VIEWED = ("state", "play", "undo")
 #: The rest (new, load, save, close, games, bot) stay with the server: saves hold the deck,
 #: and bots move by the seats the table was created with.
 SETUP_FIELDS = ("rules", "preset", "sections", "cards", "options")
@@ -147,7 +148,7 @@ class Tables:
             response["result"]["game"] = table.id
         changed = response["ok"] and req["cmd"] in PLAYS
         if changed:
-            self._changed(table, response["result"]["played"])
+            self._changed(table, response["result"].get("played", []))
         return response, changed
 
     def _authorise(self, token: Any, req: Any) -> tuple[Json, Table | None]:
@@ -217,15 +218,27 @@ class Tables:
         }
         if seat is not None and seat == view["current"] and not view["over"]:
             message["legal"] = _ok(ask({"cmd": "legal", "game": gid}))["moves"]
-            message["actions"] = _ok(ask({"cmd": "actions", "game": gid}))["actions"]
+            actions = _ok(ask({"cmd": "actions", "game": gid}))
+            message["actions"], message["undoable"] = actions["actions"], actions["undoable"]
         return message
+
+    def _at(self, table: Table, step: int | None) -> tuple[State, int, list[Json]]:
+        """The position after the first `step` moves (None: now), the step, and the whole log."""
+        state = self.server.games[table.game]
+        log = state.view(None)["log"]
+        if step is None or step >= len(log):
+            return state, len(log), log
+        step = max(0, step)
+        return replay(state.game, log[:step]), step, log
+
+    def picture(self, table: Table, step: int | None = None) -> str:
+        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked."""
+        at, step, log = self._at(table, step)
+        return svg.board(at, last=_last_turn(log[:step]))
 
     def replay(self, table: Table, step: int) -> Json:
         """The public view and scores after the first `step` moves of the game's log."""
-        state = self.server.games[table.game]
-        log = state.view(None)["log"]
-        step = max(0, min(step, len(log)))
-        at = replay(state.game, log[:step])
+        at, step, log = self._at(table, step)
         return {
             "table": table.id,
             "step": step,
@@ -268,6 +281,17 @@ class Tables:
                 continue
             self.tables[path.stem] = Table(path.stem, response["result"]["game"], seats, doc.get("version", 0))
         return problems
+
+
+def _last_turn(log: list[Json]) -> list[str]:
+    """Hexes of the moves of the turn being played, or of the last finished turn if none yet."""
+    moves = list(log)
+    if moves and moves[-1]["do"] == "end":
+        moves.pop()
+    turn: list[Json] = []
+    while moves and moves[-1]["do"] != "end":
+        turn.append(moves.pop())
+    return [h for m in turn for h in (m.get("from"), m.get("to")) if h]
 
 
 def _seat_list(seats: Any) -> list[Any]:

@@ -10,6 +10,8 @@ const T = {
   action: null,     // the selected action: "build" or a tile name
   from: null,       // for a tile that moves: the chosen settlement
   replayStep: 0,
+  replayShown: -1,  // the step the replay board shows
+  shown: -1,        // the version of the last push shown completely
   socket: null,
 };
 const $ = id => document.getElementById(id);
@@ -78,6 +80,7 @@ async function show(push) {
   if (!usable.has(T.action)) { T.action = usable.has("build") ? "build" : null; T.from = null; }
   if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
   await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version);
+  if (push !== T.push) return; // a newer push arrived meanwhile and is shown instead
   highlight();
   status();
   hand();
@@ -86,6 +89,7 @@ async function show(push) {
   scoreTable($("scores"), push.scores.scores);
   log();
   if (s.over) finished();
+  T.shown = push.version; // for tests and tools: the page shows this version completely
 }
 
 function status() {
@@ -109,8 +113,9 @@ function hand() {
   if (T.seat === null) { box.append(kb.el("span", {class: "hint", text: "Spectators see no hand."})); return; }
   const card = s.hand[T.seat];
   const terrain = T.rules.terrains.find(t => t.name === card);
+  const sample = card && $("board").querySelector(`polygon.hex[data-terrain="${card}"]`); // the board's own colour
   box.append(kb.el("span", {text: "Your card: "}),
-    card ? kb.el("span", {class: "card", id: "my-card", "data-terrain": card, style: terrain && terrain.color ? `border-color: ${terrain.color}` : null,
+    card ? kb.el("span", {class: "card", id: "my-card", "data-terrain": card, style: sample ? `background: ${sample.getAttribute("fill")}` : null,
                           text: `${terrain ? terrain.title : card}${terrain && terrain.letter ? " (" + terrain.letter + ")" : ""}`})
          : kb.el("span", {class: "card none", id: "my-card", text: "none now (you draw at the end of your turn)"}));
 }
@@ -274,6 +279,7 @@ async function replay(step) {
   $("replay-move").textContent = data.move ? `Move ${data.step}: ${who}` : "The start of the game.";
   await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?step=${data.step}`, $("replay-board"));
   scoreTable($("replay-scores"), data.scores);
+  T.replayShown = data.step;
 }
 $("replay-first").onclick = () => replay(0);
 $("replay-prev").onclick = () => replay(T.replayStep - 1);
