@@ -9,12 +9,8 @@ live, never its card. `.ci/run` installs Chromium; where it cannot, these tests 
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,16 +30,9 @@ if not CHROMIUM.exists():
 from kbdsl.game import Game, Setup, replay  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 
-#: As the machine's notes say Chromium runs here: headless, as root, with no background traffic.
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+_spec = importlib.util.spec_from_file_location("screenshots", ROOT / "tools" / "screenshots.py")
+shots = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(shots)  # the server start, Chromium's flags and the new-game steps, shared
 WAIT = 30_000  # ms for one push to arrive and be shown
 
 
@@ -51,26 +40,7 @@ WAIT = 30_000  # ms for one push to arrive and be shown
 def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     """`kbdsl serve --http` as a user starts it, on a free loopback port, with a data folder."""
     data = tmp_path_factory.mktemp("web-data")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "kbdsl", "serve", "--http", "--port", str(port), "--data", str(data)]
-    proc = subprocess.Popen(
-        [*cmd, "--bot-delay", "0.05"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/").read()
-            break
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, "the web server did not start"
-            time.sleep(0.2)
+    proc, url = shots.start_server(data)
     try:
         yield url, data
     finally:
@@ -81,7 +51,7 @@ def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[sync_api.Browser]:
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=shots.ARGS)
         yield b
         b.close()
 
@@ -94,26 +64,7 @@ def page_in(browser, errors: list[str]) -> sync_api.Page:
     return page
 
 
-def create(page, url: str, seats: list[str]) -> list[str]:
-    """Create a first-game set-up on the new-game page with these seats ('person' or 'bot:NAME'); the links."""
-    page.goto(url + "/")
-    page.wait_for_selector("#seats li")
-    page.select_option("#preset", "first-game")
-    while page.locator("#seats li").count() < len(seats):
-        page.click("#add-seat")
-    while page.locator("#seats li").count() > len(seats):
-        page.click("#remove-seat")
-    for i, who in enumerate(seats):
-        page.locator(".seat-kind").nth(i).select_option(who)
-    page.click("#create")
-    page.wait_for_selector("#created:not([hidden])")
-    return [page.locator(".seat-link").nth(i).get_attribute("href") for i in range(page.locator(".seat-link").count())]
-
-
-def shown(page) -> dict:
-    """The push the page shows completely (waits until the page has drawn the latest push)."""
-    page.wait_for_function("() => T.push && T.shown === T.push.version")
-    return page.evaluate("T.push")
+shown = shots.settled  # the push the page shows once drawn completely
 
 
 def after(page, action) -> dict:
@@ -148,7 +99,7 @@ def test_a_whole_game_against_two_bots_by_clicking(server, browser):
     url, data = server
     errors: list[str] = []
     page = page_in(browser, errors)
-    link = create(page, url, ["person", "bot:random", "bot:greedy"])[0]
+    link = shots.create(page, url, ["person", "bot:random", "bot:greedy"])[0]
     page.goto(link)
     push = my_turn(page)
     table = push["table"]
@@ -225,7 +176,7 @@ def test_another_seat_sees_moves_pushed_live_but_not_the_hand(server, browser):
     url, _ = server
     errors: list[str] = []
     first = page_in(browser, errors)
-    links = create(first, url, ["person", "person", "bot:random"])
+    links = shots.create(first, url, ["person", "person", "bot:random"])
     first.goto(links[0])
     second = page_in(browser, errors)
     second.goto(links[1])

@@ -23,6 +23,7 @@ import pytest
 from webserver import serving, token  # also skips this module without the web extra
 
 from kbdsl.game import Game, Setup, replay  # noqa: E402
+from kbdsl.protocol import validator  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 from kbdsl.web.app import MAX_MESSAGE, create_app  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -334,7 +335,9 @@ def test_kbdsl_serve_http_serves_the_new_game_page(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cmd = [sys.executable, "-m", "kbdsl", "serve", "--http", "--port", str(port), "--data", str(tmp_path / "d")]
-    server = subprocess.Popen(cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    server = subprocess.Popen(
+        cmd, cwd=ROOT, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -393,3 +396,19 @@ def test_the_board_picture_is_the_svg_drawing_of_the_position_or_a_replayed_step
     start = client.get(f"/api/tables/{t['table']}/board.svg?step=0").text
     assert 'class="piece"' not in start and start.count('class="hex') == now.text.count('class="hex')
     assert client.get(f"/api/tables/{t['table']}/board.svg?step=x").status_code == 400
+
+
+def test_web_answers_are_protocol_responses(client):
+    t = new_table(client)
+    me = token(t["seats"][0])
+    answers = [
+        ask(client, {"cmd": "hello"}),
+        ask(client, {"cmd": "state", "game": t["table"]}, me),
+        ask(client, {"cmd": "actions", "game": t["table"]}, me),
+        ask(client, {"cmd": "play", "game": t["table"], "move": "end"}, me),
+        ask(client, {"cmd": "play", "game": t["table"], "move": "end"}),
+        client.post("/api", content=b"x" * (MAX_MESSAGE + 1)),
+    ]
+    for reply in answers:
+        errors = [e.message for e in validator("response").iter_errors(reply.json())]
+        assert not errors, (reply.text[:200], errors)
