@@ -130,10 +130,11 @@ class Live:
             while True:
                 await asyncio.sleep(self.bot_delay)
                 async with self.locks[table_id]:
-                    moved = await anyio.to_thread.run_sync(self.tables.bot_move, table)
-                    if moved:
+                    think = self.tables.bot_plan(table)
+                    if think is not None:
+                        self.tables.bot_done(table, await anyio.to_thread.run_sync(think))
                         self._push(table)
-                    if not moved or not self.tables.bot_due(table):
+                    if not self.tables.bot_due(table):
                         del self.bots[table_id]  # under the lock, so a person's move that follows wakes a new task
                         return
         except Exception:

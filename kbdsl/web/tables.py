@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -187,14 +188,28 @@ class Tables:
         state = self.server.games[table.game]
         return not state.over and table.seats[state.current].kind == "bot"
 
-    def bot_move(self, table: Table) -> bool:
-        """One move by the bot whose turn it is (False if it is no bot's turn)."""
+    def bot_plan(self, table: Table) -> Callable[[], tuple[Json, State]] | None:
+        """The move of the bot to move as a function to run anywhere (a worker thread), or None if
+        no bot is to move. It runs the protocol's `bot` on a private Server that holds only this
+        game, so a slow bot touches nothing else; `bot_done` then puts the result in place."""
         if not self.bot_due(table):
-            return False
-        seat = table.seats[self.server.games[table.game].current]
-        played = self._call("bot", game=table.game, bot=seat.bot, until="move")
-        self._changed(table, played["played"])
-        return True
+            return None
+        state = self.server.games[table.game]
+        request = {"cmd": "bot", "game": table.game, "bot": table.seats[state.current].bot, "until": "move"}
+
+        def think() -> tuple[Json, State]:
+            private = Server(allow_paths=False)
+            private.games[table.game] = state
+            return private.handle(request), private.games[table.game]
+
+        return think
+
+    def bot_done(self, table: Table, outcome: tuple[Json, State]) -> None:
+        response, after = outcome
+        if not response["ok"]:
+            raise RuntimeError(f"a bot could not move: {response['error']['message']}")
+        self.server.games[table.game] = after
+        self._changed(table, response["result"]["played"])
 
     # -- what a seat sees ------------------------------------------------------------------
     def push(self, table: Table, seat: int | None) -> Json:

@@ -197,8 +197,23 @@ function clicked(hex) {
   return ask({cmd: "play", move: {do: action, to: hex}});
 }
 
+// Per-seat fields of the view that this page has no column for (what a rule set adds: counters,
+// other pieces); shown as they come, named by their key, so new content needs no change here.
+const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
+function extras(s) {
+  const n = s.supply.length;
+  return Object.keys(s).filter(k => !SHOWN.has(k) && Array.isArray(s[k]) && s[k].length === n && k !== "discard" && k !== "removed");
+}
+function cellText(v) {
+  if (Array.isArray(v)) return v.map(x => typeof x === "object" && x !== null ? Object.values(x).join(" ") : x).join(", ") || "-";
+  if (v !== null && typeof v === "object") return Object.entries(v).map(([k, x]) => `${title(k)} ${x}`).join(", ") || "-";
+  return v === null ? "-" : String(v);
+}
+
 function players() {
   const s = T.push.state;
+  const more = extras(s);
+  $("players").querySelector("thead tr").replaceChildren(...["seat", "who", "supply", "card", "tiles", ...more].map(h => kb.el("th", {text: h})));
   const rows = $("players").querySelector("tbody");
   rows.replaceChildren();
   T.push.seats.forEach((seat, p) => {
@@ -207,7 +222,8 @@ function players() {
     const card = s.hand[p] ? title(s.hand[p]) : p === s.current && !s.over ? "hidden" : "-";
     rows.append(kb.el("tr", {class: p === s.current && !s.over ? "current" : "", "data-seat": p},
       kb.el("td", {}, kb.el("span", {class: "swatch p" + (p % 8)}), seatName(p)), kb.el("td", {text: who}),
-      kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles})));
+      kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles}),
+      ...more.map(k => kb.el("td", {"data-field": k, text: cellText(s[k][p])}))));
   });
 }
 
