@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from kbdsl.expr import Ctx
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.ruleset import CompiledAction
 from kbdsl.scoring import score, totals
+from kbdsl.seeds import stream
 
 if TYPE_CHECKING:
     from kbdsl.game import Game
@@ -61,7 +61,7 @@ class State:
         s.taken = [0] * n
         s.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
         deck = [terrain for terrain, count in rules.deck.items() for _ in range(count)]
-        random.Random(f"{game.setup.seed}:deck:0").shuffle(deck)
+        stream(game.setup.seed, "deck:0").shuffle(deck)
         s.deck, s.discard, s.removed, s.reshuffles = deck, [], [], 0
         s.hand = [None] * n
         for p in range(n):
@@ -140,7 +140,7 @@ class State:
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None
-        c.forget_areas()
+        c.forget()
         return c
 
     def _mandatory_open(self) -> bool:
@@ -429,7 +429,7 @@ class State:
         if not self.deck and self.discard:
             self.reshuffles += 1
             self.deck, self.discard = self.discard, []
-            random.Random(f"{self.game.setup.seed}:deck:{self.reshuffles}").shuffle(self.deck)
+            stream(self.game.setup.seed, f"deck:{self.reshuffles}").shuffle(self.deck)
         return self.deck.pop() if self.deck else None
 
     def _end_turn(self) -> None:

@@ -63,13 +63,21 @@ def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(v, path, here + (i,), marks, depth + 1) for i, v in enumerate(node.value)]
-    value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
+    value = _scalar(node)
     if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
         return node.value
     return value
 
 
-_SCALARS = yaml.SafeLoader("")
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
+_STATELESS = yaml.constructor.SafeConstructor()  # its scalar constructors read only the node
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """A scalar resolved exactly as yaml.safe_load would, but with no cache that outlives the
+    call (a loader's construct_object keeps every node it ever built)."""
+    construct = _CONSTRUCTORS.get(node.tag, _CONSTRUCTORS[None])
+    return construct(_STATELESS, node)
 
 
 def parse_yaml(text: str, path: str) -> Document:
@@ -128,7 +136,8 @@ def validate(doc: Document, schema_name: str) -> None:
     """Check a document against a schema; every violation becomes a positioned finding."""
     errors = sorted(_validator(schema_name).iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        raise RuleError([Diagnostic(_where(doc, e), _message(e), "E202") for e in errors[:20]])
+        title = schema(schema_name).get("title", schema_name)
+        raise RuleError([Diagnostic(_where(doc, e), _message(e, title), "E202") for e in errors[:20]])
 
 
 def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
@@ -142,6 +151,18 @@ def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
     return doc.pos(*path)
 
 
-def _message(err: jsonschema.ValidationError) -> str:
+def _message(err: jsonschema.ValidationError, title: str) -> str:
+    """One sentence naming the key; a document that is not a mapping at all is not quoted,
+    since it may be any file at all (a path given by a stranger)."""
+    if not err.absolute_path and err.validator == "type":
+        return f"the document is {_kind(err.instance)}, not a mapping of keys: it is not a {title}"
     where = "/".join(str(p) for p in err.absolute_path) or "the document"
     return f"{where}: {err.message}"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a truth value"
+    return {str: "a text", list: "a list", int: "a number", float: "a number"}.get(type(value), "a value")
