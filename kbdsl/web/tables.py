@@ -90,7 +90,7 @@ class Tables:
         if unknown:
             raise bad(f"unknown field {unknown[0]!r} (a table has {', '.join(SETUP_FIELDS)} and seats)")
         seats = [_seat(s, i) for i, s in enumerate(_seat_list(spec.get("seats")))]
-        request = {"cmd": "new", "players": len(seats), "seed": secrets.randbits(64)}
+        request: Json = {"cmd": "new", "players": len(seats)}  # no seed: the server draws one from secrets
         request.update((k, spec[k]) for k in SETUP_FIELDS if k in spec)
         response = self.server.handle(request)
         if not response["ok"]:
