@@ -415,3 +415,46 @@ def test_web_answers_are_protocol_responses(client):
     for reply in answers:
         errors = [e.message for e in validator("response").iter_errors(reply.json())]
         assert not errors, (reply.text[:200], errors)
+
+
+def test_bad_messages_on_a_socket_are_answered_and_the_socket_stays(client):
+    t = new_table(client)
+    me = token(t["seats"][0])
+    before = saved(client, t)
+    with client.websocket_connect(f"/ws/{t['table']}") as ws:
+        ws.send_text(json.dumps({"join": me}))
+        json.loads(ws.receive_text())
+        ws.send_text("{not json")
+        assert "not JSON" in json.loads(ws.receive_text())["error"]["message"]
+        ws.send_text(json.dumps({"id": 7, "cmd": "dance"}))
+        assert json.loads(ws.receive_text())["error"]["message"].startswith("unknown cmd 'dance'")
+        ws.send_text(json.dumps({"id": 8, "cmd": "save"}))
+        assert json.loads(ws.receive_text())["error"]["code"] == "forbidden"
+        ws.send_text(json.dumps({"id": 9, "cmd": "state"}))
+        assert json.loads(ws.receive_text())["result"]["state"]["viewer"] == 0
+    assert saved(client, t) == before
+
+
+def test_bots_go_on_after_a_restart(tmp_path):
+    data = tmp_path / "data"
+    with TestClient(create_app(data, bot_delay=3600)) as client:  # the bots wait: the server stops first
+        t = new_table(client, [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}])
+        assert state_of(client, t)["log"] == []
+    with TestClient(create_app(data, bot_delay=0.0)) as client:
+        deadline = time.monotonic() + 60
+        while not state_of(client, t)["over"]:
+            assert time.monotonic() < deadline, "the restored table's bots did not play"
+            time.sleep(0.05)
+
+
+def test_a_table_that_cannot_be_saved_plays_on_and_says_so(client, tmp_path, caplog):
+    t = new_table(client)
+    me = token(t["seats"][0])
+    path = tmp_path / "data" / f"{t['table']}.json"
+    path.unlink()
+    path.mkdir()  # a folder in the save's place: no rename can replace it, even as root
+    (path / "keep").write_text("")
+    reply = ask(client, {"cmd": "play", "game": t["table"], "move": first_build(client, t, me)}, me)
+    assert reply.json()["ok"] and len(state_of(client, t)["log"]) == 1
+    assert any("could not be saved" in r.getMessage() for r in caplog.records)
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind

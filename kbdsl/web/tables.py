@@ -12,6 +12,7 @@ atomically after every change, and a restart loads every saved table back by rep
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 from collections.abc import Callable
@@ -19,12 +20,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbdsl.bots import BOTS
 from kbdsl.game import State, replay
 from kbdsl.protocol import RequestError, Server, _error, bad
 from kbdsl.render import svg
 
 Json = dict[str, Any]
+log = logging.getLogger("kbdsl.web")
 
 MAX_TABLES = 500
 MAX_SEATS = 8
@@ -89,7 +90,8 @@ class Tables:
         unknown = sorted(set(spec) - {*SETUP_FIELDS, "seats"})
         if unknown:
             raise bad(f"unknown field {unknown[0]!r} (a table has {', '.join(SETUP_FIELDS)} and seats)")
-        seats = [_seat(s, i) for i, s in enumerate(_seat_list(spec.get("seats")))]
+        bots = self._call("hello")["bots"]
+        seats = [_seat(s, i, bots) for i, s in enumerate(_seat_list(spec.get("seats")))]
         request: Json = {"cmd": "new", "players": len(seats)}  # no seed: the server draws one from secrets
         request.update((k, spec[k]) for k in SETUP_FIELDS if k in spec)
         response = self.server.handle(request)
@@ -272,7 +274,10 @@ class Tables:
             "version": table.version,
             "seats": [asdict(s) for s in table.seats],
         }
-        _write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
+        try:
+            _write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
+        except OSError as e:  # the game goes on in memory; the next change tries again
+            log.warning("a table could not be saved in %s: %s", self.data, e.strerror)
 
     def restore(self) -> list[str]:
         """Open every table saved in the data folder by replaying it; one sentence per file that does not load."""
@@ -314,7 +319,7 @@ def _seat_list(seats: Any) -> list[Any]:
     return seats
 
 
-def _seat(spec: Any, i: int) -> Seat:
+def _seat(spec: Any, i: int, bots: list[str]) -> Seat:
     if not isinstance(spec, dict) or spec.get("kind") not in ("person", "bot") or set(spec) - {"kind", "bot"}:
         raise bad(f'seats/{i}: a seat is {{"kind": "person"}} or {{"kind": "bot", "bot": NAME}}')
     if spec["kind"] == "person":
@@ -322,8 +327,8 @@ def _seat(spec: Any, i: int) -> Seat:
             raise bad(f"seats/{i}: a person's seat names no bot")
         return Seat("person", token=secrets.token_urlsafe(24))
     name = spec.get("bot", "random")
-    if name not in BOTS:
-        raise bad(f"seats/{i}: unknown bot {name!r} (one of {', '.join(BOTS)})")
+    if name not in bots:
+        raise bad(f"seats/{i}: unknown bot {name!r} (one of {', '.join(bots)})")
     return Seat("bot", bot=name)
 
 

@@ -98,10 +98,12 @@ function request() {
     const picks = [...box.querySelectorAll("select")].map(s => s.value);
     const turns = [...box.querySelectorAll("input[data-turn]")].map(c => c.checked);
     if (picks.every(Boolean)) sections[box.dataset.board] = picks.map((s, i) => turns[i] ? s + "@180" : s);
+    else if (picks.some(Boolean)) throw new Error(`Choose every section of ${box.dataset.board}, or leave them all on "random".`);
   }
   if (Object.keys(sections).length) spec.sections = sections;
   const cards = [...document.querySelectorAll("select[data-card]")].map(s => s.value);
   if (cards.length && cards.every(Boolean)) spec.cards = cards;
+  else if (cards.some(Boolean)) throw new Error('Choose every card, or leave them all on "random".');
   const options = {};
   for (const box of document.querySelectorAll("input[data-option]")) options[box.dataset.option] = box.checked;
   if (Object.keys(options).length) spec.options = options;
@@ -114,8 +116,10 @@ function request() {
 async function create(event) {
   event.preventDefault();
   $("error").textContent = "";
+  let spec;
+  try { spec = request(); } catch (e) { $("error").textContent = e.message; return; }
   const reply = await fetch("/api/tables", {method: "POST", headers: {"Content-Type": "application/json"},
-                                              body: JSON.stringify(request())});
+                                              body: JSON.stringify(spec)});
   const data = await reply.json();
   if (!reply.ok) { $("error").textContent = data.error.message; return; }
   const rows = $("links").querySelector("tbody");

@@ -25,10 +25,15 @@ function title(name) {
   if (name === "end") return "End turn";
   return kb.titles(r.tiles)[name] || kb.titles(r.cards)[name] || kb.titles(r.scorings)[name] || kb.titles(r.terrains)[name] || name;
 }
+function at(hex) { // a hex and its terrain, as the board drawing names it
+  const cell = document.querySelector(`#board polygon.hex[data-hex="${hex}"]`);
+  const terrain = cell && cell.dataset.terrain;
+  return terrain ? `${hex} (${title(terrain)})` : hex;
+}
 function moveText(m) {
   if (m.do === "end") return "ends the turn";
-  if (m.do === "build") return `builds on ${m.to}`;
-  const how = m.from ? `${m.from} to ${m.to}` : `on ${m.to}`;
+  if (m.do === "build") return `builds on ${at(m.to)}`;
+  const how = m.from ? `${m.from} to ${at(m.to)}` : `on ${at(m.to)}`;
   return `${title(m.do)}: ${how}` + (m.discard ? ` (loses a ${m.discard} tile)` : "");
 }
 function eventText(e) {
