@@ -203,11 +203,13 @@ function clicked(hex) {
 }
 
 // Per-seat fields of the view that this page has no column for (what a rule set adds: counters,
-// other pieces); shown as they come, named by their key, so new content needs no change here.
+// other pieces): lists with one number or list per seat, shown by their key, so new content needs
+// no change here.
 const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
 function extras(s) {
   const n = s.supply.length;
-  return Object.keys(s).filter(k => !SHOWN.has(k) && Array.isArray(s[k]) && s[k].length === n && k !== "discard" && k !== "removed");
+  const perSeat = v => Array.isArray(v) && v.length === n && v.every(x => typeof x === "number" || Array.isArray(x));
+  return Object.keys(s).filter(k => !SHOWN.has(k) && perSeat(s[k]));
 }
 function cellText(v) {
   if (Array.isArray(v)) return v.map(x => typeof x === "object" && x !== null ? Object.values(x).join(" ") : x).join(", ") || "-";
