@@ -203,13 +203,13 @@ function clicked(hex) {
 }
 
 // Per-seat fields of the view that this page has no column for (what a rule set adds: counters,
-// other pieces): lists with one number or list per seat, shown by their key, so new content needs
-// no change here.
+// gold, other pieces): lists with one entry per seat, shown by their key, so new content needs no
+// change here. The view's lists that are not per seat are named, since their length may match.
 const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
+const NOT_PER_SEAT = new Set(["log", "discard", "removed", "pieces"]);
 function extras(s) {
   const n = s.supply.length;
-  const perSeat = v => Array.isArray(v) && v.length === n && v.every(x => typeof x === "number" || Array.isArray(x));
-  return Object.keys(s).filter(k => !SHOWN.has(k) && perSeat(s[k]));
+  return Object.keys(s).filter(k => !SHOWN.has(k) && !NOT_PER_SEAT.has(k) && Array.isArray(s[k]) && s[k].length === n);
 }
 function cellText(v) {
   if (Array.isArray(v)) return v.map(x => typeof x === "object" && x !== null ? Object.values(x).join(" ") : x).join(", ") || "-";
