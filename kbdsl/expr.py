@@ -19,6 +19,7 @@ from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
+MAX_DEPTH = 100  # levels of one expression with the definitions it uses written out
 
 #: Bare words that denote hex sets, with what they mean (the guide lists these).
 HEX_WORDS = {
@@ -132,6 +133,7 @@ class Compiler:
         self._defines: dict[tuple, Compiled] = {}
         self._expanding: list[str] = []
         self._keys = 0
+        self._depth = 0
 
     # -- entry points ------------------------------------------------------
     def hexset(self, node: ast.Expr, *, move: bool = False) -> Fn:
@@ -178,6 +180,18 @@ class Compiler:
 
     # -- the compiler ------------------------------------------------------
     def compile(self, node, *, move: bool = False, region: str | None = None) -> Compiled:
+        if self._depth >= MAX_DEPTH:  # a located error, not a RecursionError
+            return self._err(
+                getattr(node, "pos", Pos("?")),
+                f"expression nested more than {MAX_DEPTH} levels deep (definitions included)",
+            )
+        self._depth += 1
+        try:
+            return self._compile(node, move, region)
+        finally:
+            self._depth -= 1
+
+    def _compile(self, node, move: bool, region: str | None) -> Compiled:
         kw = {"move": move, "region": region}
         if isinstance(node, ast.Num):
             v = node.value

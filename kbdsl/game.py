@@ -35,6 +35,12 @@ class Setup:
     seed: int = 0
     options: Mapping[str, bool] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name in ("players", "seed"):  # 2.0 players or seed 7.0 would make another game
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SetupError(f"{name} must be a whole number, not {value!r}")
+
     def to_json(self) -> dict:
         return {
             "players": self.players,

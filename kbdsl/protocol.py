@@ -26,7 +26,7 @@ from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
 from kbdsl.resources import rules_path
 from kbdsl.ruleset import MANIFEST, RuleSet, load
-from kbdsl.yamlio import schema
+from kbdsl.yamlio import schema, strict_validator
 
 PROTOCOL = 1
 MAX_LINE = 4_000_000  # bytes; a whole saved game is far smaller
@@ -58,12 +58,12 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     if name not in root["$defs"]:
         raise KeyError(name)
     sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{name}"}
-    return jsonschema.Draft202012Validator(sub)
+    return strict_validator(sub)
 
 
 @cache
 def _save_validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(schema("game"))
+    return strict_validator(schema("game"))
 
 
 def _check(data: Any, check: jsonschema.protocols.Validator) -> None:

@@ -7,6 +7,7 @@ about behaviour (the answer, the state), never about how long something took.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -211,3 +212,174 @@ def test_6_a_chain_of_doubling_definitions_evaluates_in_linear_time(mini):
     # e30 is `own`, b30 is the option (off): the card counts each player's settlements
     assert [s["hermits"] for s in scores] == [len(hexes) for hexes in state["settlements"]]
     assert all(len(hexes) >= 1 for hexes in state["settlements"])
+
+
+# -- 7. RULINGS 11 when one move takes a second tile of a kind and loses the first ----------
+def barn_position(base_rules):
+    """Seat 0's only settlement (1,5) alone touches the Barn hex 2,6 whose tile it holds; a Barn
+    move to 5,1 (canyon) lands next to the other Barn hex 6,2, so it takes the second Barn tile
+    and loses the first in the same move."""
+    from kbdsl.game import State
+
+    game = Game.new(base_rules, 3, sections=["barn", "tavern", "oasis", "farm"], cards=["lords", "knights", "fishermen"], seed=1)
+    tiles = [[{"tile": "barn", "at": "2,6"}], [], []]
+    return State.arrange(game, [["1,5"]], hand=["canyon", "grass", "grass"], built=3, tiles=tiles)
+
+
+@pytest.mark.parametrize("discard, kept", [(None, "new"), ("new", "used")])
+def test_7_a_move_that_takes_a_twin_and_loses_the_first_offers_the_choice(base_rules, discard, kept):
+    state = barn_position(base_rules)
+    legal = {m for m in state.legal_moves() if m.do == "barn" and m.to == "5,1"}
+    assert {m.discard for m in legal} == {None, "new"}  # RULINGS 11: the new one may be discarded
+    move = {"do": "barn", "from": "1,5", "to": "5,1"} | ({"discard": discard} if discard else {})
+    events = state.play(move)
+    assert [(x.kind, x.at, x.status) for x in state.tiles[0]] == [("barn", state.game.tables.index["6,2"], kept)]
+    assert {e["event"] for e in events} >= {"tile_gained", "tile_lost"}
+
+
+# -- 8. State.from_json refuses impossible states ---------------------------------------------
+def played_save(base_rules):
+    from kbdsl.bots import RandomBot
+
+    game = Game.new(base_rules, 2, preset="first-game", seed=3)
+    state = game.new_state()
+    bot = RandomBot("8")
+    while not state.tiles[0] or state.current != 0 or len(state.log) < 12:
+        state.apply_action(bot.choose(state))
+    return game, state.to_json()
+
+
+def tamper(data: dict, change) -> dict:
+    data = json.loads(json.dumps(data))
+    change(data)
+    return data
+
+
+TAMPERINGS = {
+    "negative supply": (lambda d: d["supply"].__setitem__(0, -1), "supply"),
+    "duplicate deck card": (lambda d: d["deck"].append(d["deck"][0]), "deck"),
+    "missing deck card": (lambda d: d["deck"].pop(), "deck"),
+    "extra terrain card": (lambda d: d["discard"].append("lava"), "deck"),
+    "hand card of no terrain": (lambda d: d["hand"].__setitem__(1, "lava"), "hand"),
+    "unknown tile": (lambda d: d["tiles"][0][0].__setitem__("tile", "dragon"), "tiles"),
+    "tile from a plain hex": (lambda d: d["tiles"][0][0].__setitem__("at", "0,0"), "tiles"),
+    "tile nobody touches": (lambda d: d["settlements"].__setitem__(0, d["settlements"][0][:0]), "tiles"),
+    "tile never taken": (lambda d: d["taken"].__setitem__(0, []), "tiles"),
+    "taken from a plain hex": (lambda d: d["taken"][1].append("0,0"), "taken"),
+    "location supply too big": (lambda d: d["location_supply"].update({next(iter(d["location_supply"])): 9}), "location_supply"),
+    "turn 0": (lambda d: d.__setitem__("turn", 0), "turn"),
+    "turn 2.0": (lambda d: d.__setitem__("turn", 2.0), "turn"),
+    "ending is 1": (lambda d: d.__setitem__("ending", 1), "ending"),
+    "a seat too many": (lambda d: d["supply"].append(3), "one entry per player"),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERINGS)
+def test_8_from_json_refuses_impossible_states_naming_the_field(base_rules, name):
+    from kbdsl.errors import SetupError
+    from kbdsl.game import State
+
+    game, data = played_save(base_rules)
+    assert State.from_json(data, game).to_json() == data  # the untouched save loads
+    change, field = TAMPERINGS[name]
+    with pytest.raises(SetupError, match=f"not a saved state of this game: .*{field}"):
+        State.from_json(tamper(data, change), game)
+
+
+# -- 9. integers are integers ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"cmd": "new", "players": 2.0},
+        {"cmd": "new", "players": 2, "seed": 7.0},
+        {"cmd": "new", "players": 2, "player": 0.0},
+        {"cmd": "hello", "protocol": 1.0},
+    ],
+)
+def test_9_numbers_with_a_fraction_point_are_not_integers_in_requests(server, request_):
+    error = server.handle(request_)["error"]
+    assert error["code"] == "bad_request" and ".0 is not" in error["message"]
+
+
+def test_9_a_save_with_float_numbers_is_refused(server, base_rules):
+    from kbdsl.errors import SetupError
+    from kbdsl.game import Setup
+
+    gid = new_game(server)
+    save = server.handle({"cmd": "save", "game": gid})["result"]["save"]
+    for change in ({"players": 2.0}, {"seed": 7.0}):
+        bad = {**save, "setup": {**save["setup"], **change}}
+        assert server.handle({"cmd": "load", "save": bad})["error"]["code"] == "bad_request"
+        with pytest.raises(SetupError, match="must be a whole number"):
+            Setup.from_json(bad["setup"], base_rules)
+    with pytest.raises(SetupError, match="seed must be a whole number"):
+        Game.new(base_rules, 2, seed=7.0)
+
+
+def test_9_replay_of_a_save_with_float_players_is_a_located_error(tmp_path, base_rules, capsys):
+    from kbdsl.cli import main
+
+    data = Game.new(base_rules, 2, seed=1).new_state().to_json()
+    data["setup"]["players"] = 2.0
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) != 0
+    err = capsys.readouterr().err
+    assert f"{path}:" in err and "setup/players: 2.0 is not of type 'integer'" in err and "Traceback" not in err
+
+
+def test_9_manifest_integers_refuse_floats(mini):
+    from conftest import load_error
+
+    mini.edit("game.yaml", "settlements: 6", "settlements: 6.0")
+    (d,) = load_error(mini.root).diagnostics
+    assert d.code == "E202" and "settlements: 6.0 is not of type 'integer'" in d.message
+
+
+# -- 10. every loader limit is a located one-sentence error, reached at once -------------------
+def test_10_a_long_chain_of_definitions_is_a_located_error(mini, capsys):
+    from kbdsl.cli import main
+    from kbdsl.expr import MAX_DEPTH
+
+    lines = ["define d0 = own"] + [f"define d{i} = d{i - 1} & own" for i in range(1, 400)]
+    mini.write("chain.kb", "\n".join(lines) + "\n")
+    mini.edit("rules.kb", "score: 1 per area", "score: count(d399)")
+    with no_hang(20):
+        code = main(["lint", str(mini.root)])
+    out = capsys.readouterr()
+    assert code == 1 and "Traceback" not in out.out + out.err
+    assert re.search(rf"chain\.kb:\d+:\d+: E105 expression nested more than {MAX_DEPTH} levels deep", out.out)
+
+
+def test_10_a_long_extends_chain_is_a_located_error(mini, tmp_path):
+    from conftest import load_error
+    from kbdsl.ruleset import MAX_EXTENDS
+
+    chain = tmp_path / "chain"
+    for i in range(1500):
+        folder = chain / f"m{i}"
+        folder.mkdir(parents=True)
+        parent = f"../m{i + 1}" if i < 1499 else str(mini.root)
+        (folder / "game.yaml").write_text(f"name: m{i}\nextends: {parent}\n")
+    with no_hang(20):
+        (d,) = load_error(chain / "m0").diagnostics
+    assert d.code == "E203" and f"at most {MAX_EXTENDS} manifests" in d.message
+    assert d.pos.path.endswith(f"m{MAX_EXTENDS - 1}/game.yaml") and d.pos.line == 2
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("name: x\nplayers: " + "[" * 40_000 + "]" * 40_000 + "\n", 2),
+        ("name: x\nplayers:\n" + "".join(" " * i + f"k{i}:\n" for i in range(1, 1200)) + "\n", 34),
+        ("name: x\ntext: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n", 2),
+    ],
+    ids=["brackets", "indentation", "braces"],
+)
+def test_10_deeply_nested_yaml_is_refused_at_once_where_it_gets_too_deep(mini, text, line):
+    from conftest import load_error
+
+    mini.write("game.yaml", text)
+    with no_hang(5):
+        (d,) = load_error(mini.root).diagnostics
+    assert d.code == "E201" and d.message == "YAML nested deeper than 32 levels" and d.pos.line == line
