@@ -31,23 +31,32 @@ def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
 def determinize(game: Game, view: Mapping[str, Any], rng: random.Random) -> State:
     """A full state agreeing with `view` (of `view['viewer']`), hidden cards dealt by `rng`."""
     data = dict(view)
-    data["deck"] = []
+    data["hand"], data["deck"] = deal(view["hand"], view["viewer"], unseen_cards(game, view), view["deck"], rng)
     state = State.from_json(data, game)
-    redeal(state, view["viewer"], unseen_cards(game, view), view["deck"], rng)
+    state.game = game.with_seed(rng.getrandbits(63))
     return state
 
 
 def redeal(state: State, viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random) -> None:
-    """Deal `unseen` at random to the deck (`deck_size` cards) and to the hands of the players
-    other than `viewer` (in place), and bind the state to a freshly seeded copy of its game."""
+    """Deal `unseen` again at random to the deck and the other players' hands (in place), and
+    bind the state to a freshly seeded copy of its game."""
+    state.hand, state.deck = deal(state.hand, viewer, unseen, deck_size, rng)
+    state.game = state.game.with_seed(rng.getrandbits(63))
+
+
+def deal(
+    hands: list[str | None], viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random
+) -> tuple[list[str | None], list[str]]:
+    """(hands, deck): the viewer's hand kept, `unseen` shuffled into a deck of `deck_size` cards
+    and one card for each of the other players while cards are left."""
     cards = list(unseen)
     rng.shuffle(cards)
-    hidden = len(cards) - deck_size
-    if hidden < 0:
+    if len(cards) < deck_size:
         raise SetupError(f"the view's deck holds {deck_size} cards, but only {len(cards)} are unseen")
-    for p in range(state.players):
+    hidden = len(cards) - deck_size
+    out = list(hands)
+    for p in range(len(out)):
         if p != viewer:
-            state.hand[p] = cards.pop() if hidden > 0 else None
+            out[p] = cards.pop() if hidden > 0 else None
             hidden -= 1
-    state.deck = cards
-    state.game = state.game.with_seed(rng.getrandbits(63))
+    return out, cards

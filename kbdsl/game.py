@@ -3,14 +3,13 @@
 `Game` is the fixed part (rule set, setup, assembled board, compiled tables);
 `State` (kbdsl.state) is one moment of play. Moves are `Move` values; bots may use
 the faster integer action codes, which encode the same moves. Randomness (setup
-draws and deck shuffles) comes from string-seeded `random.Random` instances, so the
-same seed and moves always give the same game.
+draws and deck shuffles) comes from separate streams of the game's seed (kbdsl.seeds),
+so the same seed and moves always give the same game.
 """
 
 from __future__ import annotations
 
 import copy
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -21,6 +20,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
+from kbdsl.seeds import new_seed, stream
 from kbdsl.state import State
 
 __all__ = ["Game", "Setup", "State", "replay"]
@@ -36,6 +36,12 @@ class Setup:
     seed: int = 0
     options: Mapping[str, bool] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for name in ("players", "seed"):  # 2.0 players or seed 7.0 would make another game
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SetupError(f"{name} must be a whole number, not {value!r}")
+
     def to_json(self) -> dict:
         return {
             "players": self.players,
@@ -47,13 +53,28 @@ class Setup:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> Setup:
+        """The setup of a saved game (a whole game: see `complete`)."""
         return cls(
             data["players"],
             Layout.of(rules, data["sections"]),
             tuple(data["cards"]),
             data.get("seed", 0),
             dict(data.get("options", {})),
-        )
+        ).complete(rules)
+
+    def complete(self, rules: RuleSet) -> Setup:
+        """This setup, if a whole game of `rules` can be played from it: as many Kingdom Builder
+        cards as the rule set deals, and every board it plays on. (Scenarios set up positions,
+        not games, and may choose any cards.)"""
+        if len(self.cards) != rules.cards_in_play:
+            raise SetupError(
+                f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {len(self.cards)}"
+            )
+        placed = {board for board, sections in self.layout.boards if sections}
+        for b in rules.boards:
+            if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:
+                raise SetupError(f"{rules.title} is played with board {b.name!r}, and the setup places none of it")
+        return self
 
 
 class Game:
@@ -68,6 +89,7 @@ class Game:
                 raise SetupError(f"unknown card {c!r} (the rule set has {', '.join(rules.cards)})")
         if len(set(setup.cards)) != len(setup.cards):
             raise SetupError("each Kingdom Builder card may be used once")
+
         self.rules = rules
         self.setup = setup
         self.options = resolve_options(rules, setup.options)
@@ -90,12 +112,16 @@ class Game:
         players: int = 4,
         sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
         cards: Sequence[str] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         options: Mapping[str, bool] | None = None,
         preset: str | None = None,
     ) -> Game:
-        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset)."""
-        rng = random.Random(f"{seed}:setup")
+        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset).
+
+        Without a seed the game gets an unpredictable one (kbdsl.seeds.new_seed)."""
+        if seed is None:
+            seed = new_seed()
+        rng = stream(seed, "setup")
         if sections is not None and not isinstance(sections, Mapping):
             sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
         if preset is not None:
@@ -120,7 +146,8 @@ class Game:
             spec[b.name] = [f"{s}@180" if b.turnable and rng.random() < 0.5 else s for s in picked]
         if cards is None:
             cards = rng.sample(sorted(rules.cards), rules.cards_in_play)
-        return cls(rules, Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {})))
+        setup = Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {}))
+        return cls(rules, setup.complete(rules))
 
     def new_state(self) -> State:
         return State.start(self)

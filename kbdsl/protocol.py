@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, TextIO
 import jsonschema
 
 from kbdsl import __version__
+from kbdsl import undo as undoing
 from kbdsl.bots import BOTS, make_bot
 from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
@@ -25,11 +26,12 @@ from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
 from kbdsl.resources import rules_path
 from kbdsl.ruleset import MANIFEST, RuleSet, load
-from kbdsl.yamlio import schema
+from kbdsl.yamlio import schema, strict_validator
 
 PROTOCOL = 1
 MAX_LINE = 4_000_000  # bytes; a whole saved game is far smaller
 MAX_GAMES = 256
+MAX_TEXT = 4096  # characters in any one string of a request (a rule folder path is the longest)
 MAX_BOT_MOVES = 100_000  # a safety net for "until": "over"
 ERRORS = ("bad_request", "unknown_game", "illegal_move", "setup", "rules", "internal")
 
@@ -56,12 +58,12 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     if name not in root["$defs"]:
         raise KeyError(name)
     sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{name}"}
-    return jsonschema.Draft202012Validator(sub)
+    return strict_validator(sub)
 
 
 @cache
 def _save_validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(schema("game"))
+    return strict_validator(schema("game"))
 
 
 def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
@@ -70,6 +72,20 @@ def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
         raise bad(f"{where + ': ' if where else ''}{error.message}")
+
+
+def _check_texts(data: Any) -> None:
+    """Refuse a request with an over-long string (key or value) before anything parses one."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) > MAX_TEXT:
+            raise bad(f"a string of {len(item)} characters is longer than the {MAX_TEXT} a request may hold")
 
 
 # -- what the server knows without a game ------------------------------------------------------
@@ -217,8 +233,9 @@ def board(state: State) -> Json:
 class Server:
     """Open games by id and the request handlers; one instance per connection."""
 
-    def __init__(self, allow_paths: bool = True):
+    def __init__(self, allow_paths: bool = True, max_games: int = MAX_GAMES):
         self.allow_paths = allow_paths  # False: only shipped rule sets (for untrusted clients)
+        self.max_games = max_games
         self.games: dict[str, State] = {}
         self._opened = 0
         self._shipped: dict[str, RuleSet] = {}
@@ -230,7 +247,9 @@ class Server:
             "state": self.state,
             "legal": self.legal,
             "targets": self.targets,
+            "actions": self.actions,
             "play": self.play,
+            "undo": self.undo,
             "bot": self.bot,
             "scores": self.scores,
             "board": self.board,
@@ -242,32 +261,37 @@ class Server:
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
         """One line in, one line out (None for a blank line, which is ignored)."""
-        if len(line) > MAX_LINE:
-            return _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                return _dump(_error(None, bad("the line is not UTF-8 text")))
-        if not line.strip():
+        if len(line) <= MAX_LINE and not line.strip():
             return None
         try:
-            request = json.loads(line, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as e:
-            return _dump(_error(None, bad(f"the line is not JSON ({e})")))
+            request = parse(line)
+        except RequestError as e:
+            return _dump(_error(None, e))
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
-        """Answer one request (a parsed JSON value); never raises."""
+        """Answer one request (a parsed JSON value); never raises.
+
+        A request is a transaction: methods never change a State in place (they play on clones
+        and put the result in `games`), so restoring `games` and the id counter on any error
+        leaves the server exactly as it was before a refused request."""
         rid = request.get("id") if isinstance(request, dict) else None
         if not (rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))):
             rid = None
+        before = dict(self.games), self._opened
+        response = self._answer(request, rid)
+        if not response["ok"]:
+            self.games, self._opened = before
+        return response
+
+    def _answer(self, request: Any, rid: Any) -> Json:
         try:
             if not isinstance(request, dict):
                 raise bad('a request is a JSON object such as {"cmd": "hello"}')
             cmd = request.get("cmd")
             if not isinstance(cmd, str) or cmd not in self.methods:
                 raise bad(f"unknown cmd {cmd!r} (one of {', '.join(self.methods)})")
+            _check_texts(request)
             _check(request, validator(f"{cmd}_request"))
             return {"id": rid, "ok": True, "result": self.methods[cmd](request)}
         except RequestError as e:
@@ -317,8 +341,8 @@ class Server:
             raise RequestError("unknown_game", f"no open game {req['game']!r} (open: {open_})") from None
 
     def _open(self, state: State) -> str:
-        if len(self.games) >= MAX_GAMES:
-            raise bad(f"{MAX_GAMES} games are open; close one first")
+        if len(self.games) >= self.max_games:
+            raise bad(f"{self.max_games} games are open; close one first")
         self._opened += 1
         gid = f"g{self._opened}"
         self.games[gid] = state
@@ -329,11 +353,14 @@ class Server:
         who = req.get("player")
         if who == "current":
             who = state.current
-        if who is None:
-            return state.view(None)
-        if not 0 <= who < state.players:
-            raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
+        if who is not None:
+            self._check_seat(state, who)
         return state.view(who)
+
+    @staticmethod
+    def _check_seat(state: State, who: Any) -> None:
+        if who not in ("current", None) and not 0 <= who < state.players:
+            raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
 
     # -- methods -------------------------------------------------------------------------
     def hello(self, req: Json) -> Json:
@@ -361,7 +388,7 @@ class Server:
             req["players"],
             req.get("sections"),
             req.get("cards"),
-            req.get("seed", 0),
+            req.get("seed"),
             req.get("options"),
             req.get("preset"),
         )
@@ -381,15 +408,17 @@ class Server:
         return {"game": req["game"], "state": self._view(self._state(req), req)}
 
     def legal(self, req: Json) -> Json:
-        moves = self._state(req).legal_moves()
+        state = self._state(req)
         action = req.get("action")
+        if action not in (None, "end"):
+            _known_action(state, action)
+        moves = state.legal_moves()
         return {"game": req["game"], "moves": [m.to_json() for m in moves if action is None or m.do == action]}
 
     def targets(self, req: Json) -> Json:
         state = self._state(req)
         g, action = state.game, req["action"]
-        if action not in g.kind_index or action == "end":
-            raise bad(f"unknown action {action!r} (build or a tile: {', '.join(g.tile_names)})")
+        _known_action(state, action)
         frm = req.get("from")
         if frm is not None:
             try:
@@ -404,23 +433,50 @@ class Server:
         out["targets"] = state.targets(action, frm)
         return out
 
+    def actions(self, req: Json) -> Json:
+        """The actions of the player to move (build, each held tile, end): usable now, or why not; and
+        the moves of this turn that `undo` may take back."""
+        state = self._state(req)
+        legal = {m.do for m in state.legal_moves()}
+        names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
+        return {
+            "game": req["game"],
+            "player": state.current,
+            "actions": [
+                {"action": n, "usable": n in legal, "reason": None if n in legal else _why_not(state, n)} for n in names
+            ],
+            "undoable": [m.to_json() for m in undoing.undoable(state)],
+        }
+
+    def undo(self, req: Json) -> Json:
+        """Take back the last move of the turn, while no hidden card has been drawn since (kbdsl.undo)."""
+        state = self._state(req)
+        moves = undoing.undoable(state)
+        before = undoing.undo(state)  # a new state: the open game is replaced only below
+        view = self._view(before, req)
+        self.games[req["game"]] = before
+        return {"game": req["game"], "undone": moves[-1].to_json(), "state": view}
+
     def play(self, req: Json) -> Json:
         state = self._state(req)
+        self._check_seat(state, req.get("player"))  # refuse before playing anything
         trial = state.clone()  # atomic even if the engine failed half-way
         events = trial.play(req["move"])
-        self.games[req["game"]] = trial
         move = trial.game.decode(trial.log[-1]).to_json()
-        return {
+        out = {
             "game": req["game"],
             "played": [{"player": state.current, "move": move, "events": events}],
             "state": self._view(trial, req),
         }
+        self.games[req["game"]] = trial  # committed last, once nothing can fail
+        return out
 
     def bot(self, req: Json) -> Json:
         state = self._state(req)
         name, until = req.get("bot", "random"), req.get("until", "move")
         if name not in BOTS:
             raise bad(f"unknown bot {name!r} (one of {', '.join(BOTS)})")
+        self._check_seat(state, req.get("player"))
         if state.over:
             raise RequestError("illegal_move", "illegal move: the game is over", reason="the game is over", rule="")
         seed = req.get("seed", state.game.setup.seed)
@@ -434,8 +490,9 @@ class Server:
             played.append({"player": p, "move": move.to_json(), "events": trial.play(move)})
             if until == "move" or (until == "turn" and move.do == "end"):
                 break
-        self.games[req["game"]] = trial
-        return {"game": req["game"], "played": played, "state": self._view(trial, req)}
+        out = {"game": req["game"], "played": played, "state": self._view(trial, req)}
+        self.games[req["game"]] = trial  # committed last, once nothing can fail
+        return out
 
     def scores(self, req: Json) -> Json:
         state = self._state(req)
@@ -484,6 +541,33 @@ class Server:
         return {"game": req["game"], "closed": True}
 
 
+def _known_action(state: State, action: str) -> None:
+    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
+    try:
+        state.check_action(action)
+    except SetupError as e:
+        raise bad(str(e)) from None
+
+
+def _why_not(state: State, action: str) -> str:
+    """Why `action` has no legal move now: the engine's refusal of a probe move (unless it is about the probe)."""
+    if state.over:
+        return "the game is over"
+    g, p = state.game, state.current
+    own = state.settlements(p)
+    probe = own[0] if own else g.tables.ids[0]
+    move: Json = {"do": action} if action == "end" else {"do": action, "to": probe}
+    if action in g.rules.actions and g.rules.actions[action].kind == "move":
+        move["from"] = probe
+    try:
+        state.clone().play(move)
+    except IllegalMove as e:
+        if probe not in e.reason:
+            return e.reason
+    title = g.rules.tiles[action].title if action in g.rules.tiles else "mandatory build"
+    return f"no hex is a legal target of the {title} action right now"
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -492,20 +576,49 @@ def _dump(response: Json) -> str:
     return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
 
 
+def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
+    """One message of UTF-8 JSON text as a request value (for every transport); RequestError if it is not.
+
+    A trailing line ending is not part of the message: `limit` bytes may come before it. Duplicate
+    keys in an object are refused rather than silently resolved."""
+    raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+    raw = raw[:-1] if raw.endswith(b"\n") else raw
+    raw = raw[:-1] if raw.endswith(b"\r") else raw
+    if len(raw) > limit:
+        raise bad(f"the line is longer than {limit} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad("the line is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    except (ValueError, RecursionError) as e:
+        raise bad(f"the line is not JSON ({e})") from None
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> Json:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return out
 
 
 def serve(inp: BinaryIO, out: TextIO, server: Server | None = None) -> int:
     """Answer requests line by line until end of input; a bad line gets an error and the loop goes on."""
     server = server or Server()
     while True:
-        raw = inp.readline(MAX_LINE + 1)
+        raw = inp.readline(MAX_LINE + 2)  # the line and its ending ("\r\n" at most)
         if not raw:
             return 0
-        if len(raw) > MAX_LINE:  # skip the rest of an over-long line
+        if len(raw) == MAX_LINE + 2 and not raw.endswith(b"\n"):  # skip the rest of an over-long line
             while raw and not raw.endswith(b"\n"):
-                raw = inp.readline(MAX_LINE + 1)
+                raw = inp.readline(MAX_LINE + 2)
             reply = _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
         else:
             reply = server.handle_line(raw)
