@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from collections.abc import Mapping, Sequence
 
 import networkx as nx
@@ -179,11 +180,14 @@ class Tables:
     sector_ids: list[str]
     cache: dict = field(default_factory=dict)
     n: int = field(init=False)  # number of hexes (a plain attribute: the hot loops read it)
-    shifts: list[Shift] = field(init=False)  # shifts[d]: direction d as bitset shifts (kbdsl.bitset)
 
     def __post_init__(self) -> None:
         self.n = len(self.ids)
-        self.shifts = [shift_table(step) for step in self.steps]
+
+    @cached_property
+    def shifts(self) -> list[Shift]:
+        """shifts[d]: direction d as bitset shifts (kbdsl.bitset), made on first use."""
+        return [shift_table(step) for step in self.steps]
 
     def names(self, mask: int) -> list[str]:
         return [self.ids[i] for i in bit_list(mask)]

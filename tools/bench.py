@@ -109,23 +109,33 @@ def main() -> None:
         games, moves, elapsed, hand, hand_elapsed = games + g, moves + m, elapsed + e, hand + h, hand_elapsed + he
     rate, hand_rate = games / elapsed, hand / hand_elapsed
 
-    mid = game.new_state()
-    bots = [RandomBot(f"mid:{p}") for p in range(args.players)]
-    while len(mid.log) < moves / games / 2:
-        mid.apply_action(bots[mid.current].choose(mid))
-    actions = mid.legal_actions()
+    # Mid-game figures average over 20 positions (halfway through 20 random games), so that two
+    # engines whose random streams differ are still measured on alike positions.
+    mids = []
+    for k in range(20):
+        mid = game.new_state()
+        bots = [RandomBot(f"mid:{k}:{p}") for p in range(args.players)]
+        while len(mid.log) < moves / games / 2:
+            mid.apply_action(bots[mid.current].choose(mid))
+        mids.append((mid, mid.legal_actions(), bots))
     rng = random.Random(1)
+    pick = iter(range(10**9))
+
+    def one() -> tuple:
+        return mids[next(pick) % len(mids)]
 
     def apply_one() -> None:
+        mid, actions, _ = one()
         mid.clone().apply_action(rng.choice(actions))
 
-    clone_us = per_call_us(mid.clone, small)
-    legal_us = per_call_us(mid.legal_actions, small)
+    clone_us = per_call_us(lambda: one()[0].clone(), small)
+    legal_us = per_call_us(lambda: one()[0].legal_actions(), small)
     apply_us = per_call_us(apply_one, small) - clone_us
+    mean_moves = sum(len(a) for _, a, _ in mids) / len(mids)
 
     def playout() -> None:
-        s = play_out(mid.clone(), bots)
-        s.scores()
+        mid, _, bots = one()
+        play_out(mid.clone(), bots).scores()
 
     playouts = 1e6 / per_call_us(playout, small * 3)
     seeds = iter(range(1, 10**9))
@@ -139,7 +149,7 @@ def main() -> None:
     print(f"hand-written mandatory-only playout games/s: {hand_rate:.0f}")
     print(f"engine / hand-written: {rate / hand_rate:.2f}")
     print(f"clone() us: {clone_us:.1f}")
-    print(f"legal_actions() us (mid-game, {len(actions)} moves): {legal_us:.1f}")
+    print(f"legal_actions() us (mid-game, {mean_moves:.0f} moves on average): {legal_us:.1f}")
     print(f"apply_action() us: {apply_us:.1f}")
     print(f"playouts/s from mid-game (clone, random play to the end, score): {playouts:.0f}")
     print(f"Game.new ms (random setup, new seed each time): {new_ms:.2f}")

@@ -1,7 +1,7 @@
 """Bot strength ladder: two-player games per pairing on random setups, seats swapped.
 
     python tools/ladder.py [--games 200] [--jobs 2] [--seed 0] [--out ladder.md]
-        [--pair greedy,random --pair montecarlo,greedy --pair ismcts,montecarlo]
+        [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's four pairings)
 
 Game 2k and 2k+1 of a pairing share the random setup of seed `seed + k` and swap the seats, so
 neither bot gains from the first move or the board. A bot is named as for `make_bot`, optionally
@@ -27,7 +27,12 @@ from kbdsl.bots import make_bot  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 
-PAIRS = [("greedy", "random"), ("montecarlo", "greedy"), ("ismcts", "montecarlo")]
+PAIRS = [
+    ("greedy", "random"),
+    ("montecarlo", "greedy"),
+    ("montecarlo/playouts=192", "greedy"),
+    ("ismcts", "montecarlo"),
+]
 
 
 def build(spec: str, seed: str):
