@@ -16,8 +16,8 @@ import yaml
 
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, Setup, State
-from kbdsl.resources import rules_path
-from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.resources import MANIFEST, rules_path
+from kbdsl.ruleset import RuleSet, load
 from kbdsl.yamlio import read_yaml, validate
 
 

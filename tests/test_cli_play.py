@@ -244,7 +244,7 @@ def test_replay_of_a_non_save_is_a_usage_error(capsys, tmp_path):
     path.write_text("just: text\n")
     code, _, err = run(capsys, ["replay", str(path)])
     assert code == 2
-    assert f"{path}:1:1: E202 the document: 'rules' is a required property" in err
+    assert f"{path}:1:1: E202 the saved game needs the key 'rules'" in err
 
 
 # -- rendering -----------------------------------------------------------------------------

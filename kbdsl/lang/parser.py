@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from functools import lru_cache
 from importlib.resources import files
 
@@ -11,6 +12,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from kbdsl.errors import Diagnostic, Pos, RuleError
 from kbdsl.lang import ast
+from kbdsl.suggest import did_you_mean
 
 MAX_SOURCE_BYTES = 1_000_000  # a rule file larger than this is refused, not parsed
 MAX_NESTING = 64  # parentheses deeper than this are refused
@@ -22,44 +24,66 @@ def _lark() -> Lark:
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
 
 
-def _describe(token_type: str) -> str:
-    names = {
-        "NAME": "a name",
-        "INT": "a number",
-        "STRING": "a quoted string",
-        "ROW": "a grid row",
-        "$END": "end of file",
-        "RBRACE": "'}'",
-        "LBRACE": "'{'",
-        "LPAR": "'('",
-        "RPAR": "')'",
-        "COLON": "':'",
-        "SEMICOLON": "';'",
-        "COMMA": "','",
-    }
-    if token_type in names:
-        return names[token_type]
+_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a quoted string",
+    "ROW": "a grid row ('|' and letters)",
+    "$END": "end of file",
+}
+_LITERAL = re.compile(r"[A-Za-z0-9_-]+|[^A-Za-z0-9_\s]+")
+
+
+def _describe(token_type: str) -> list[str]:
+    """How people write a token: its literal text (each alternative of a keyword set), or a word."""
+    if token_type in _WORDS:
+        return [_WORDS[token_type]]
     pattern = _lark().get_terminal(token_type).pattern
-    return repr(pattern.value) if pattern.type == "str" else token_type.lower()
+    if pattern.type == "str":
+        return [repr(pattern.value)]
+    body = pattern.value
+    if body.startswith("(?:") and body.endswith(")"):
+        body = body[3:-1]
+    alternatives = [re.sub(r"\\(.)", r"\1", a) for a in body.split("|")]
+    if all(_LITERAL.fullmatch(a) for a in alternatives):
+        return [repr(a) for a in alternatives]
+    return [token_type.lower()]
+
+
+def _expected(types: list[str]) -> list[str]:
+    """Every token the parser would have taken, in the language's words: keywords first."""
+    words = {w for t in types for w in _describe(t)}
+    return sorted(words, key=lambda w: (not w.startswith("'"), w))
 
 
 def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
     # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
-    expected = sorted(
-        getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
-    )
-    wanted = ", ".join(_describe(t) for t in expected[:6])
+    types = getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
+    wanted = _expected(sorted(types))
+    expected = f"; expected {_one_of(wanted)}" if wanted else ""
+    end = None
     if isinstance(err, UnexpectedToken):
-        got = "end of file" if err.token.type == "$END" else repr(str(err.token))
-        msg = f"unexpected {got}" + (f"; expected {wanted}" if wanted else "")
+        tok = err.token
+        if tok.type == "$END":
+            msg = f"unexpected end of file{expected}"
+        else:
+            msg = f"unexpected {str(tok)!r}{expected}"
+            keywords = [w[1:-1] for w in wanted if w.startswith("'") and w[1:-1].isidentifier()]
+            msg += did_you_mean(str(tok), keywords)
+            if tok.end_line == tok.line and tok.end_column:
+                end = Pos(path, tok.line, tok.end_column)
     elif isinstance(err, UnexpectedCharacters):
-        msg = f"unexpected character {err.char!r}" + (f"; expected {wanted}" if wanted else "")
+        msg = f"unexpected character {err.char!r}{expected}"
     elif isinstance(err, UnexpectedEOF):
-        msg = "unexpected end of file" + (f"; expected {wanted}" if wanted else "")
+        msg = f"unexpected end of file{expected}"
     else:  # pragma: no cover - Lark has no other kinds today
         msg = "syntax error"
-    return Diagnostic(pos, msg, "E001")
+    return Diagnostic(pos, msg, "E001", end)
+
+
+def _one_of(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else "one of " + ", ".join(words)
 
 
 def _check_nesting(path: str, text: str) -> None:
