@@ -148,8 +148,6 @@ class _Loader:
     # -- manifests -----------------------------------------------------------
     def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
         path = _display(path)
-        if path.resolve() in chain:
-            raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
         doc = read_yaml(path)
         validate(doc, "manifest")
         docs = []
@@ -168,7 +166,15 @@ class _Loader:
                     "extends",
                     code="E203",
                 )
-            docs = self._manifests(target, chain + (path.resolve(),))
+            chain = chain + (path.resolve(),)
+            if target.resolve() in chain:
+                loop = " -> ".join(str(_display(p)) for p in chain[chain.index(target.resolve()) :])
+                raise doc.error(
+                    f"extends {parent!r}: manifests extend each other in a cycle ({loop} -> {_display(target)})",
+                    "extends",
+                    code="E203",
+                )
+            docs = self._manifests(target, chain)
         return docs + [doc]
 
     def load(self, path: Path) -> RuleSet:

@@ -20,7 +20,8 @@ def distance(a: str, b: str) -> int:
 
 
 def closest(word: str, names: Iterable[str]) -> str | None:
-    """The known name nearest to `word`, if it is near enough to be a typo (else None)."""
+    """The known name nearest to `word`, if it is near enough to be a typo, or the one name it
+    abbreviates (else None)."""
     limit = max(1, min(3, len(word) // 3))
     best: tuple[int, str] | None = None
     for name in sorted(set(names)):
@@ -29,7 +30,10 @@ def closest(word: str, names: Iterable[str]) -> str | None:
         d = distance(word.lower(), name.lower())
         if d <= limit and (best is None or d < best[0]):
             best = (d, name)
-    return best[1] if best else None
+    if best:
+        return best[1]
+    starts = [n for n in set(names) if len(word) >= 3 and n.lower().startswith(word.lower()) and n != word]
+    return starts[0] if len(starts) == 1 else None  # an abbreviation of exactly one name
 
 
 def did_you_mean(word: str, names: Iterable[str]) -> str:

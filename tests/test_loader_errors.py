@@ -534,14 +534,16 @@ def test_extends_cycle(mini, tmp_path):
     (other / "game.yaml").write_text("name: other\nextends: ../mini\n", encoding="utf-8")
     mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: ../other")
     d = only(mini.error(), "E203")
-    assert d.pos.line == 1 and d.pos.path in (mini.file("game.yaml"), str((other / "game.yaml").resolve()))
-    assert d.message == "manifests extend each other in a cycle"
+    other_file = str((other / "game.yaml").resolve())
+    assert where(d) == (other_file, 2, 10)  # the `extends` that closes the loop
+    assert d.message == (f"extends '../mini': manifests extend each other in a cycle "
+                         f"({mini.file('game.yaml')} -> {other_file} -> {mini.file('game.yaml')})")
 
 
 def test_extends_itself(mini):
-    mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: .")
+    text = mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: .")
     d = only(mini.error(), "E203")
-    assert where(d) == (mini.file("game.yaml"), 1, 1)
+    assert where(d) == (mini.file("game.yaml"), *locate(text, "extends: .", offset=len("extends: ")))
 
 
 # ---- unreadable files ---------------------------------------------------------------------

@@ -69,7 +69,7 @@ def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
             msg = f"unexpected end of file{expected}"
         else:
             msg = f"unexpected {str(tok)!r}{expected}"
-            keywords = [w[1:-1] for w in wanted if w.startswith("'") and w[1:-1].isidentifier()]
+            keywords = [w[1:-1] for w in wanted if re.fullmatch(r"'[a-z][a-z-]*'", w)]
             msg += did_you_mean(str(tok), keywords)
             if tok.end_line == tok.line and tok.end_column:
                 end = Pos(path, tok.line, tok.end_column)
