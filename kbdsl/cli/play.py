@@ -20,6 +20,7 @@ from kbdsl.bots import BOTS, Bot, make_bot
 from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
+from kbdsl.marks import legal_targets
 from kbdsl.moves import END, Move
 from kbdsl.render.terminal import render, render_board, render_legend, seat_label, use_color
 from kbdsl.ruleset import RuleSet, load
@@ -48,6 +49,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
     p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
     p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
+    add_setup_flags(p)
+    p.add_argument("--save", metavar="FILE", help="write the state after every turn (JSON, or YAML for .yaml/.yml)")
+    _add_output_flags(p, "only the final scores")
+    p.set_defaults(run=cmd_play)
+
+    r = sub.add_parser("replay", help="replay a saved game move by move and check it ends as saved")
+    r.add_argument("file")
+    r.add_argument("--delay", type=float, default=0.0, metavar="S", help="seconds to wait after each move")
+    r.add_argument("--step", action="store_true", help="wait for Enter after each turn")
+    r.add_argument("--rules", help="rule folder to use instead of the one the save names")
+    _add_output_flags(r, "only the final board and scores")
+    r.set_defaults(run=cmd_replay)
+
+
+def add_setup_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that choose a game's set-up (play, render)."""
     p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
     p.add_argument(
@@ -61,17 +78,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--preset", help="a preset set-up the rule set declares")
     p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
     p.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="set a rule option (repeatable)")
-    p.add_argument("--save", metavar="FILE", help="write the final state (JSON, or YAML for .yaml/.yml)")
-    _add_output_flags(p, "only the final scores")
-    p.set_defaults(run=cmd_play)
 
-    r = sub.add_parser("replay", help="replay a saved game move by move and check it ends as saved")
-    r.add_argument("file")
-    r.add_argument("--delay", type=float, default=0.0, metavar="S", help="seconds to wait after each move")
-    r.add_argument("--step", action="store_true", help="wait for Enter after each turn")
-    r.add_argument("--rules", help="rule folder to use instead of the one the save names")
-    _add_output_flags(r, "only the final board and scores")
-    r.set_defaults(run=cmd_replay)
+
+def game_from_args(args: argparse.Namespace, players: int, rules: RuleSet | None = None) -> Game:
+    """The Game the set-up flags describe (sections and cards not given are drawn from the seed)."""
+    rules = rules or load(args.rules)
+    sections = parse_boards(args.sections, args.board)
+    if isinstance(sections, dict) and "" in sections:
+        sections[rules.primary_board.name] = sections.pop("")
+    return Game.new(
+        rules, players, sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
+    )
 
 
 def _add_output_flags(p: argparse.ArgumentParser, quiet_help: str) -> None:
@@ -203,14 +220,8 @@ class Session:
 
     # -- people -----------------------------------------------------------------------
     def show(self, p: int, highlight: Sequence[str] | None = None, sources: Sequence[str] = ()) -> None:
-        marks = self.default_targets() if highlight is None else highlight
+        marks = legal_targets(self.state) if highlight is None else highlight
         self.say(render(self.state, self.seats, viewer=p, highlight=marks, sources=sources, color=self.color))
-
-    def default_targets(self) -> list[str]:
-        """What to highlight for a person: the mandatory build's hexes while it lasts, else every target."""
-        moves = self.state.legal_moves()
-        build = [m.to for m in moves if m.do == "build"]
-        return build or sorted({m.to for m in moves if m.to is not None})
 
     def read(self, prompt: str) -> str | None:
         """One line of input, or None at end of input (a script or a closed terminal)."""
@@ -345,13 +356,7 @@ def winners_line(state: State) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     seats = parse_seats(args.players, args.bots)
-    rules = load(args.rules)
-    sections = parse_boards(args.sections, args.board)
-    if isinstance(sections, dict) and "" in sections:
-        sections[rules.primary_board.name] = sections.pop("")
-    game = Game.new(
-        rules, len(seats), sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
-    )
+    game = game_from_args(args, len(seats))
     bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
     session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
     complete = session.run()
