@@ -15,7 +15,7 @@ from kbdsl.scenario import Outcome, Runner, find
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from kbdsl.cli import play, render, serve
+    from kbdsl.cli import play, render, serve, show
 
     p = sub.add_parser("lint", help="check rule folders, .kb files and scenarios (ruff-style output)")
     p.add_argument("paths", nargs="+", help="rule folders, files, or names of shipped rule sets")
@@ -59,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_score)
     play.register(sub)
     render.register(sub)
+    show.register(sub)
     serve.register(sub)
 
 
