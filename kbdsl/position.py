@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from kbdsl.board import Placed, Tables, assemble, parse_hex
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import re
 from functools import lru_cache
 from importlib.resources import files
@@ -21,7 +23,24 @@ MAX_NESTING = 64  # parentheses deeper than this are refused
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = files("kbdsl.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}
+    cache = _cache_file()
+    if cache is not None:
+        with contextlib.suppress(OSError, EOFError, ValueError):  # a broken cache file: build afresh
+            return Lark(grammar, cache=cache, **options)
+    return Lark(grammar, **options)
+
+
+def _cache_file() -> str | None:
+    """Where Lark keeps the analysed grammar between runs (in the user's own cache folder, never a
+    shared temporary one, since the file is unpickled). Lark checks it against the grammar's hash."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "kbdsl")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return os.path.join(folder, "grammar.lark-cache") if os.access(folder, os.W_OK) else None
 
 
 _WORDS = {
@@ -105,9 +124,17 @@ def _check_nesting(path: str, text: str) -> None:
 
 def parse(text: str, path: str = "<text>") -> list[ast.Decl]:
     """Parse one rule file. Raises RuleError with file:line:col diagnostics on bad input."""
+    return list(_parse(text, path))
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str, path: str) -> tuple[ast.Decl, ...]:
+    """Parsing is pure and the tree immutable, so a file read again (a parent rule set that
+    several rule folders extend, as in `kbdsl lint rules/`) is parsed once."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_SOURCE_BYTES} bytes", "E002")])
-    _check_nesting(path, text)
+    if text.count("(") > MAX_NESTING:
+        _check_nesting(path, text)
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
@@ -115,7 +142,7 @@ def parse(text: str, path: str = "<text>") -> list[ast.Decl]:
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
     try:
-        return _Build(path).transform(tree)
+        return tuple(_Build(path).transform(tree))
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
 
