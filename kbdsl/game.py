@@ -3,13 +3,12 @@
 `Game` is the fixed part (rule set, setup, assembled board, compiled tables);
 `State` (kbdsl.state) is one moment of play. Moves are `Move` values; bots may use
 the faster integer action codes, which encode the same moves. Randomness (setup
-draws and deck shuffles) comes from string-seeded `random.Random` instances, so the
-same seed and moves always give the same game.
+draws and deck shuffles) comes from separate streams of the game's seed (kbdsl.seeds),
+so the same seed and moves always give the same game.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
+from kbdsl.seeds import new_seed, stream
 from kbdsl.state import State
 
 __all__ = ["Game", "Setup", "State", "replay"]
@@ -34,6 +34,12 @@ class Setup:
     cards: tuple[str, ...]
     seed: int = 0
     options: Mapping[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("players", "seed"):  # 2.0 players or seed 7.0 would make another game
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SetupError(f"{name} must be a whole number, not {value!r}")
 
     def to_json(self) -> dict:
         return {
@@ -89,12 +95,16 @@ class Game:
         players: int = 4,
         sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
         cards: Sequence[str] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         options: Mapping[str, bool] | None = None,
         preset: str | None = None,
     ) -> Game:
-        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset)."""
-        rng = random.Random(f"{seed}:setup")
+        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset).
+
+        Without a seed the game gets an unpredictable one (kbdsl.seeds.new_seed)."""
+        if seed is None:
+            seed = new_seed()
+        rng = stream(seed, "setup")
         if sections is not None and not isinstance(sections, Mapping):
             sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
         if preset is not None:

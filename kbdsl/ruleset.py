@@ -23,6 +23,7 @@ from kbdsl.yamlio import KEY, Document, read_yaml, validate
 
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
+MAX_EXTENDS = 32  # manifests in one extends chain
 
 Flag = bool | str  # a fixed value, or the name of the rule option that decides it
 
@@ -123,7 +124,7 @@ def load(where: str | Path) -> RuleSet:
     path = user_path(where)
     if path.is_dir():
         path = path / MANIFEST
-    if not path.is_file():
+    if not path.is_file() or path.name != MANIFEST:  # any other file is not read at all
         hint = did_you_mean(str(where), shipped()) if not Path(where).exists() else ""
         raise RuleError(
             [
@@ -138,6 +139,11 @@ def load(where: str | Path) -> RuleSet:
     return _Loader().load(path)
 
 
+def _leaves(path: Path, folder: Path) -> bool:
+    """Whether a file reached from `folder` is really elsewhere (through a symbolic link)."""
+    return not path.resolve().is_relative_to(folder.resolve())
+
+
 class _Loader:
     def __init__(self) -> None:
         self.diags: list[Diagnostic] = []
@@ -146,36 +152,45 @@ class _Loader:
         self.diags.append(Diagnostic(pos, msg, code))
 
     # -- manifests -----------------------------------------------------------
-    def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
-        path = _display(path)
-        doc = read_yaml(path)
-        validate(doc, "manifest")
-        docs = []
-        parent = doc.data.get("extends")
-        if parent:
+    def _manifests(self, path: Path) -> list[Document]:
+        """The manifest and the ones it extends, parents first (a loop, not a recursion: a chain
+        longer than MAX_EXTENDS is an error at the `extends` that goes too far)."""
+        docs: list[Document] = []
+        seen: set[Path] = set()
+        while True:
+            if _leaves(path, path.parent):
+                raise RuleError(
+                    [Diagnostic(Pos(str(path)), "the manifest is a symbolic link out of its rule folder", "E200")]
+                )
+            path = _display(path)
+            seen.add(path.resolve())
+            doc = read_yaml(path)
+            validate(doc, "manifest")
+            docs.append(doc)
+            parent = doc.data.get("extends")
+            if not parent:
+                return docs[::-1]
+            if len(docs) >= MAX_EXTENDS:
+                raise doc.error(
+                    f"extends: a rule set may extend at most {MAX_EXTENDS} manifests", "extends", code="E203"
+                )
             target = path.parent / parent
             if not target.exists() and "/" not in parent:
                 target = shipped_path(parent) or target  # a shipped rule set by name
             target = target / MANIFEST if target.is_dir() else target
-            if not target.is_file():
+            if not target.is_file() or target.name != MANIFEST:
                 hint = (
                     "" if "/" in parent else f", and no shipped rule set of that name{did_you_mean(parent, shipped())}"
                 )
+                raise doc.error(f"extends {parent!r}: no game manifest there{hint}", "extends", code="E203")
+            if target.resolve() in seen:  # reported at the `extends` that closes the loop
+                paths = [d.path for d in docs]  # from the first manifest read, up the chain
+                start = [Path(p).resolve() for p in paths].index(target.resolve())
+                loop = " -> ".join([*paths[start:], str(_display(target))])
                 raise doc.error(
-                    f"extends {parent!r}: no game manifest there{hint}",
-                    "extends",
-                    code="E203",
+                    f"extends {parent!r}: manifests extend each other in a cycle ({loop})", "extends", code="E203"
                 )
-            chain = chain + (path.resolve(),)
-            if target.resolve() in chain:
-                loop = " -> ".join(str(_display(p)) for p in chain[chain.index(target.resolve()) :])
-                raise doc.error(
-                    f"extends {parent!r}: manifests extend each other in a cycle ({loop} -> {_display(target)})",
-                    "extends",
-                    code="E203",
-                )
-            docs = self._manifests(target, chain)
-        return docs + [doc]
+            path = target
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
@@ -215,7 +230,15 @@ class _Loader:
                     continue
                 if not found:
                     self.err(doc.pos("files", i), f"no rule file matches {pattern!r}", "E204")
-                files.extend((f, doc.pos("files", i)) for f in found if f.is_file())
+                for f in found:
+                    if f.is_file() and _leaves(f, base):
+                        self.err(
+                            doc.pos("files", i),
+                            f"rule file {f.name!r} is a symbolic link out of the rule folder",
+                            "E204",
+                        )
+                    elif f.is_file():
+                        files.append((f, doc.pos("files", i)))
         if len(files) > MAX_FILES:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
         decls = self._parse(files)

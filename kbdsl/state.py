@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from kbdsl.expr import Ctx
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.ruleset import CompiledAction
 from kbdsl.scoring import score, totals
+from kbdsl.seeds import stream
 from kbdsl.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class State:
         s.taken = [0] * n
         s.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
         deck = [terrain for terrain, count in rules.deck.items() for _ in range(count)]
-        random.Random(f"{game.setup.seed}:deck:0").shuffle(deck)
+        stream(game.setup.seed, "deck:0").shuffle(deck)
         s.deck, s.discard, s.removed, s.reshuffles = deck, [], [], 0
         s.hand = [None] * n
         for p in range(n):
@@ -141,7 +141,7 @@ class State:
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None
-        c.forget_areas()
+        c.forget()
         return c
 
     def _mandatory_open(self) -> bool:
@@ -219,17 +219,17 @@ class State:
                 if self.supply[p] > 0:
                     base = g.encode(kind)
                     out.extend(base + i for i in bit_list(self._build_targets(action, p)))
-            elif self._has_twins(p):  # a move may lose one of two same-kind tiles: offer the choice
+            else:
+                risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
+                    if not (risky >> s) & 1:
+                        out.extend(base + i for i in bit_list(targets))
+                        continue
                     for i in bit_list(targets):
                         out.append(base + i)
                         for d in self._discard_choices(p, s, i):
                             out.append(g.encode(kind, i, s, d))
-            else:
-                for s, targets in self._move_targets(action, p):
-                    base = g.encode(kind, 0, s)
-                    out.extend(base + i for i in bit_list(targets))
         if not self._mandatory_open():
             out.append(g.encode(END_TURN))
         return out
@@ -357,14 +357,22 @@ class State:
         if not self.game.lose_at_end:
             self._lose(p, discard)
 
-    def _gain(self, p: int, i: int) -> None:
-        """RULINGS 10: one tile from each adjacent location hex never taken from before."""
+    def _gains(self, p: int, i: int) -> list[int]:
+        """RULINGS 10: the location hexes a settlement arriving on hex i takes a tile from (each
+        adjacent one with a tile left that p never took from)."""
         t = self.game.tables
-        for loc in bit_list(t.nbr_mask[i] & t.location):
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
-                self.loc_supply[loc] -= 1
-                self.taken[p] |= 1 << loc
-                self.tiles[p].append(Tile(t.location_of[loc], loc, new=True))
+        return [
+            loc
+            for loc in bit_list(t.nbr_mask[i] & t.location)
+            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
+        ]
+
+    def _gain(self, p: int, i: int) -> None:
+        location_of = self.game.tables.location_of
+        for loc in self._gains(p, i):
+            self.loc_supply[loc] -= 1
+            self.taken[p] |= 1 << loc
+            self.tiles[p].append(Tile(location_of[loc], loc, new=True))
 
     def _lost(self, p: int, own: int | None = None) -> list[Tile]:
         """Tiles of p whose location hex touches none of p's settlements (now, or with `own` instead)."""
@@ -387,23 +395,31 @@ class State:
                 twin.used, twin.new = tile.used, tile.new
             self.tiles[p].remove(tile)
 
-    def _has_twins(self, p: int) -> bool:
-        """Whether the player holds two tiles of one kind with different status."""
-        seen: dict[str, str] = {}
+    def _sole_touchers(self, p: int) -> int:
+        """Settlements of p that alone touch the hex of one of p's tiles (moving one may lose it)."""
+        if self.game.lose_at_end:
+            return 0
+        nbr_mask, own, out = self.game.tables.nbr_mask, self.own[p], 0
         for x in self.tiles[p]:
-            if seen.setdefault(x.kind, x.status) != x.status:
-                return not self.game.lose_at_end
-        return False
+            touching = nbr_mask[x.at] & own
+            if touching & (touching - 1) == 0:
+                out |= touching
+        return out
 
     def _discard_choices(self, p: int, frm: int, to: int) -> list[int]:
-        """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
+        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
+        (RULINGS 10), a tile of the same kind with another status (RULINGS 11)."""
         if self.game.lose_at_end:
             return []
+        location_of = self.game.tables.location_of
+        held = [(x.kind, x.status, x) for x in self.tiles[p]]
+        held += [(location_of[loc], "new", None) for loc in self._gains(p, to)]
         out = []
         for tile in self._lost(p, (self.own[p] ^ (1 << frm)) | (1 << to)):
-            for x in self.tiles[p]:
-                if x is not tile and x.kind == tile.kind and x.status != tile.status:
-                    out.append(DISCARDS.index(x.status))
+            for kind, status, x in held:
+                d = DISCARDS.index(status)
+                if x is not tile and kind == tile.kind and status != tile.status and d not in out:
+                    out.append(d)
         return out
 
     def _settle(self) -> None:
@@ -434,7 +450,7 @@ class State:
         if not self.deck and self.discard:
             self.reshuffles += 1
             self.deck, self.discard = self.discard, []
-            random.Random(f"{self.game.setup.seed}:deck:{self.reshuffles}").shuffle(self.deck)
+            stream(self.game.setup.seed, f"deck:{self.reshuffles}").shuffle(self.deck)
         return self.deck.pop() if self.deck else None
 
     def _end_turn(self) -> None:
@@ -546,7 +562,13 @@ class State:
         if hand is not None:
             if len(hand) != n or any(h is not None and h not in game.rules.deck for h in hand):
                 raise SetupError(f"hand must name a terrain card of the deck for each of the {n} players")
-            s.hand = list(hand)
+            deck = s.deck + [h for h in reversed(s.hand) if h is not None]  # the dealt cards go back on top
+            for h in hand:  # and the given ones come out of the deck, so every card is somewhere once
+                if h is not None and h not in deck:
+                    raise SetupError(f"hand: the deck has no more {h!r} cards")
+                if h is not None:
+                    del deck[len(deck) - 1 - deck[::-1].index(h)]  # the one nearest the top
+            s.deck, s.hand = deck, list(hand)
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
@@ -578,12 +600,9 @@ class State:
             s = cls._from_json(data, game)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             raise SetupError(f"not a saved state of this game: {type(e).__name__} {e}") from None
-        n = game.setup.players
-        sizes = {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)}
-        if sizes != {n} or not 0 <= s.current < n or not 0 <= s.start_player < n:
-            raise SetupError(f"not a saved state of this game: it is not for {n} players")
-        if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
-            raise SetupError("not a saved state of this game: a hex holds two settlements")
+        problem = _impossible(s, data)
+        if problem:
+            raise SetupError(f"not a saved state of this game: {problem}")
         return s
 
     @classmethod
@@ -599,8 +618,11 @@ class State:
         s.supply = list(data["supply"])
         s.hand = list(data["hand"])
         s.tiles = [[Tile(x["tile"], idx(x["at"]), x["used"], x["new"]) for x in ts] for ts in data["tiles"]]
+        for x in (x for ts in s.tiles for x in ts):
+            if x.kind not in game.rules.tiles or t.location_of[x.at] != x.kind:
+                raise ValueError(f"tiles: {t.ids[x.at]} is not a location hex of a tile {x.kind!r}")
         s.taken = [game.board.mask(hs) for hs in data["taken"]]
-        s.loc_supply = {idx(h): v for h, v in data["location_supply"].items()}
+        s.loc_supply = dict.fromkeys(bit_list(t.location), 0) | {idx(h): v for h, v in data["location_supply"].items()}
         s.deck, s.discard, s.removed = list(data["deck"]), list(data["discard"]), list(data["removed"])
         s.reshuffles = data["reshuffles"]
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
@@ -644,3 +666,52 @@ class State:
         return isinstance(other, State) and self.game is other.game and self.key() == other.key()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
+    """The first invariant the engine relies on that a state rebuilt from JSON breaks, naming the
+    field (None: none). These hold in every position that play reaches."""
+    g = s.game
+    rules, t, n = g.rules, g.tables, g.setup.players
+    if {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)} != {n}:
+        return f"settlements, supply, hand, tiles and taken must each have one entry per player ({n})"
+    if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
+        return "settlements: a hex holds two settlements"
+    whole = {"turn": 1, "current": 0, "start": 0, "mandatory_left": 0, "built": 0, "idle_turns": 0}
+    whole |= {"turn_supply": 0, "reshuffles": 0}
+    for key, lo in whole.items():
+        if not _whole(data[key]) or data[key] < lo:
+            return f"{key} must be a whole number of at least {lo}, not {data[key]!r}"
+    if not (s.current < n and s.start_player < n):
+        return f"current and start must be seats 0 to {n - 1}"
+    if not all(isinstance(data[k], bool) for k in ("ending", "over")):
+        return "ending and over must be true or false"
+    if any(not _whole(v) or not 0 <= v <= rules.settlements for v in s.supply):
+        return f"supply must be whole numbers from 0 to {rules.settlements}"
+    if any(h is not None and h not in rules.deck for h in s.hand):
+        return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
+    cards = sorted([c for c in s.hand if c is not None] + s.deck + s.discard + s.removed, key=str)
+    if cards != sorted((c for c, k in rules.deck.items() for _ in range(k)), key=str):
+        return "hand, deck, discard and removed together must be the rule set's deck, each card once"
+    for p in range(n):
+        for x in s.tiles[p]:
+            if not (isinstance(x.used, bool) and isinstance(x.new, bool)):
+                return "tiles: used and new must be true or false"
+            if not (s.taken[p] >> x.at) & 1:
+                return f"tiles: player {p} holds a tile from {t.ids[x.at]} but never took one there"
+            if not t.nbr_mask[x.at] & s.own[p] and not (g.lose_at_end and p == s.current):
+                return f"tiles: player {p} holds a tile from {t.ids[x.at]} but no settlement of theirs touches it"
+        if s.taken[p] & ~t.location:
+            return f"taken: player {p} took tiles from hexes that are not location hexes"
+    for at, v in s.loc_supply.items():
+        supply = rules.tiles[t.location_of[at]].supply
+        if not _whole(v) or not 0 <= v <= supply:
+            return f"location_supply: {t.ids[at]} must hold 0 to {supply} tiles, not {v!r}"
+    if s.pending_left and (not _whole(s.pending_left) or s.pending_left < 0 or s.pending < 2):
+        return "pending must name a tile and a whole number of settlements left"
+    return None
+
+
+def _whole(value: Any) -> bool:
+    """An integer that is not a truth value (JSON's 2.0 and true are not whole numbers of a save)."""
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -48,7 +48,7 @@ class Document:
 def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int) -> Any:
     pos = Pos(path, node.start_mark.line + 1, node.start_mark.column + 1)
     if depth > MAX_DEPTH:
-        raise RuleError([Diagnostic(pos, f"YAML nested deeper than {MAX_DEPTH} levels", "E201")])
+        raise RuleError([Diagnostic(pos, _TOO_DEEP, "E201")])
     marks[here] = pos
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
@@ -65,13 +65,45 @@ def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(v, path, here + (i,), marks, depth + 1) for i, v in enumerate(node.value)]
-    value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
+    value = _scalar(node)
     if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
         return node.value
     return value
 
 
-_SCALARS = yaml.SafeLoader("")
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
+_STATELESS = yaml.constructor.SafeConstructor()  # its scalar constructors read only the node
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """A scalar resolved exactly as yaml.safe_load would, but with no cache that outlives the
+    call (a loader's construct_object keeps every node it ever built)."""
+    construct = _CONSTRUCTORS.get(node.tag, _CONSTRUCTORS[None])
+    return construct(_STATELESS, node)
+
+
+_TOO_DEEP = f"YAML nested deeper than {MAX_DEPTH} levels"
+_OPEN_CLOSE = re.compile(r"[\[\]{}]")
+
+
+def _check_brackets(text: str, path: str) -> None:
+    """Refuse flow brackets nested too deeply before PyYAML sees them: its scanner takes time
+    quadratic in the nesting depth. Brackets in quoted text count too, so this errs only on the
+    side of refusing (more than MAX_DEPTH unclosed brackets in one document)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _OPEN_CLOSE.finditer(text):
+        if m.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                i = m.start()
+                line, col = text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+                raise RuleError([Diagnostic(Pos(path, line, col), _TOO_DEEP, "E201")])
+        elif depth:
+            depth -= 1
+
+
 #: PyYAML's C (LibYAML) parser when it is installed: the same safe grammar, many times faster.
 FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -80,6 +112,7 @@ def parse_yaml(text: str, path: str) -> Document:
     """Parse YAML text into a Document; malformed YAML becomes a positioned RuleError."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_YAML_BYTES} bytes", "E201")])
+    _check_brackets(text, path)
     try:
         node = _compose(text, path, FAST_LOADER)
     except yaml.MarkedYAMLError:
@@ -100,8 +133,17 @@ def parse_yaml(text: str, path: str) -> Document:
 
 
 def _compose(text: str, path: str, loader: type) -> yaml.Node | None:
-    """The YAML node tree, refusing anchors and aliases (no "billion laughs")."""
+    """The YAML node tree, refusing anchors and aliases (no "billion laughs") and nesting
+    deeper than MAX_DEPTH, both found from the event stream before anything is composed."""
+    depth = 0
     for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                raise RuleError([Diagnostic(Pos(path, mark.line + 1, mark.column + 1), _TOO_DEEP, "E201")])
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
         if getattr(event, "anchor", None) is not None:
             mark = event.start_mark
             where = Pos(path, mark.line + 1, mark.column + 1)
@@ -131,18 +173,29 @@ def schema(name: str) -> dict:
     return json.loads((data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+def _is_whole(checker: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def strict_validator(s: dict) -> jsonschema.protocols.Validator:
+    """A validator for schema `s` in which "integer" means an integer: JSON Schema would let 2.0
+    pass, but a count or a seed written 2.0 is a mistake (and would make another game)."""
+    cls = jsonschema.validators.validator_for(s)
+    strict = jsonschema.validators.extend(cls, type_checker=cls.TYPE_CHECKER.redefine("integer", _is_whole))
+    return strict(s)
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
-    s = schema(name)
-    cls = jsonschema.validators.validator_for(s)
-    return cls(s)
+    return strict_validator(schema(name))
 
 
 def validate(doc: Document, schema_name: str) -> None:
     """Check a document against a schema; every violation becomes a positioned finding."""
     errors = sorted(_validator(schema_name).iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        raise RuleError([Diagnostic(_where(doc, e), _message(e, schema_name), "E202") for e in errors[:20]])
+        title = schema(schema_name).get("title", schema_name)
+        raise RuleError([Diagnostic(_where(doc, e), _message(e, schema_name, title), "E202") for e in errors[:20]])
 
 
 def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
@@ -179,13 +232,17 @@ def _found(value: Any) -> str:
         if isinstance(value, kind):
             return TYPE_WORDS[name] if name == "null" else f"{TYPE_WORDS[name]} ({json.dumps(value)})"
     if isinstance(value, str):
-        return f"the text {value!r}"
+        return f"the text {value[:40]!r}" + ("..." if len(value) > 40 else "")
     return TYPE_WORDS["object" if isinstance(value, dict) else "array"]
 
 
-def _message(err: jsonschema.ValidationError, schema_name: str = "") -> str:
-    """One plain sentence naming the key, instead of jsonschema's wording."""
+def _message(err: jsonschema.ValidationError, schema_name: str = "", title: str = "") -> str:
+    """One plain sentence naming the key, instead of jsonschema's wording. A document that is
+    not a mapping at all is not quoted, since it may be any file at all (a path given by a
+    stranger); quoted values are cut short for the same reason."""
     path = list(err.absolute_path)
+    if not path and err.validator == "type":
+        return f"the document is {_kind(err.instance)}, not a mapping of keys: it is not a {title or schema_name}"
     doc = DOCUMENTS.get(schema_name, "the document")
     key = "/".join(str(p) for p in path)
     if not path:
@@ -196,7 +253,7 @@ def _message(err: jsonschema.ValidationError, schema_name: str = "") -> str:
     else:
         subject = f"the key {key!r}"
     if err.validator in ("oneOf", "anyOf") and err.context:
-        return _message(jsonschema.exceptions.best_match(err.context), schema_name)
+        return _message(jsonschema.exceptions.best_match(err.context), schema_name, title)
     if err.validator == "additionalProperties":
         extra = _extra_keys(err)
         allowed = sorted(err.schema.get("properties", {}))
@@ -210,8 +267,6 @@ def _message(err: jsonschema.ValidationError, schema_name: str = "") -> str:
     if err.validator == "type":
         wanted = err.validator_value if isinstance(err.validator_value, list) else [err.validator_value]
         words = " or ".join(TYPE_WORDS.get(w, w) for w in wanted)
-        if not path and err.instance is None:
-            return f"{doc} is empty; it must be {words}"
         return f"{subject} must be {words}, not {_found(err.instance)}"
     if err.validator == "enum":
         options = [str(v) for v in err.validator_value]
@@ -243,3 +298,11 @@ def _message(err: jsonschema.ValidationError, schema_name: str = "") -> str:
     if err.validator == "uniqueItems":
         return f"{subject} lists an item twice"
     return f"{subject}: {err.message}"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a truth value"
+    return {str: "a text", list: "a list", int: "a number", float: "a number"}.get(type(value), "a value")

@@ -504,9 +504,9 @@ def test_deep_expression_without_parentheses(mini):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("", "the manifest is empty; it must be a mapping of keys to values"),
-    ("- name: mini\n", "the manifest must be a mapping of keys to values, not a list"),
-    ("just words\n", "the manifest must be a mapping of keys to values, not the text 'just words'"),
+    ("", "the document is empty, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("- name: mini\n", "the document is a list, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("just words\n", "the document is a text, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
 ])
 def test_manifest_that_is_not_a_mapping(mini, text, message):
     mini.write("game.yaml", text)

@@ -71,7 +71,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def add_setup_flags(p: argparse.ArgumentParser) -> None:
     """The flags that choose a game's set-up (play, render)."""
-    p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
+    p.add_argument(
+        "--seed", type=int, help="seed of the setup draws, deck shuffles and bots (default: an unpredictable one)"
+    )
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
     p.add_argument(
         "--board",
@@ -398,11 +400,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         seats = parse_seats(args.players if args.players is not None else (None if args.bots else players), args.bots)
         if len(seats) != players:
             raise KbdslError(f"{args.resume} is a game of {players} players; --bots names {len(seats)} seat(s)")
-        seed = state.game.setup.seed
     else:
         seats = parse_seats(args.players, args.bots)
         state = game_from_args(args, len(seats)).new_state()
-        seed = args.seed
+    seed = state.game.setup.seed  # drawn from the operating system when --seed is not given
     target = args.save or args.resume
     if target:
         save(state, target)  # an unwritable path is refused now, not after the game
