@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from kbdsl.bitset import bit_list
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
+from kbdsl.suggest import did_you_mean
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -80,7 +81,8 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
             sec = rules.sections.get(p.name)
             if sec is None or (sec.board or rules.primary_board.name) != spec.name:
                 allowed = ", ".join(rules.sections_for(spec.name))
-                raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed})")
+                hint = did_you_mean(p.name, rules.sections_for(spec.name))
+                raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed}){hint}")
             if p.turned and not spec.turnable:
                 raise SetupError(f"sections of board {spec.name!r} cannot be turned")
             h, w = len(sec.rows), len(sec.rows[0])
