@@ -135,3 +135,16 @@ def test_scenario_runner_selects_stops_and_writes_junit(capsys, tmp_path):
     suite = ET.parse(report).getroot().find("testsuite")
     assert (suite.get("tests"), suite.get("failures")) == ("1", "1")
     assert "expected 99, got 0" in suite.find("testcase/failure").get("message")
+
+
+def test_expected_tokens_use_the_languages_words_never_grammar_names():
+    from kbdsl.lang.parser import _WORDS, _describe, _lark
+
+    for terminal in _lark().terminals:
+        if terminal.name in _lark().lexer_conf.ignore:  # spaces and comments are never expected
+            continue
+        words = _describe(terminal.name)
+        assert words, terminal.name
+        if terminal.name not in _WORDS:
+            assert all(w.startswith("'") and w.endswith("'") for w in words), (terminal.name, words)
+    assert _describe("TEXT_KEY") == ["'text'", "'note'"] and _describe("FLAG") == ["'buildable'", "'special'"]

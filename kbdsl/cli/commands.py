@@ -88,10 +88,9 @@ def _codes(text: str) -> list[str]:
 
 def select(found: list[Diagnostic], chosen: list[str], ignored: list[str]) -> list[Diagnostic]:
     """Findings whose code starts with a chosen prefix (all when none is chosen) and no ignored one."""
+    wanted, unwanted = tuple(chosen), tuple(ignored)
     return [
-        d
-        for d in found
-        if (not chosen or d.code.startswith(tuple(chosen))) and not d.code.startswith(tuple(ignored) or ("\0",))
+        d for d in found if (not wanted or d.code.startswith(wanted)) and not (unwanted and d.code.startswith(unwanted))
     ]
 
 
