@@ -84,13 +84,16 @@ def add_setup_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--cards", help="Kingdom Builder cards, e.g. x,y,z (default: drawn from the seed)")
     p.add_argument("--preset", help="a preset set-up the rule set declares")
-    p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
+    p.add_argument(
+        "--rules",
+        help="rule folder with game.yaml, or a shipped rule set's name (default: base; for a saved game, its own)",
+    )
     p.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="set a rule option (repeatable)")
 
 
 def game_from_args(args: argparse.Namespace, players: int, rules: RuleSet | None = None) -> Game:
     """The Game the set-up flags describe (sections and cards not given are drawn from the seed)."""
-    rules = rules or load(args.rules)
+    rules = rules or load(args.rules or "base")
     sections = parse_boards(args.sections, args.board)
     if isinstance(sections, dict) and "" in sections:
         sections[rules.primary_board.name] = sections.pop("")
@@ -395,7 +398,7 @@ def winners_line(state: State) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     if args.resume:
-        state = replay_save(args.resume, load(args.rules) if args.rules != "base" else None)
+        state = replay_save(args.resume, load(args.rules) if args.rules else None)
         players = state.players
         seats = parse_seats(args.players if args.players is not None else (None if args.bots else players), args.bots)
         if len(seats) != players:

@@ -75,8 +75,8 @@ def _subject(args: argparse.Namespace) -> Game | State:
     if args.scenario:
         return _scenario_state(args.scenario)
     if args.game:
-        return _saved(args.game, args.move, load(args.rules) if args.rules != "base" else None)
-    rules = load(args.rules)
+        return _saved(args.game, args.move, load(args.rules) if args.rules else None)
+    rules = load(args.rules or "base")
     if args.section:
         return section_game(rules, args.section)
     return game_from_args(args, args.players, rules)
