@@ -49,6 +49,16 @@ def test_the_play_command_picks_the_layout_by_width(capsys, monkeypatch):
         assert header.index(" 1 ") - header.index("0 ") == (COMPACT if width == 80 else WIDE).cell - 1
 
 
+def test_a_whole_session_at_80_columns_never_wraps(capsys, monkeypatch):
+    """Intro, legend, board, status and help of a four-seat Island game, at 80 columns."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("help\nmoves\nquit\n"))
+    argv = ["play", "--rules", "island", "--bots", "random,human,greedy,random", "--seed", "123456789012345678"]
+    code, out, _ = run(capsys, [*argv, "--no-color", "--width", "80"])
+    assert code == 0
+    long = [line for line in out.splitlines() if len(line) > 80 and not line.startswith("build: ")]
+    assert not long  # (the list of legal moves is one line per action, as long as it needs)
+
+
 def test_the_last_turns_moves_are_marked(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     # a bot in seat 0 plays first; the person in seat 1 then sees its three builds marked

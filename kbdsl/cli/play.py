@@ -24,7 +24,7 @@ from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
 from kbdsl.marks import last_turn_hexes, legal_targets
 from kbdsl.moves import END, Move
-from kbdsl.render.terminal import grid_for, render, render_board, render_legend, seat_label, use_color
+from kbdsl.render.terminal import fit, grid_for, render, render_board, render_legend, seat_label, use_color
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.saves import differences, game_of, read_save, replay_save, save
 from kbdsl.undo import undo, undoable
@@ -33,20 +33,23 @@ HUMAN = "human"
 BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 HELP = """\
 Moves (text notation):
-  build ROW,COL            one settlement of the mandatory build (a bare ROW,COL means the same)
-  TILE ROW,COL             a tile that builds, e.g. the tile's name then the target hex
-  TILE FROM TO             a tile that moves a settlement from FROM to TO
-  end                      end your turn (after the mandatory builds)
-  ... discard=used|unused|new  which of two same-kind tiles to give up, when a move loses one
+  build ROW,COL         one settlement of the mandatory build (or just ROW,COL)
+  TILE ROW,COL          a tile that builds: the tile's name, then the target hex
+  TILE FROM TO          a tile that moves a settlement from FROM to TO
+  end                   end your turn (after the mandatory builds)
+  ... discard=used|unused|new   which of two same-kind tiles to give up, when a
+                        move loses one
 Commands:
-  moves                    list every legal move
-  targets ACTION [FROM]    show where ACTION may go (for a move tile: which settlements may move)
-  board                    draw the board again
-  undo                     take back your last move of this turn (not after a card was drawn)
-  score                    the scores of the position as it stands
-  cards                    the Kingdom Builder cards of this game
-  help                     this text
-  quit                     stop the game (EOF does the same)"""
+  moves                 list every legal move
+  targets ACTION [FROM] show where ACTION may go (for a move tile: which
+                        settlements may move)
+  board                 draw the board again
+  undo                  take back your last move of this turn (not after a
+                        card was drawn)
+  score                 the scores of the position as it stands
+  cards                 the Kingdom Builder cards of this game
+  help                  this text
+  quit                  stop the game (EOF does the same)"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -217,10 +220,11 @@ class Session:
     def intro(self) -> None:
         g = self.state.game
         seats = ", ".join(self.label(p) for p in range(len(self.seats)))
-        sections = "; ".join(f"{b} {' '.join(names)}" for b, names in g.setup.layout.to_json().items())
+        sections = [f"{b} {' '.join(names)}" for b, names in g.setup.layout.to_json().items()]
         cards = ", ".join(self.rules.cards[c].title for c in g.setup.cards)
-        self.say(f"{self.rules.title} · seed {g.setup.seed} · {seats}")
-        self.say(f"Sections: {sections} · Cards: {cards}")
+        self.say(fit([self.rules.title, f"seed {g.setup.seed}", seats], self.width))
+        self.say(fit([f"Sections: {sections[0]}", *sections[1:]], self.width, "; "))
+        self.say(f"Cards: {cards}")
         if HUMAN in self.seats:
             self.say(render_legend(self.rules, self.color, self.width))
             self.say("Type 'help' for the move notation and commands.")
@@ -241,7 +245,15 @@ class Session:
         marks = legal_targets(self.state) if highlight is None else highlight
         last = last_turn_hexes(self.state)
         text = render(
-            self.state, self.seats, p, highlight=marks, sources=sources, color=self.color, last=last, grid=self.grid
+            self.state,
+            self.seats,
+            p,
+            highlight=marks,
+            sources=sources,
+            color=self.color,
+            last=last,
+            grid=self.grid,
+            width=self.width,
         )
         self.say(text)
 

@@ -14,6 +14,7 @@ function takes `color` so tests and pipes get clean text.
 from __future__ import annotations
 
 import os
+import re
 import textwrap
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -202,8 +203,10 @@ def render_status(
     viewer: int | None = None,
     color: bool = False,
     data: dict[str, Any] | None = None,
+    width: int = 80,
 ) -> str:
-    """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards.
+    """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards,
+    in lines of at most `width` characters.
 
     Built from `State.view(viewer)`, so only the viewer's hand card can appear; with no
     viewer (bots only, replays) every hand stays hidden.
@@ -211,26 +214,46 @@ def render_status(
     rules = state.game.rules
     data = data if data is not None else state.view(viewer if viewer is not None else -1)
     cur = data["current"]
-    head = f"Turn {data['turn']}"
+    head = [f"Turn {data['turn']}"]
     if data["over"]:
-        head += " · game over"
+        head.append("game over")
     else:
         who = f"{seat_label(cur, color)} ({seats[cur]})" if seats[cur] else seat_label(cur, color)
-        head += f" · {who} to move"
+        head.append(f"{who} to move")
         hand = data["hand"][cur]
         if hand is not None:
-            head += f" · card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}"
+            head.append(f"card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}")
         if data["mandatory_left"]:
-            head += f" · {data['mandatory_left']} mandatory build(s) left"
+            head.append(f"{data['mandatory_left']} mandatory build(s) left")
         if data["ending"]:
-            head += " · last round"
+            head.append("last round")
     cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
-    lines = [head, f"Cards: {cards or '-'}   Deck: {data['deck']} left, {len(data['discard'])} discarded"]
-    width = max((len(s) for s in seats), default=0)
+    deck = f"Deck: {data['deck']} left, {len(data['discard'])} discarded"
+    lines = [fit(head, width), fit([f"Cards: {cards or '-'}", deck], width, "   ")]
+    name_width = max((len(s) for s in seats), default=0)
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
-        who = f"{seat_label(p, color)} {kind:<{width}}" if width else seat_label(p, color)
-        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}  tiles: {_tiles_text(rules, data['tiles'][p])}")
+        who = f"{seat_label(p, color)} {kind:<{name_width}}" if name_width else seat_label(p, color)
+        start = f" {pointer} {who}  supply {data['supply'][p]:>3}  tiles:"
+        tiles = _tiles_text(rules, data["tiles"][p]).split(", ")
+        lines.append(fit([start + " " + tiles[0], *tiles[1:]], width, ", ", indent=len(_plain(start)) + 1))
+    return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    """Text without its ANSI colour codes (what a terminal shows)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def fit(parts: Sequence[str], width: int, sep: str = " · ", indent: int = 2) -> str:
+    """Parts joined by `sep`, broken into lines of at most `width` visible characters."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(_plain(lines[-1] + sep + part)) <= width:
+            lines[-1] += sep + part
+        else:
+            lines[-1] += sep.rstrip()
+            lines.append(" " * indent + part)
     return "\n".join(lines)
 
 
@@ -266,8 +289,9 @@ def render(
     color: bool = False,
     last: Iterable[str] = (),
     grid: Grid = WIDE,
+    width: int = 80,
 ) -> str:
     """Board(s) and status panel together, as a person sees them between moves."""
     data = state.view(viewer if viewer is not None else -1)
     board = render_board(state, highlight, sources, color, data, last, grid)
-    return board + "\n\n" + render_status(state, seats, viewer, color, data)
+    return board + "\n\n" + render_status(state, seats, viewer, color, data, width)
