@@ -136,6 +136,11 @@ class Game:
             cards = cards if cards is not None else p.get("cards")
         spec: dict[str, list[str]] = {}
         given = sections or {}
+        boards = [b.name for b in rules.boards]
+        for name in given:
+            if name not in boards:
+                hint = did_you_mean(name, boards)
+                raise SetupError(f"unknown board {name!r} (the rule set has {', '.join(boards)}){hint}")
         for b in rules.boards:
             if b.name in given:
                 spec[b.name] = list(given[b.name])

@@ -148,3 +148,18 @@ def test_expected_tokens_use_the_languages_words_never_grammar_names():
         if terminal.name not in _WORDS:
             assert all(w.startswith("'") and w.endswith("'") for w in words), (terminal.name, words)
     assert _describe("TEXT_KEY") == ["'text'", "'note'"] and _describe("FLAG") == ["'buildable'", "'special'"]
+
+
+@pytest.mark.parametrize("argv, hint", [
+    (["render", "--preset", "first-gam"], "(did you mean 'first-game'?)"),
+    (["render", "--rules", "bass"], "(did you mean 'base'?)"),
+    (["render", "--sections", "tavern,padock,oasis,farm"], "(did you mean 'paddock'?)"),
+    (["render", "--cards", "lord,knights,farmers"], "(did you mean 'lords'?)"),
+    (["render", "--option", "move-may-sty=true"], "(did you mean 'move-may-stay'?)"),
+    (["render", "--board", "iland=island-tree-house", "--rules", "island"], "(did you mean 'island'?)"),
+    (["show", "islnd"], "(did you mean 'island'?)"),
+])
+def test_command_line_names_get_suggestions(capsys, argv, hint):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert hint in err and "Traceback" not in err
