@@ -18,6 +18,7 @@ from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.ruleset import CompiledAction
 from kbdsl.scoring import score, totals
 from kbdsl.seeds import stream
+from kbdsl.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from kbdsl.game import Game
@@ -211,6 +212,7 @@ class State:
             out.extend(base + i for i in bit_list(self._build_targets(g.mandatory, p)))
             if self.built:
                 return out
+        risky = -1  # settlements whose move may lose a tile (State._sole_touchers), found when needed
         for name in self._usable_tiles(p):
             action = g.rules.actions[name]
             kind = g.kind_index[name]
@@ -219,7 +221,8 @@ class State:
                     base = g.encode(kind)
                     out.extend(base + i for i in bit_list(self._build_targets(action, p)))
             else:
-                risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
+                if risky < 0:
+                    risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
                     if not (risky >> s) & 1:
@@ -256,7 +259,11 @@ class State:
     def check_action(self, action: str) -> None:
         """Refuse (SetupError) a name that is neither the mandatory build nor a tile of the game."""
         if action not in self.game.kind_index or action == "end":
-            raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
+            names = ["build", *self.game.tile_names]
+            raise SetupError(
+                f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})"
+                + did_you_mean(action, names)
+            )
 
     # -- playing -----------------------------------------------------------------
     def play(self, move: Move | dict | str) -> list[Event]:
@@ -362,11 +369,10 @@ class State:
         """RULINGS 10: the location hexes a settlement arriving on hex i takes a tile from (each
         adjacent one with a tile left that p never took from)."""
         t = self.game.tables
-        return [
-            loc
-            for loc in bit_list(t.nbr_mask[i] & t.location)
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
-        ]
+        near = t.nbr_mask[i] & t.location & ~self.taken[p]
+        if not near:  # most hexes touch no location hex
+            return []
+        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
 
     def _gain(self, p: int, i: int) -> None:
         location_of = self.game.tables.location_of
