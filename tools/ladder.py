@@ -14,7 +14,6 @@ A win counts 1, a shared win 1/2; the interval is Wilson's 95% score interval.
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing
 import statistics
 import sys
@@ -26,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kbdsl.bots import make_bot  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
+from kbdsl.simulate import wilson  # noqa: E402
 
 PAIRS = [
     ("greedy", "random"),
@@ -67,13 +67,6 @@ def play(args: tuple[str, str, int, int, str]) -> dict:
     return {"score": score, "a": times[a_seat], "b": times[1 - a_seat]}
 
 
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
-
-
 def ms(times: list[float]) -> str:
     times = sorted(times)
     return f"{statistics.mean(times) * 1000:.0f} / {times[int(len(times) * 0.99)] * 1000:.0f}"
@@ -103,9 +96,9 @@ def main() -> None:
             work = [(a, b, i, args.seed, args.rules) for i in range(args.games)]
             results = pool.map(play, work, chunksize=1)
             wins = sum(r["score"] for r in results)
-            lo, hi = wilson(wins, len(results))
+            rate = wilson(wins, len(results))
             row = (
-                f"| {a} | {b} | {wins / len(results):.1%} | {lo:.1%} - {hi:.1%} | "
+                f"| {a} | {b} | {rate['rate']:.1%} | {rate['low']:.1%} - {rate['high']:.1%} | "
                 f"{ms([t for r in results for t in r['a']])} | {ms([t for r in results for t in r['b']])} |"
             )
             lines.append(row)
