@@ -166,6 +166,8 @@ def test_a_move_is_pushed_live_to_the_other_seat_and_spectators_without_the_hand
         for ws, tok in ((ws0, me), (ws1, other), (spy, None)):
             ws.send_text(json.dumps({"join": tok}))
         first = [json.loads(ws.receive_text()) for ws in (ws0, ws1, spy)]
+        for m in first:
+            assert not [e.message for e in validator("push").iter_errors(m)]
         assert [m["seat"] for m in first] == [0, 1, None]
         assert "legal" in first[0] and "legal" not in first[1] and "legal" not in first[2]
         move = first[0]["legal"][0]
