@@ -460,3 +460,13 @@ def test_a_table_that_cannot_be_saved_plays_on_and_says_so(client, tmp_path, cap
     assert reply.json()["ok"] and len(state_of(client, t)["log"]) == 1
     assert any("could not be saved" in r.getMessage() for r in caplog.records)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind
+
+
+def test_serve_http_without_the_web_extra_says_how_to_get_it(capsys, monkeypatch):
+    from kbdsl.cli import main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
+    assert main(["serve", "--http"]) == 2
+    assert (
+        capsys.readouterr().err.strip() == "kbdsl serve --http needs the web extra: python3 -m pip install 'kbdsl[web]'"
+    )
