@@ -260,13 +260,14 @@ class Server:
 
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
-        """One line in, one line out (None for a blank line, which is ignored)."""
-        if len(line) <= MAX_LINE and not line.strip():
-            return None
+        """One line in, one line out (None for a blank line, which is ignored). The line ending is
+        not part of the line: MAX_LINE bytes may come before it."""
         try:
             request = parse(line)
         except RequestError as e:
             return _dump(_error(None, e))
+        if request is BLANK:
+            return None
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
@@ -408,15 +409,17 @@ class Server:
         return {"game": req["game"], "state": self._view(self._state(req), req)}
 
     def legal(self, req: Json) -> Json:
-        moves = self._state(req).legal_moves()
+        state = self._state(req)
         action = req.get("action")
+        if action not in (None, "end"):
+            _known_action(state, action)
+        moves = state.legal_moves()
         return {"game": req["game"], "moves": [m.to_json() for m in moves if action is None or m.do == action]}
 
     def targets(self, req: Json) -> Json:
         state = self._state(req)
         g, action = state.game, req["action"]
-        if action not in g.kind_index or action == "end":
-            raise bad(f"unknown action {action!r} (build or a tile: {', '.join(g.tile_names)})")
+        _known_action(state, action)
         frm = req.get("from")
         if frm is not None:
             try:
@@ -558,6 +561,14 @@ def _why_not(state: State, action: str) -> str:
     return f"no hex is a legal target of the {title} action right now"
 
 
+def _known_action(state: State, action: str) -> None:
+    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
+    try:
+        state.check_action(action)
+    except SetupError as e:
+        raise bad(str(e)) from None
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -566,17 +577,26 @@ def _dump(response: Json) -> str:
     return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
 
 
+#: What `parse` gives for a blank message (JSON's null is None).
+BLANK = object()
+
+
 def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
-    """One message of UTF-8 JSON text as a request value (for every transport); RequestError if it is not."""
-    if len(line) > limit:
+    """One message of UTF-8 JSON text (a line ending aside) as a request value, for every transport:
+    BLANK for a blank one, RequestError if it is too long, not UTF-8 or not JSON."""
+    raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+    raw = raw[:-1] if raw.endswith(b"\n") else raw
+    raw = raw[:-1] if raw.endswith(b"\r") else raw
+    if len(raw) > limit:
         raise bad(f"the line is longer than {limit} bytes")
-    if isinstance(line, bytes):
-        try:
-            line = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise bad("the line is not UTF-8 text") from None
     try:
-        return json.loads(line, parse_constant=_no_constant)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad("the line is not UTF-8 text") from None
+    if not text.strip():
+        return BLANK
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as e:
         raise bad(f"the line is not JSON ({e})") from None
 
@@ -585,16 +605,25 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> Json:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return out
+
+
 def serve(inp: BinaryIO, out: TextIO, server: Server | None = None) -> int:
     """Answer requests line by line until end of input; a bad line gets an error and the loop goes on."""
     server = server or Server()
     while True:
-        raw = inp.readline(MAX_LINE + 1)
+        raw = inp.readline(MAX_LINE + 2)  # the line and its ending ("\r\n" at most)
         if not raw:
             return 0
-        if len(raw) > MAX_LINE:  # skip the rest of an over-long line
+        if len(raw) == MAX_LINE + 2 and not raw.endswith(b"\n"):  # skip the rest of an over-long line
             while raw and not raw.endswith(b"\n"):
-                raw = inp.readline(MAX_LINE + 1)
+                raw = inp.readline(MAX_LINE + 2)
             reply = _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
         else:
             reply = server.handle_line(raw)
