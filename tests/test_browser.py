@@ -196,4 +196,8 @@ def test_another_seat_sees_moves_pushed_live_but_not_the_hand(server, browser):
     click_hex(second, hexes[1])
     second.wait_for_function("() => document.getElementById('refusal').textContent.length > 0")
     assert second.text_content("#refusal") == "it is seat 0's turn, not seat 1's"
+
+    forged = page_in(browser, errors)  # a link with a made-up token sits nowhere and says so
+    forged.goto(links[1].split("#")[0] + "#seat=made-up")
+    forged.wait_for_function("() => document.getElementById('status').textContent.includes('belongs to no seat')")
     assert errors == []

@@ -12,6 +12,7 @@ const T = {
   replayStep: 0,
   replayShown: -1,  // the step the replay board shows
   shown: -1,        // the version of the last push shown completely
+  refused: null,    // why the server refused this page's seat (a bad link), if it did
   socket: null,
 };
 const $ = id => document.getElementById(id);
@@ -53,12 +54,15 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = T.socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(T.table)}`);
   ws.onopen = () => { ws.send(JSON.stringify({join: kb.token || null})); $("connection").textContent = "live"; };
+  let joined = false;
   ws.onmessage = event => {
     const message = JSON.parse(event.data);
-    if (message.push === "update") show(message);
+    if (message.push === "update") { joined = true; show(message); }
+    else if (message.ok === false && !joined) { T.refused = message.error.message; $("status").textContent = message.error.message; }
     else if (message.ok === false) refuse(message.error);
   };
   ws.onclose = () => {
+    if (T.refused) { $("connection").textContent = "not connected"; return; } // a bad link: retrying cannot help
     $("connection").textContent = "reconnecting...";
     setTimeout(connect, 1000); // a page that lost its socket catches up from the next push
   };
