@@ -260,14 +260,13 @@ class Server:
 
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
-        """One line in, one line out (None for a blank line, which is ignored). The line ending is
-        not part of the line: MAX_LINE bytes may come before it."""
+        """One line in, one line out (None for a blank line, which is ignored)."""
+        if len(line) <= MAX_LINE and not line.strip():
+            return None
         try:
             request = parse(line)
         except RequestError as e:
             return _dump(_error(None, e))
-        if request is BLANK:
-            return None
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
@@ -542,6 +541,14 @@ class Server:
         return {"game": req["game"], "closed": True}
 
 
+def _known_action(state: State, action: str) -> None:
+    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
+    try:
+        state.check_action(action)
+    except SetupError as e:
+        raise bad(str(e)) from None
+
+
 def _why_not(state: State, action: str) -> str:
     """Why `action` has no legal move now: the engine's refusal of a probe move (unless it is about the probe)."""
     if state.over:
@@ -561,14 +568,6 @@ def _why_not(state: State, action: str) -> str:
     return f"no hex is a legal target of the {title} action right now"
 
 
-def _known_action(state: State, action: str) -> None:
-    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
-    try:
-        state.check_action(action)
-    except SetupError as e:
-        raise bad(str(e)) from None
-
-
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -577,13 +576,11 @@ def _dump(response: Json) -> str:
     return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
 
 
-#: What `parse` gives for a blank message (JSON's null is None).
-BLANK = object()
-
-
 def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
-    """One message of UTF-8 JSON text (a line ending aside) as a request value, for every transport:
-    BLANK for a blank one, RequestError if it is too long, not UTF-8 or not JSON."""
+    """One message of UTF-8 JSON text as a request value (for every transport); RequestError if it is not.
+
+    A trailing line ending is not part of the message: `limit` bytes may come before it. Duplicate
+    keys in an object are refused rather than silently resolved."""
     raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
     raw = raw[:-1] if raw.endswith(b"\n") else raw
     raw = raw[:-1] if raw.endswith(b"\r") else raw
@@ -593,8 +590,6 @@ def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise bad("the line is not UTF-8 text") from None
-    if not text.strip():
-        return BLANK
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as e:
