@@ -470,3 +470,16 @@ def test_serve_http_without_the_web_extra_says_how_to_get_it(capsys, monkeypatch
     assert (
         capsys.readouterr().err.strip() == "kbdsl serve --http needs the web extra: python3 -m pip install 'kbdsl[web]'"
     )
+
+
+def test_the_history_gives_every_move_with_its_seat_and_events_as_play_reported_them(client):
+    t = new_table(client, [{"kind": "person"}, {"kind": "bot", "bot": "random"}])
+    me = token(t["seats"][0])
+    reported = []
+    for _ in range(3):
+        reply = ask(client, {"cmd": "play", "game": t["table"], "move": first_build(client, t, me)}, me).json()
+        reported += reply["result"]["played"]
+    history = client.get(f"/api/tables/{t['table']}/history").json()
+    assert history["played"][:3] == reported and history["version"] >= 3
+    log = saved(client, t)["log"]
+    assert [x["move"] for x in history["played"]] == log[: len(history["played"])]

@@ -248,6 +248,14 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         except RequestError as e:
             return _refusal(e)
 
+    async def history(request: Request) -> Response:
+        try:
+            table = _table(request)
+            async with live.locks[table.id]:
+                return _json(await anyio.to_thread.run_sync(tables.history, table))
+        except RequestError as e:
+            return _refusal(e)
+
     async def picture(request: Request) -> Response:
         try:
             table, step = _table(request), _step(request)
@@ -312,6 +320,7 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         Route("/api/tables/{table}", info),
         Route("/api/tables/{table}/replay", replay),
         Route("/api/tables/{table}/board.svg", picture),
+        Route("/api/tables/{table}/history", history),
         WebSocketRoute("/ws/{table}", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
