@@ -149,6 +149,7 @@ function isMove(action) {
 function actions() {
   const box = $("actions");
   box.replaceChildren();
+  if (T.seat === null) { $("hint").textContent = "Moves appear here as the seats make them."; return; }
   const myTurn = T.push.actions !== undefined;
   const tiles = T.seat === null ? [] : T.push.state.tiles[T.seat];
   const list = myTurn ? T.push.actions
