@@ -211,6 +211,7 @@ class State:
             out.extend(base + i for i in bit_list(self._build_targets(g.mandatory, p)))
             if self.built:
                 return out
+        risky = -1  # settlements whose move may lose a tile (State._sole_touchers), found when needed
         for name in self._usable_tiles(p):
             action = g.rules.actions[name]
             kind = g.kind_index[name]
@@ -219,7 +220,8 @@ class State:
                     base = g.encode(kind)
                     out.extend(base + i for i in bit_list(self._build_targets(action, p)))
             else:
-                risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
+                if risky < 0:
+                    risky = self._sole_touchers(p)  # moving one of these may lose a tile: offer the choice
                 for s, targets in self._move_targets(action, p):
                     base = g.encode(kind, 0, s)
                     if not (risky >> s) & 1:
@@ -362,11 +364,10 @@ class State:
         """RULINGS 10: the location hexes a settlement arriving on hex i takes a tile from (each
         adjacent one with a tile left that p never took from)."""
         t = self.game.tables
-        return [
-            loc
-            for loc in bit_list(t.nbr_mask[i] & t.location)
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
-        ]
+        near = t.nbr_mask[i] & t.location & ~self.taken[p]
+        if not near:  # most hexes touch no location hex
+            return []
+        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
 
     def _gain(self, p: int, i: int) -> None:
         location_of = self.game.tables.location_of
