@@ -67,10 +67,15 @@ async function loadRules() {
   seatButtons();
 }
 
+const LEVELS = ["easy", "medium", "hard"]; // difficulty names, offered first where the server has them
+
 function addSeat(kind) {
+  const bots = setup.hello.bots;
+  const levels = LEVELS.filter(b => bots.includes(b));
   const who = kb.el("select", {class: "seat-kind", "aria-label": "who sits here"},
     kb.el("option", {value: "person", text: "a person"}),
-    ...setup.hello.bots.map(b => kb.el("option", {value: "bot:" + b, text: `bot: ${b}`})));
+    ...levels.map(b => kb.el("option", {value: "bot:" + b, text: `bot, ${b}`})),
+    ...bots.filter(b => !levels.includes(b)).map(b => kb.el("option", {value: "bot:" + b, text: `bot: ${b}`})));
   if (kind === "bot") who.value = "bot:" + (setup.hello.bots.includes("medium") ? "medium" : setup.hello.bots[0]);
   $("seats").append(kb.el("li", {}, who));
 }
