@@ -18,6 +18,7 @@ from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.ruleset import CompiledAction
 from kbdsl.scoring import score, totals
 from kbdsl.seeds import stream
+from kbdsl.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from kbdsl.game import Game
@@ -258,7 +259,11 @@ class State:
     def check_action(self, action: str) -> None:
         """Refuse (SetupError) a name that is neither the mandatory build nor a tile of the game."""
         if action not in self.game.kind_index or action == "end":
-            raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
+            names = ["build", *self.game.tile_names]
+            raise SetupError(
+                f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})"
+                + did_you_mean(action, names)
+            )
 
     # -- playing -----------------------------------------------------------------
     def play(self, move: Move | dict | str) -> list[Event]:
