@@ -104,6 +104,7 @@ def test_a_whole_game_against_two_bots_by_clicking(server, browser):
     push = my_turn(page)
     table = push["table"]
     graph = board_of(url, table)
+    titles = {t.title for t in load("base").tiles.values()}
     near_location = {n for h in graph["hexes"] if h["location"] for n in h["neighbours"]}
 
     # An illegal click is refused with the engine's sentence, and changes nothing.
@@ -123,7 +124,7 @@ def test_a_whole_game_against_two_bots_by_clicking(server, browser):
     assert push["state"]["settlements"][0] == [] and push["state"]["log"] == []
     assert page.locator(f'#board .piece[data-hex="{first}"]').count() == 0
 
-    used_tile = None
+    used_tile, tips = None, []
     while not push["state"]["over"]:
         push = my_turn(page)
         if push["state"]["over"]:
@@ -146,9 +147,14 @@ def test_a_whole_game_against_two_bots_by_clicking(server, browser):
             pick = next((h for h in options if h in near_location), options[0])
             push = after(page, lambda pick=pick: click_hex(page, pick))
             assert pick in push["state"]["settlements"][0]
+            greyed = page.locator('#actions button.tile[aria-disabled="true"]')
+            if greyed.count():  # a tile taken this turn: greyed, with its rule and the reason as tooltip
+                tips.append(greyed.first.get_attribute("title"))
         else:
             push = after(page, lambda: page.click('#actions button[data-action="end"]'))
     assert used_tile is not None, "no tile became usable in a whole game"
+    assert tips and all("\nNot now: " in tip for tip in tips)
+    assert any("taken this turn" in tip and tip.split(":")[0] in titles for tip in tips), tips
 
     page.wait_for_selector("#final:not([hidden])")
     saved = json.loads((data / f"{table}.json").read_text())["save"]
@@ -196,4 +202,8 @@ def test_another_seat_sees_moves_pushed_live_but_not_the_hand(server, browser):
     click_hex(second, hexes[1])
     second.wait_for_function("() => document.getElementById('refusal').textContent.length > 0")
     assert second.text_content("#refusal") == "it is seat 0's turn, not seat 1's"
+
+    forged = page_in(browser, errors)  # a link with a made-up token sits nowhere and says so
+    forged.goto(links[1].split("#")[0] + "#seat=made-up")
+    forged.wait_for_function("() => document.getElementById('status').textContent.includes('belongs to no seat')")
     assert errors == []

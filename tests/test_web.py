@@ -166,6 +166,8 @@ def test_a_move_is_pushed_live_to_the_other_seat_and_spectators_without_the_hand
         for ws, tok in ((ws0, me), (ws1, other), (spy, None)):
             ws.send_text(json.dumps({"join": tok}))
         first = [json.loads(ws.receive_text()) for ws in (ws0, ws1, spy)]
+        for m in first:
+            assert not [e.message for e in validator("push").iter_errors(m)]
         assert [m["seat"] for m in first] == [0, 1, None]
         assert "legal" in first[0] and "legal" not in first[1] and "legal" not in first[2]
         move = first[0]["legal"][0]
@@ -458,3 +460,26 @@ def test_a_table_that_cannot_be_saved_plays_on_and_says_so(client, tmp_path, cap
     assert reply.json()["ok"] and len(state_of(client, t)["log"]) == 1
     assert any("could not be saved" in r.getMessage() for r in caplog.records)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind
+
+
+def test_serve_http_without_the_web_extra_says_how_to_get_it(capsys, monkeypatch):
+    from kbdsl.cli import main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
+    assert main(["serve", "--http"]) == 2
+    assert (
+        capsys.readouterr().err.strip() == "kbdsl serve --http needs the web extra: python3 -m pip install 'kbdsl[web]'"
+    )
+
+
+def test_the_history_gives_every_move_with_its_seat_and_events_as_play_reported_them(client):
+    t = new_table(client, [{"kind": "person"}, {"kind": "bot", "bot": "random"}])
+    me = token(t["seats"][0])
+    reported = []
+    for _ in range(3):
+        reply = ask(client, {"cmd": "play", "game": t["table"], "move": first_build(client, t, me)}, me).json()
+        reported += reply["result"]["played"]
+    history = client.get(f"/api/tables/{t['table']}/history").json()
+    assert history["played"][:3] == reported and history["version"] >= 3
+    log = saved(client, t)["log"]
+    assert [x["move"] for x in history["played"]] == log[: len(history["played"])]

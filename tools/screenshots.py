@@ -101,7 +101,7 @@ def main() -> None:
                 page.goto(url + "/")
                 page.wait_for_selector("#seats li")
                 known = page.evaluate("kb.ask({cmd: 'hello'}).then(r => r.result.bots)")
-                bots = [b for b in ("easy", "medium", "hard") if b in known] or known[:3]
+                bots = [b for b in ("random", "greedy") if b in known] or known[:1]  # quick ones, for the finished game
                 page.select_option("#preset", "first-game")
                 page.screenshot(path=str(args.out / "web-new-game.png"), full_page=True)
 

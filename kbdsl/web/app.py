@@ -31,6 +31,7 @@ from kbdsl.protocol import RequestError, _error, parse
 from kbdsl.web.tables import Table, Tables
 
 log = logging.getLogger("kbdsl.web")
+Json = dict[str, Any]
 
 MAX_MESSAGE = 1_000_000  # bytes per request or WebSocket message; web requests are small
 QUEUE = 256  # pushes and answers waiting for one socket; a socket further behind is closed
@@ -160,9 +161,6 @@ class Live:
                 conn.close()
 
 
-Json = dict[str, Any]
-
-
 def _json(data: Json, status: int = 200) -> JSONResponse:
     return JSONResponse(data, status_code=status, headers=HEADERS)
 
@@ -250,6 +248,14 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         except RequestError as e:
             return _refusal(e)
 
+    async def history(request: Request) -> Response:
+        try:
+            table = _table(request)
+            async with live.locks[table.id]:
+                return _json(await anyio.to_thread.run_sync(tables.history, table))
+        except RequestError as e:
+            return _refusal(e)
+
     async def picture(request: Request) -> Response:
         try:
             table, step = _table(request), _step(request)
@@ -273,7 +279,7 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
             await ws.send_text(json.dumps(_error(None, e)))
             await ws.close(1008)
             return
-        except (TimeoutError, WebSocketDisconnect, KeyError):
+        except (TimeoutError, WebSocketDisconnect, KeyError):  # KeyError: a binary first message
             with contextlib.suppress(Exception):
                 await ws.close(1008)
             return
@@ -314,6 +320,7 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         Route("/api/tables/{table}", info),
         Route("/api/tables/{table}/replay", replay),
         Route("/api/tables/{table}/board.svg", picture),
+        Route("/api/tables/{table}/history", history),
         WebSocketRoute("/ws/{table}", socket),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

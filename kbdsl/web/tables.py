@@ -262,6 +262,15 @@ class Tables:
             "scores": at.scores(),
         }
 
+    def history(self, table: Table) -> Json:
+        """Every move of the game so far with the seat that made it and what it changed (public events)."""
+        state = self.server.games[table.game]
+        at, played = state.game.new_state(), []
+        for move in state.view(None)["log"]:
+            player = at.current
+            played.append({"player": player, "move": move, "events": at.play(move)})
+        return {"table": table.id, "version": table.version, "played": played}
+
     # -- saves -----------------------------------------------------------------------------
     def persist(self, table: Table) -> None:
         """Write the table (seats with tokens, and the whole save) atomically, readable by the owner only."""

@@ -67,10 +67,15 @@ async function loadRules() {
   seatButtons();
 }
 
+const LEVELS = ["easy", "medium", "hard"]; // difficulty names, offered first where the server has them
+
 function addSeat(kind) {
+  const bots = setup.hello.bots;
+  const levels = LEVELS.filter(b => bots.includes(b));
   const who = kb.el("select", {class: "seat-kind", "aria-label": "who sits here"},
     kb.el("option", {value: "person", text: "a person"}),
-    ...setup.hello.bots.map(b => kb.el("option", {value: "bot:" + b, text: `bot: ${b}`})));
+    ...levels.map(b => kb.el("option", {value: "bot:" + b, text: `bot, ${b}`})),
+    ...bots.filter(b => !levels.includes(b)).map(b => kb.el("option", {value: "bot:" + b, text: `bot: ${b}`})));
   if (kind === "bot") who.value = "bot:" + (setup.hello.bots.includes("medium") ? "medium" : setup.hello.bots[0]);
   $("seats").append(kb.el("li", {}, who));
 }
@@ -125,17 +130,20 @@ async function create(event) {
   const rows = $("links").querySelector("tbody");
   rows.replaceChildren();
   const link = path => new URL(path, location.origin).href;
+  const copy = url => kb.el("button", {type: "button", class: "copy", text: "copy",
+    onclick: event => navigator.clipboard.writeText(url).then(() => { event.target.textContent = "copied"; })});
   for (const s of data.seats) {
     const cell = s.link
       ? kb.el("td", {}, kb.el("a", {href: link(s.link), class: "seat-link", "data-seat": s.seat, text: "join as seat " + s.seat}),
-              " ", kb.el("input", {readonly: true, value: link(s.link), size: 60, "aria-label": "seat link"}))
+              " ", kb.el("input", {readonly: true, value: link(s.link), size: 60, "aria-label": "seat link"}), " ", copy(link(s.link)))
       : kb.el("td", {text: "plays on the server"});
     rows.append(kb.el("tr", {}, kb.el("td", {text: "P" + s.seat}),
                       kb.el("td", {text: s.kind === "bot" ? "bot: " + s.bot : "a person"}), cell));
   }
   rows.append(kb.el("tr", {}, kb.el("td", {text: "-"}), kb.el("td", {text: "spectators"}),
     kb.el("td", {}, kb.el("a", {href: link(data.spectator), id: "spectator-link", text: "watch"}),
-          " ", kb.el("input", {readonly: true, value: link(data.spectator), size: 60, "aria-label": "spectator link"}))));
+          " ", kb.el("input", {readonly: true, value: link(data.spectator), size: 60, "aria-label": "spectator link"}),
+          " ", copy(link(data.spectator)))));
   $("created").hidden = false;
   $("created").scrollIntoView();
 }

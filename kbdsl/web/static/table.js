@@ -12,6 +12,9 @@ const T = {
   replayStep: 0,
   replayShown: -1,  // the step the replay board shows
   shown: -1,        // the version of the last push shown completely
+  refused: null,    // why the server refused this page's seat (a bad link), if it did
+  history: null,    // every move so far: {player, move, events}
+  historyVersion: -1,
   socket: null,
 };
 const $ = id => document.getElementById(id);
@@ -53,12 +56,15 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = T.socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(T.table)}`);
   ws.onopen = () => { ws.send(JSON.stringify({join: kb.token || null})); $("connection").textContent = "live"; };
+  let joined = false;
   ws.onmessage = event => {
     const message = JSON.parse(event.data);
-    if (message.push === "update") show(message);
+    if (message.push === "update") { joined = true; show(message); }
+    else if (message.ok === false && !joined) { T.refused = message.error.message; $("status").textContent = message.error.message; }
     else if (message.ok === false) refuse(message.error);
   };
   ws.onclose = () => {
+    if (T.refused) { $("connection").textContent = "not connected"; return; } // a bad link: retrying cannot help
     $("connection").textContent = "reconnecting...";
     setTimeout(connect, 1000); // a page that lost its socket catches up from the next push
   };
@@ -84,7 +90,10 @@ async function show(push) {
   const usable = new Set((push.actions || []).filter(a => a.usable).map(a => a.action));
   if (!usable.has(T.action)) { T.action = usable.has("build") ? "build" : null; T.from = null; }
   if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
-  await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version);
+  await Promise.all([
+    drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version),
+    syncHistory(push),
+  ]);
   if (push !== T.push) return; // a newer push arrived meanwhile and is shown instead
   highlight();
   status();
@@ -140,6 +149,7 @@ function isMove(action) {
 function actions() {
   const box = $("actions");
   box.replaceChildren();
+  if (T.seat === null) { $("hint").textContent = "Moves appear here as the seats make them."; return; }
   const myTurn = T.push.actions !== undefined;
   const tiles = T.seat === null ? [] : T.push.state.tiles[T.seat];
   const list = myTurn ? T.push.actions
@@ -245,18 +255,29 @@ function scoreTable(table, scores) {
   table.append(body);
 }
 
+// The log: every move with its seat and what it changed. The whole history is fetched once (and
+// after a gap); each push then adds its moves, or takes back an undone one.
+async function syncHistory(push) {
+  const moves = push.state.log.length;
+  if (T.history && T.historyVersion === push.version - 1) {
+    T.history = push.played.length ? T.history.concat(push.played) : T.history.slice(0, moves);
+    T.historyVersion = push.version;
+  }
+  if (!T.history || T.historyVersion !== push.version || T.history.length !== moves) {
+    const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/history`);
+    const data = await reply.json();
+    T.history = data.played;
+    T.historyVersion = data.version;
+  }
+}
+
 function log() {
-  const s = T.push.state;
   const list = $("log");
   list.replaceChildren();
-  let p = s.start;
-  for (const m of s.log) {
-    list.append(kb.el("li", {class: "p" + (p % 8), text: `${seatName(p)} ${moveText(m)}`}));
-    if (m.do === "end") p = (p + 1) % s.supply.length;
-  }
-  for (const e of T.push.played.flatMap(x => x.events)) {
-    const text = eventText(e);
-    if (text) list.append(kb.el("li", {class: "event", text}));
+  for (const x of T.history) {
+    const notes = x.events.map(eventText).filter(Boolean);
+    list.append(kb.el("li", {class: "p" + (x.player % 8), text: `${seatName(x.player)} ${moveText(x.move)}`},
+      ...notes.map(text => kb.el("div", {class: "event", text}))));
   }
   list.scrollTop = list.scrollHeight;
 }
@@ -292,14 +313,8 @@ async function replay(step) {
   const data = await reply.json();
   T.replayStep = data.step;
   $("replay-step").textContent = `move ${data.step} of ${data.steps}`;
-  let who = "";
-  if (data.move) {
-    let p = data.state.start;
-    const log = T.push.state.log.slice(0, data.step - 1);
-    for (const m of log) if (m.do === "end") p = (p + 1) % data.state.supply.length;
-    who = `${seatName(p)} ${moveText(data.move)}`;
-  }
-  $("replay-move").textContent = data.move ? `Move ${data.step}: ${who}` : "The start of the game.";
+  const x = data.step ? T.history[data.step - 1] : null;
+  $("replay-move").textContent = x ? `Move ${data.step}: ${seatName(x.player)} ${moveText(x.move)}` : "The start of the game.";
   await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?step=${data.step}`, $("replay-board"));
   scoreTable($("replay-scores"), data.scores);
   T.replayShown = data.step;
