@@ -11,12 +11,12 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from kbdsl.state import State
+    from kbdsl.engine.turn import Turn
 
 Event = dict[str, Any]
 
 
-def snapshot(state: State) -> tuple:
+def snapshot(state: Turn) -> tuple:
     """The facts events are computed from (cheap to take, compared by `changes`)."""
     return (
         list(state.own),
@@ -30,7 +30,7 @@ def snapshot(state: State) -> tuple:
     )
 
 
-def changes(before: tuple, state: State) -> list[Event]:
+def changes(before: tuple, state: Turn) -> list[Event]:
     """Events between `before` (a snapshot) and the state as it is now, in the order they happen."""
     own, tiles, removed, reshuffles, ending, over, current, turn = before
     ids = state.game.tables.ids

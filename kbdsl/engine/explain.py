@@ -12,11 +12,11 @@ from kbdsl.moves import Move
 from kbdsl.ruleset import CompiledAction
 
 if TYPE_CHECKING:
-    from kbdsl.game import Game
-    from kbdsl.state import State
+    from kbdsl.engine.setup import BaseGame
+    from kbdsl.engine.turn import Turn
 
 
-def why_illegal(state: State, move: Move, code: int) -> str:
+def why_illegal(state: Turn, move: Move, code: int) -> str:
     """The reason `move` (encoded as `code`) is not legal in `state`."""
     g, p = state.game, state.current
     if state.over:
@@ -41,14 +41,14 @@ def why_illegal(state: State, move: Move, code: int) -> str:
         )
     to = t.index[g.board.hex(move.to)]
     if name == "build":
-        if not state._mandatory_open():
+        if not state.mandatory_open():
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, to, "the mandatory build")
     title = g.rules.tiles[name].title
     held = [x for x in state.tiles[p] if x.kind == name]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
-    if not state._tiles_allowed():
+    if not state.tiles_allowed():
         return (
             "tiles may be used before or after the mandatory action, not between its builds"
             " [rulebook: Extra Action; RULINGS 6]"
@@ -65,7 +65,7 @@ def why_illegal(state: State, move: Move, code: int) -> str:
     frm = t.index[g.board.hex(move.frm)]
     if not (state.own[p] >> frm) & 1:
         return f"{move.frm} does not hold one of your settlements"
-    pairs = dict(state._move_targets(action, p))
+    pairs = dict(state.move_targets(action, p))
     if frm not in pairs:
         return f"the settlement on {move.frm} cannot be moved by the {title} action"
     if not (pairs[frm] >> to) & 1:
@@ -78,7 +78,7 @@ def why_illegal(state: State, move: Move, code: int) -> str:
     )
 
 
-def why_target(state: State, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
+def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
     """Why hex `to` is not a target of `action` (occupied, filtered out, or not adjacent)."""
     hexname = state.game.tables.ids[to]
     own, occ = list(state.own), state.occ
@@ -87,7 +87,7 @@ def why_target(state: State, action: CompiledAction, p: int, to: int, what: str,
         occ ^= 1 << frm
     if (occ >> to) & 1:
         return f"{hexname} is already occupied [rulebook: Building Rules]"
-    if not (action.target(state._ctx(p, own, occ, frm)) >> to) & 1:
+    if not (action.target(state.ctx(p, own, occ, frm)) >> to) & 1:
         attrs = state.game.board.graph.nodes[hexname]
         rules = state.game.rules
         here = rules.terrains[attrs["terrain"]].title if attrs["terrain"] else rules.tiles[attrs["location"]].title
@@ -101,7 +101,7 @@ def why_target(state: State, action: CompiledAction, p: int, to: int, what: str,
     )
 
 
-def action_key(action: CompiledAction, game: Game) -> str:
+def action_key(action: CompiledAction, game: BaseGame) -> str:
     """'build' for the mandatory action, else the tile's name."""
     if action is game.mandatory:
         return "build"

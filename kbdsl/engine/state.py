@@ -1,0 +1,284 @@
+"""One moment of play: the checked, atomic, serialisable `State` on top of the turn engine.
+
+`play` checks a move against the legal ones, explains a refusal (kbdsl.engine.explain) and
+reports what changed (kbdsl.engine.events); `apply_action` (kbdsl.engine.turn) is the trusted
+hot path. JSON round-trips exactly; `clone` is cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kbdsl.engine.events import Event, changes, snapshot
+from kbdsl.engine.explain import why_illegal
+from kbdsl.engine.setup import BaseGame
+from kbdsl.engine.tiles import Tile
+from kbdsl.engine.turn import Turn
+from kbdsl.errors import IllegalMove, SetupError
+from kbdsl.moves import Move
+
+__all__ = ["State", "Tile"]
+
+
+class State(Turn):
+    """One moment of a game. `play` is atomic; `clone` is cheap; JSON round-trips exactly."""
+
+    def __init__(self, game: BaseGame):
+        self.game = game
+        self._c = None
+
+    # -- construction --------------------------------------------------------
+    @classmethod
+    def start(cls, game: BaseGame) -> State:
+        s = cls(game)
+        n = game.setup.players
+        s._init_pieces(n)
+        s._init_tiles(n)
+        s._init_cards(n)
+        s.current = s.start_player = 0
+        s.turn = 1
+        s.ending = s.over = False
+        s.idle = 0
+        s.log = []
+        s._new_turn()
+        return s
+
+    def clone(self) -> State:
+        s = State(self.game)
+        self._copy_pieces(s)
+        self._copy_tiles(s)
+        self._copy_cards(s)
+        self._copy_turn(s)
+        return s
+
+    # -- queries ---------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, as plain values (front ends, scenario checks)."""
+        decode = self.game.decode
+        return [decode(a) for a in self.legal_actions()]
+
+    def targets(self, action: str, frm: str | None = None) -> list[str]:
+        """Hexes the current player may choose for `action` ('build' or a tile) right now."""
+        self._known_action(action)
+        moves = [m for m in self.legal_moves() if m.do == action and m.discard is None]
+        if frm is not None:
+            frm = self.game.board.hex(frm)
+            moves = [m for m in moves if m.frm == frm]
+        return sorted({m.to for m in moves}, key=self.game.tables.index.get)
+
+    def sources(self, action: str) -> list[str]:
+        """Settlements the current player may move with tile `action` right now."""
+        self._known_action(action)
+        moves = [m for m in self.legal_moves() if m.do == action]
+        return sorted({m.frm for m in moves}, key=self.game.tables.index.get)
+
+    def _known_action(self, action: str) -> None:
+        if action not in self.game.kind_index or action == "end":
+            raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
+
+    # -- playing -----------------------------------------------------------------
+    def play(self, move: Move | dict | str) -> list[Event]:
+        """Play a move and return what it changed (kbdsl.engine.events); an illegal one raises
+        IllegalMove and changes nothing."""
+        if isinstance(move, dict):
+            try:
+                move = Move.from_json(move)
+            except ValueError as e:
+                raise IllegalMove(move, str(e)) from None
+        elif isinstance(move, str):
+            try:
+                move = Move.parse(move)
+            except ValueError as e:
+                raise IllegalMove(move, str(e)) from None
+        elif not isinstance(move, Move):
+            raise IllegalMove(move, 'a move is a Move, a JSON object such as {"do": "end"}, or text such as \'end\'')
+        code = self.game.to_code(move)
+        legal = set(self.legal_actions())
+        if code not in legal and move.discard is not None:
+            plain = self.game.to_code(move._replace(discard=None))
+            if plain in legal and self.loses_status(move, move.discard):
+                code = plain  # discarding the lost tile itself is what happens anyway
+        if code not in legal:
+            raise IllegalMove(move, why_illegal(self, move, code))
+        before = snapshot(self)
+        self.apply_action(code)
+        return changes(before, self)
+
+    # -- JSON --------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The whole state (hidden information included): setup, pieces, deck and move log."""
+        g = self.game
+        ids = g.tables.ids
+        return {
+            "rules": g.rules.ref,
+            "setup": g.setup.to_json(),
+            "turn": self.turn,
+            "current": self.current,
+            "start": self.start_player,
+            "mandatory_left": self.mand_left,
+            "built": self.built,
+            "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left}
+            if self.pending_left
+            else None,
+            "ending": self.ending,
+            "over": self.over,
+            "idle_turns": self.idle,
+            "turn_supply": self.turn_supply,
+            "settlements": [self.settlements(p) for p in range(self.players)],
+            "supply": list(self.supply),
+            "hand": list(self.hand),
+            "tiles": [
+                [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
+            ],
+            "taken": [g.tables.names(m) for m in self.taken],
+            "location_supply": {ids[i]: v for i, v in sorted(self.loc_supply.items())},
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "removed": list(self.removed),
+            "reshuffles": self.reshuffles,
+            "log": [g.decode(c).to_json() for c in self.log],
+        }
+
+    def view(self, player: int | None = None) -> dict[str, Any]:
+        """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
+        data = self.to_json()
+        data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
+        data["deck"] = len(self.deck)
+        data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
+        data["viewer"] = player
+        return data
+
+    @classmethod
+    def arrange(
+        cls,
+        game: BaseGame,
+        settlements: Sequence[Sequence[str]] = (),
+        *,
+        current: int = 0,
+        start: int = 0,
+        hand: Sequence[str | None] | None = None,
+        built: int = 0,
+        supply: Sequence[int] | None = None,
+        tiles: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+        location_supply: Mapping[str, int] | None = None,
+        ending: bool = False,
+    ) -> State:
+        """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
+
+        Tiles are not gained by arranged settlements; give them in `tiles`. Location hexes lose
+        one tile per tile held from them unless `location_supply` says otherwise.
+        """
+        s = cls.start(game)
+        n, t, board = s.players, game.tables, game.board
+        if len(settlements) > n:
+            raise SetupError(f"settlements are given for {len(settlements)} players, the game has {n}")
+        own, occ = [0] * n, 0
+        for p, hexes in enumerate(settlements):
+            for h in hexes:
+                i = t.index[board.hex(h)]
+                if (occ >> i) & 1:
+                    raise SetupError(f"hex {t.ids[i]} holds two settlements")
+                own[p] |= 1 << i
+                occ |= 1 << i
+        s._set_own(own)
+        s.supply = list(supply) if supply is not None else [game.rules.settlements - m.bit_count() for m in s.own]
+        if len(s.supply) != n or min(s.supply) < 0:
+            raise SetupError("supply must give a non-negative count for every player")
+        if hand is not None:
+            if len(hand) != n or any(h is not None and h not in game.rules.deck for h in hand):
+                raise SetupError(f"hand must name a terrain card of the deck for each of the {n} players")
+            s.hand = list(hand)
+        for p, held in enumerate(tiles or ()):
+            for x in held:
+                at = t.index[board.hex(x["at"])]
+                if t.location_of[at] != x["tile"]:
+                    raise SetupError(f"{t.ids[at]} is not a location hex of tile {x['tile']!r}")
+                s.tiles[p].append(Tile(x["tile"], at, bool(x.get("used")), bool(x.get("new"))))
+                s.taken[p] |= 1 << at
+                s.loc_supply[at] = max(s.loc_supply[at] - 1, 0)
+        for h, v in (location_supply or {}).items():
+            at = t.index[board.hex(h)]
+            if at not in s.loc_supply:
+                raise SetupError(f"{t.ids[at]} is not a location hex")
+            s.loc_supply[at] = v
+        if not (0 <= current < n and 0 <= start < n):
+            raise SetupError(f"current and start must be seats 0 to {n - 1}")
+        s.current, s.start_player, s.ending = current, start, ending
+        s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
+        s.built = built
+        s.turn_supply = s.supply[current] + built
+        s._settle()
+        return s
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], game: BaseGame) -> State:
+        """Rebuild a state saved by to_json (the game must be made from the same rules and setup).
+
+        Data that is not such a state raises SetupError; to trust nothing, replay the log instead."""
+        try:
+            s = cls._from_json(data, game)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            raise SetupError(f"not a saved state of this game: {type(e).__name__} {e}") from None
+        n = game.setup.players
+        sizes = {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)}
+        if sizes != {n} or not 0 <= s.current < n or not 0 <= s.start_player < n:
+            raise SetupError(f"not a saved state of this game: it is not for {n} players")
+        if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
+            raise SetupError("not a saved state of this game: a hex holds two settlements")
+        return s
+
+    @classmethod
+    def _from_json(cls, data: Mapping[str, Any], game: BaseGame) -> State:
+        t = game.tables
+        s = cls(game)
+        idx = lambda h: t.index[game.board.hex(h)]  # noqa: E731
+        s._set_own([game.board.mask(hs) for hs in data["settlements"]])
+        s.supply = list(data["supply"])
+        s.hand = list(data["hand"])
+        s.tiles = [[Tile(x["tile"], idx(x["at"]), x["used"], x["new"]) for x in ts] for ts in data["tiles"]]
+        s.taken = [game.board.mask(hs) for hs in data["taken"]]
+        s.loc_supply = {idx(h): v for h, v in data["location_supply"].items()}
+        s.deck, s.discard, s.removed = list(data["deck"]), list(data["discard"]), list(data["removed"])
+        s.reshuffles = data["reshuffles"]
+        s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
+        s.mand_left, s.built = data["mandatory_left"], data["built"]
+        pending = data.get("pending")
+        s.pending = game.kind_index[pending["tile"]] if pending else 0
+        s.pending_left = pending["left"] if pending else 0
+        s.ending, s.over = data["ending"], data["over"]
+        s.idle, s.turn_supply = data["idle_turns"], data["turn_supply"]
+        s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
+        return s
+
+    def key(self) -> tuple:
+        """A value equal for equal states (used to compare round-trips and replays)."""
+        return (
+            tuple(self.own),
+            tuple(self.supply),
+            tuple(self.hand),
+            tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
+            tuple(self.taken),
+            tuple(sorted(self.loc_supply.items())),
+            tuple(self.deck),
+            tuple(self.discard),
+            tuple(self.removed),
+            self.reshuffles,
+            self.turn,
+            self.current,
+            self.start_player,
+            self.mand_left,
+            self.built,
+            self.pending,
+            self.pending_left,
+            self.ending,
+            self.over,
+            self.idle,
+            self.turn_supply,
+            tuple(self.log),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.game is other.game and self.key() == other.key()
+
+    __hash__ = None  # type: ignore[assignment]

@@ -1,0 +1,109 @@
+"""Location tiles: how a player gains them (RULINGS 10), uses them (9) and loses them (11)."""
+
+from __future__ import annotations
+
+from kbdsl.bitset import bit_list
+from kbdsl.engine.pieces import Pieces
+from kbdsl.moves import DISCARDS
+
+
+class Tile:
+    """A location tile held by a player: its kind, the hex it came from, its turn status."""
+
+    __slots__ = ("kind", "at", "used", "new")
+
+    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False):
+        self.kind, self.at, self.used, self.new = kind, at, used, new
+
+    @property
+    def status(self) -> str:
+        return "used" if self.used else "new" if self.new else "unused"
+
+    def copy(self) -> Tile:
+        return Tile(self.kind, self.at, self.used, self.new)
+
+
+class Holdings(Pieces):
+    """The tiles players hold, the hexes they took them from, and the tiles left on location hexes."""
+
+    tiles: list[list[Tile]]
+    taken: list[int]
+    loc_supply: dict[int, int]
+
+    def _init_tiles(self, players: int) -> None:
+        t, rules = self.game.tables, self.game.rules
+        self.tiles = [[] for _ in range(players)]
+        self.taken = [0] * players
+        self.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
+
+    def _copy_tiles(self, s: Holdings) -> None:
+        s.tiles = [[x.copy() for x in ts] for ts in self.tiles]
+        s.taken, s.loc_supply = list(self.taken), dict(self.loc_supply)
+
+    def usable_tiles(self, p: int) -> list[str]:
+        """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
+        seen = []
+        for tile in self.tiles[p]:
+            if not tile.used and not tile.new and tile.kind not in seen:
+                seen.append(tile.kind)
+        return seen
+
+    def mark_used(self, p: int, name: str) -> None:
+        for tile in self.tiles[p]:
+            if tile.kind == name and not tile.used and not tile.new:
+                tile.used = True
+                return
+
+    def refresh_tiles(self, p: int) -> None:
+        """The end of p's turn: every tile is usable again next turn."""
+        for tile in self.tiles[p]:
+            tile.used = tile.new = False
+
+    def gain(self, p: int, i: int) -> None:
+        """RULINGS 10: one tile from each location hex next to hex i that p never took from before."""
+        t = self.game.tables
+        for loc in bit_list(t.nbr_mask[i] & t.location):
+            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
+                self.loc_supply[loc] -= 1
+                self.taken[p] |= 1 << loc
+                self.tiles[p].append(Tile(t.location_of[loc], loc, new=True))
+
+    def lost(self, p: int, own: int | None = None) -> list[Tile]:
+        """Tiles of p whose location hex touches none of p's settlements (now, or with `own` instead)."""
+        nbr_mask = self.game.tables.nbr_mask
+        own = self.own[p] if own is None else own
+        return [x for x in self.tiles[p] if not nbr_mask[x.at] & own]
+
+    def lose(self, p: int, discard: str | None) -> None:
+        """RULINGS 11: a tile whose hex no longer touches the player's settlements is gone for good."""
+        for tile in self.lost(p):
+            twin = next(
+                (
+                    x
+                    for x in self.tiles[p]
+                    if x.kind == tile.kind and x is not tile and x.status == discard and x.status != tile.status
+                ),
+                None,
+            )
+            if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
+                twin.used, twin.new = tile.used, tile.new
+            self.tiles[p].remove(tile)
+
+    def has_twins(self, p: int) -> bool:
+        """Whether the player holds two tiles of one kind with different status (a loss may need a choice)."""
+        seen: dict[str, str] = {}
+        for x in self.tiles[p]:
+            if seen.setdefault(x.kind, x.status) != x.status:
+                return not self.game.lose_at_end
+        return False
+
+    def discard_choices(self, p: int, frm: int, to: int) -> list[int]:
+        """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
+        if self.game.lose_at_end:
+            return []
+        out = []
+        for tile in self.lost(p, (self.own[p] ^ (1 << frm)) | (1 << to)):
+            for x in self.tiles[p]:
+                if x is not tile and x.kind == tile.kind and x.status != tile.status:
+                    out.append(DISCARDS.index(x.status))
+        return out
