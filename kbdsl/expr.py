@@ -137,6 +137,9 @@ class Compiler:
     def score(self, node: ast.Expr) -> Fn:
         return self._expect(node, INT).fn
 
+    def truth(self, node: ast.Expr) -> Fn:
+        return self._expect(node, BOOL).fn
+
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105") -> Compiled:
         self.diagnostics.append(Diagnostic(pos, msg, code))

@@ -14,7 +14,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
-from kbdsl.expr import Compiler, Fn, Vocabulary
+from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
 from kbdsl.resources import rules_path
@@ -68,6 +68,57 @@ class CompiledAction:
         return self.decl.adjacent_if_possible
 
 
+#: The settings of a `lifecycle` block: key -> {value: meaning}; the first value is the default.
+LIFECYCLE_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "keep": {
+        "while-touching": "kept while one of the holder's settlements touches the tile's hex",
+        "for-good": "kept whatever happens on the board",
+        "until-end-of-next-turn": "discarded at the end of the holder's turn after the one it was taken in",
+    },
+    "check": {
+        "at-once": "a tile that is no longer kept is lost the moment that happens",
+        "end-of-turn": "a tile that is no longer kept is lost at the end of the turn",
+    },
+    "lost": {
+        "for-good": "a lost tile leaves the game",
+        "back-to-hex": "a lost tile goes back onto its hex, for other players to take",
+    },
+    "use": {
+        "once-per-turn": "each tile held gives one use a turn",
+        "once": "the tile leaves the game when it is used",
+    },
+    "first-use": {
+        "next-turn": "usable from the holder's turn after the one it was taken in",
+        "this-turn": "usable at once",
+    },
+}
+#: The settings of the `turn` block.
+TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "moves": {
+        "must-leave": "a moved settlement ends on another hex than the one it left",
+        "may-stay": "a moved settlement may end on the hex it left",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
+
+    decl: ast.Lifecycle | ast.Turn | None
+    lines: tuple[tuple[str, str, Fn | None], ...]
+    defaults: Mapping[str, str]
+
+    def resolve(self, options: Mapping[str, bool]) -> dict[str, str]:
+        """Key -> value in a game with these options: the last line that applies wins."""
+        out = dict(self.defaults)
+        ctx = Ctx(None, [], 0, dict(options))
+        for key, value, when in self.lines:
+            if when is None or when(ctx):
+                out[key] = value
+        return out
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """Everything a game needs from rules/: declarations, compiled rules, manifest data."""
@@ -88,7 +139,9 @@ class RuleSet:
     defines: Mapping[str, ast.Define]
     boards: tuple[BoardSpec, ...]
     options: Mapping[str, Option]
-    turn: Mapping[str, Flag]
+    lifecycles: Mapping[str, Settings]  # lifecycle name -> its settings
+    tile_lifecycle: Mapping[str, Settings]  # tile name -> the settings it follows
+    turn: Settings
     presets: Mapping[str, Mapping[str, Any]]
     legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
     mandatory: tuple[CompiledAction, ...]
@@ -160,7 +213,7 @@ class _Loader:
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
-        merged: dict[str, Any] = {"players": {}, "deck": {}, "turn": {}, "presets": {}, "options": {}}
+        merged: dict[str, Any] = {"players": {}, "deck": {}, "presets": {}, "options": {}}
         where: dict[tuple, Pos] = {}
         boards: dict[str, dict] = {}
         files: list[tuple[Path, Pos]] = []
@@ -170,7 +223,7 @@ class _Loader:
                 if key in d:
                     merged[key] = d[key]
                     where[(key,)] = doc.pos(key)
-            for key in ("players", "deck", "turn", "presets", "options"):
+            for key in ("players", "deck", "presets", "options"):
                 for k, v in d.get(key, {}).items():
                     merged[key][k] = v
                     where[(key, k)] = doc.pos(key, k)
@@ -245,6 +298,7 @@ class _Loader:
         all_cards = self._unique([d for d in decls if isinstance(d, ast.Card)], "card or scoring")
         sections = self._unique([d for d in decls if isinstance(d, ast.Section)], "section")
         defines = self._unique([d for d in decls if isinstance(d, ast.Define)], "definition")
+        lifecycles = self._unique([d for d in decls if isinstance(d, ast.Lifecycle)], "lifecycle")
         turn: ast.Turn | None = None
         for t in (d for d in decls if isinstance(d, ast.Turn)):
             if turn is not None and not t.override:
@@ -288,11 +342,6 @@ class _Loader:
         boards = self._boards(boards_raw, where, options, path)
         self._sections(sections, legend, boards, path)
         pos_of = lambda *k: where.get(k, Pos(str(path), 1, 1))  # noqa: E731
-        turn_flags: dict[str, Flag] = {}
-        for k, v in m["turn"].items():
-            turn_flags[k] = self._flag(v, options, pos_of("turn", k))
-        for key, default in (("lose_tile_at_end_of_turn", False), ("move_may_stay", False)):
-            turn_flags.setdefault(key, default)
         for terrain_name in m["deck"]:
             if terrain_name not in terrains:
                 self.err(pos_of("deck", terrain_name), f"deck names unknown terrain {terrain_name!r}", "E101")
@@ -310,6 +359,9 @@ class _Loader:
         if turn is None:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
         scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
+        life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
+        turn_settings = self._settings(comp, turn, TURN_SETTINGS)
+        tile_life = {name: self._tile_lifecycle(t, life) for name, t in tiles.items()}
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
             comp.compile(d.expr, move=True)
         self.diags.extend(comp.diagnostics)
@@ -343,7 +395,9 @@ class _Loader:
             defines=frozen(defines),
             boards=tuple(boards.values()),
             options=frozen(options),
-            turn=frozen(turn_flags),
+            lifecycles=frozen(life),
+            tile_lifecycle=frozen(tile_life),
+            turn=turn_settings,
             presets=frozen(presets),
             legend=frozen(legend),
             mandatory=mandatory,
@@ -351,6 +405,42 @@ class _Loader:
             scorers=frozen(scorers),
             files=tuple(sorted({d.pos.path for d in decls})),
         )
+
+    def _settings(
+        self, comp: Compiler, decl: ast.Lifecycle | ast.Turn | None, table: Mapping[str, Mapping[str, str]]
+    ) -> Settings:
+        """Check a block's settings against its table and compile their `when` conditions."""
+        lines = []
+        what = "the turn block" if isinstance(decl, ast.Turn) or decl is None else "a lifecycle"
+        for st in decl.settings if decl is not None else ():
+            if st.key not in table:
+                self.err(st.pos, f"{st.key!r} is not a setting of {what} ({', '.join(table)})", "E101")
+                continue
+            if st.value not in table[st.key]:
+                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}", "E105")
+                continue
+            when = None
+            if st.when is not None:
+                bad = _not_an_option_test(st.when)
+                if bad is not None:
+                    self.err(bad.pos, "a `when` condition tests rule options only: option(name), !, & and |", "E105")
+                    continue
+                when = comp.truth(st.when)
+            lines.append((st.key, st.value, when))
+        return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
+
+    def _tile_lifecycle(self, tile: ast.Tile, life: dict[str, Settings]) -> Settings:
+        """The lifecycle a tile follows: the one it names, the only one declared, or the defaults."""
+        if tile.lifecycle is not None:
+            if tile.lifecycle not in life:
+                self.err(tile.pos, f"tile {tile.name!r} names unknown lifecycle {tile.lifecycle!r}", "E101")
+            else:
+                return life[tile.lifecycle]
+        elif len(life) > 1:
+            self.err(tile.pos, f"tile {tile.name!r} must name its lifecycle: {', '.join(life)} are declared", "E107")
+        elif life:
+            return next(iter(life.values()))
+        return self._settings(Compiler(Vocabulary(set(), set(), set(), {})), None, LIFECYCLE_SETTINGS)
 
     def _flag(self, value: Any, options: dict, pos: Pos) -> Flag:
         if isinstance(value, dict):
@@ -445,6 +535,17 @@ class _Loader:
         target = comp.hexset(a.target, move=a.kind == "move")
         source = comp.hexset(a.source) if a.source is not None else None
         return CompiledAction(a, target, source)
+
+
+def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:
+    """The first part of a `when` condition that is not a rule-option test (option(name), ! & |)."""
+    if isinstance(node, ast.Call) and node.name == "option":
+        return None
+    if isinstance(node, ast.Not):
+        return _not_an_option_test(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return _not_an_option_test(node.left) or _not_an_option_test(node.right)
+    return node
 
 
 def _display(path: Path) -> Path:

@@ -57,8 +57,12 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
             if tiles_for is None or p in tiles_for:
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
     # location tiles: what is left plus what was ever taken is what each hex started with
+    # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
-        taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
+        if t.location_of[loc] in g.returning:
+            taken = sum(x.at == loc for ts in state.tiles for x in ts)
+        else:
+            taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
         assert left >= 0 and left + taken == rules.tiles[t.location_of[loc]].supply
     # terrain cards: deck + discard + removed + hands is the whole deck
     cards = len(state.deck) + len(state.discard) + len(state.removed) + sum(h is not None for h in state.hand)
@@ -204,11 +208,14 @@ def test_random_games_keep_the_invariants(players, seed, bot_seed):
 
 @settings(max_examples=scaled(30))
 @given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, lose_late=st.booleans(), stay=st.booleans(),
-       lords=st.booleans())
-def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords):
-    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords}
+       lords=st.booleans(), back=st.booleans())
+def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords, back):
+    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords,
+               "tiles-return-to-hex": back}
     game = Game.new(shipped("base"), players=players, seed=seed, options=options)
-    assert (game.lose_at_end, game.may_stay) == (lose_late, stay)
+    tiles = set(game.tile_names)
+    assert (game.lose_later == tiles, game.lose_now == tiles, game.may_stay) == (lose_late, not lose_late, stay)
+    assert game.returning == (tiles if back else set())
     # with tiles lost at the end of the turn, the current player may hold one without a settlement by it.
     # A move that stays on its hex is offered but not played: it deletes the settlement
     # (see test_a_move_that_stays_keeps_the_settlement).
@@ -280,7 +287,9 @@ def test_view_does_not_reveal_the_deck_through_the_seed(base_rules):
 def test_a_game_without_rule_options_uses_the_defaults(base_rules):
     game = Game.new(base_rules, players=2, seed=1)
     assert game.options == base_rules.option_defaults()
-    assert game.lose_at_end is False and game.may_stay is False
+    tiles = set(game.tile_names)
+    assert game.lose_now == game.wait_a_turn == tiles and not game.lose_later | game.returning | game.expiring
+    assert game.single_use == set() and game.may_stay is False
 
 
 def stay_position(rules, *, stay: bool):

@@ -14,7 +14,7 @@ def content_names() -> set[str]:
     names = set(LISTED)
     for folder in ("base", "island", "examples/hamlets"):
         rules = load(ROOT / "rules" / folder)
-        names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections)
+        names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
         names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
         names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
     # Words of the language itself, which content may reuse as names, are not content.

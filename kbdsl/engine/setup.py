@@ -69,8 +69,16 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + self.tile_names
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.lose_at_end = rules.flag(rules.turn["lose_tile_at_end_of_turn"], self.options)
-        self.may_stay = rules.flag(rules.turn["move_may_stay"], self.options)
+        self.may_stay = rules.turn.resolve(self.options)["moves"] == "may-stay"
+        life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.tile_names}
+        kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
+        touching = kinds("keep", "while-touching")
+        self.lose_now = touching & kinds("check", "at-once")  # tile kinds lost the moment their hex is left
+        self.lose_later = touching & kinds("check", "end-of-turn")  # ... at the end of the turn instead
+        self.expiring = kinds("keep", "until-end-of-next-turn")
+        self.returning = kinds("lost", "back-to-hex")
+        self.single_use = kinds("use", "once")
+        self.wait_a_turn = kinds("first-use", "next-turn")
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:

@@ -1,4 +1,9 @@
-"""Location tiles: how a player gains them (RULINGS 10), uses them (9) and loses them (11)."""
+"""Location tiles: how a player gains them (RULINGS 10), uses them (9) and loses them (11).
+
+What differs between tiles is their lifecycle (rule data, resolved into sets of tile kinds by
+`BaseGame`): whether a tile is kept while its hex is touched, when a loss is checked, where a
+lost tile goes, how often it is used and from when.
+"""
 
 from __future__ import annotations
 
@@ -51,11 +56,20 @@ class Holdings(Pieces):
     def mark_used(self, p: int, name: str) -> None:
         for tile in self.tiles[p]:
             if tile.kind == name and not tile.used and not tile.new:
-                tile.used = True
+                if name in self.game.single_use:
+                    self.tiles[p].remove(tile)
+                else:
+                    tile.used = True
                 return
 
     def refresh_tiles(self, p: int) -> None:
-        """The end of p's turn: every tile is usable again next turn."""
+        """The end of p's turn: tiles kept until then expire, the others are usable again next turn."""
+        g = self.game
+        if g.lose_later:
+            self.lose(p, None, g.lose_later)
+        if g.expiring:
+            for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
+                self._discard(p, tile)
         for tile in self.tiles[p]:
             tile.used = tile.new = False
 
@@ -66,17 +80,18 @@ class Holdings(Pieces):
             if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
                 self.loc_supply[loc] -= 1
                 self.taken[p] |= 1 << loc
-                self.tiles[p].append(Tile(t.location_of[loc], loc, new=True))
+                kind = t.location_of[loc]
+                self.tiles[p].append(Tile(kind, loc, new=kind in self.game.wait_a_turn))
 
-    def lost(self, p: int, own: int | None = None) -> list[Tile]:
-        """Tiles of p whose location hex touches none of p's settlements (now, or with `own` instead)."""
+    def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
+        """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
         nbr_mask = self.game.tables.nbr_mask
         own = self.own[p] if own is None else own
-        return [x for x in self.tiles[p] if not nbr_mask[x.at] & own]
+        return [x for x in self.tiles[p] if x.kind in kinds and not nbr_mask[x.at] & own]
 
-    def lose(self, p: int, discard: str | None) -> None:
-        """RULINGS 11: a tile whose hex no longer touches the player's settlements is gone for good."""
-        for tile in self.lost(p):
+    def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
+        """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
+        for tile in self.lost(p, kinds):
             twin = next(
                 (
                     x
@@ -87,22 +102,24 @@ class Holdings(Pieces):
             )
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
                 twin.used, twin.new = tile.used, tile.new
-            self.tiles[p].remove(tile)
+            self._discard(p, tile)
+
+    def _discard(self, p: int, tile: Tile) -> None:
+        """p gives up a tile: it leaves the game, or goes back onto its hex if its lifecycle says so."""
+        self.tiles[p].remove(tile)
+        if tile.kind in self.game.returning:
+            self.loc_supply[tile.at] += 1
 
     def has_twins(self, p: int) -> bool:
-        """Whether the player holds two tiles of one kind with different status (a loss may need a choice)."""
+        """Whether p holds two tiles of one kind, lost at once, with different status (a loss may need a choice)."""
         seen: dict[str, str] = {}
-        for x in self.tiles[p]:
-            if seen.setdefault(x.kind, x.status) != x.status:
-                return not self.game.lose_at_end
-        return False
+        now = self.game.lose_now
+        return any(x.kind in now and seen.setdefault(x.kind, x.status) != x.status for x in self.tiles[p])
 
     def discard_choices(self, p: int, frm: int, to: int) -> list[int]:
         """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
-        if self.game.lose_at_end:
-            return []
         out = []
-        for tile in self.lost(p, (self.own[p] ^ (1 << frm)) | (1 << to)):
+        for tile in self.lost(p, self.game.lose_now, (self.own[p] ^ (1 << frm)) | (1 << to)):
             for x in self.tiles[p]:
                 if x is not tile and x.kind == tile.kind and x.status != tile.status:
                     out.append(DISCARDS.index(x.status))

@@ -110,11 +110,11 @@ class Turn(Holdings, Targets):
     def loses_status(self, move: Move, status: str) -> bool:
         """Whether `move` (a tile move) loses a tile of this status on its own."""
         g, p = self.game, self.current
-        if g.lose_at_end or move.frm is None:
+        if move.frm is None:
             return False
         t = g.tables
         own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << t.index[g.board.hex(move.to)])
-        return any(x.status == status for x in self.lost(p, own))
+        return any(x.status == status for x in self.lost(p, g.lose_now, own))
 
     # -- applying ----------------------------------------------------------------
     def apply_action(self, code: int) -> None:
@@ -158,8 +158,8 @@ class Turn(Holdings, Targets):
             return
         self.move_piece(p, frm, to)
         self.gain(p, to)
-        if not self.game.lose_at_end:
-            self.lose(p, discard)
+        if self.game.lose_now:
+            self.lose(p, discard, self.game.lose_now)
 
     def _settle(self) -> None:
         """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
@@ -186,8 +186,6 @@ class Turn(Holdings, Targets):
 
     def _end_turn(self) -> None:
         p = self.current
-        if self.game.lose_at_end:
-            self.lose(p, None)
         self.refresh_tiles(p)
         self.discard_and_draw(p)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1

@@ -124,6 +124,27 @@ class Tile(Declaration):
     supply: int | None
     action: Action | None
     texts: tuple[str, ...] = ()
+    lifecycle: str | None = None  # the lifecycle it follows (the only one declared, if not named)
+
+
+@dataclass(frozen=True)
+class Setting(Node):
+    """`key: value when condition`: one line of a lifecycle or turn block."""
+
+    key: str
+    value: str
+    when: Expr | None = None
+    value_pos: Pos | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Lifecycle(Declaration):
+    """How tiles that follow it are kept, used and lost (settings by key)."""
+
+    name: str
+    title: str
+    settings: tuple[Setting, ...] = ()
+    texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -160,6 +181,7 @@ class Define(Declaration):
 @dataclass(frozen=True)
 class Turn(Declaration):
     mandatory: tuple[Action, ...]
+    settings: tuple[Setting, ...] = ()
 
 
-Decl = Terrain | Tile | Card | Section | Define | Turn
+Decl = Terrain | Tile | Card | Section | Define | Turn | Lifecycle

@@ -131,6 +131,14 @@ class _Build(Transformer):
     def supply(self, meta, items):
         return ("supply", int(items[0]))
 
+    def lifecycle_ref(self, meta, items):
+        return ("lifecycle", str(items[0]))
+
+    def setting(self, meta, items):
+        when = items[2] if len(items) > 2 else None
+        node = ast.Setting(str(items[0]), str(items[1]), when, value_pos=self._pos(items[1]), pos=self._pos(items[0]))
+        return ("setting", node)
+
     def action_prop(self, meta, items):
         return ("action", items[0])
 
@@ -187,8 +195,14 @@ class _Build(Transformer):
             self._one(props, "supply"),
             self._one(props, "action"),
             texts,
+            self._one(props, "lifecycle"),
             pos=self._pos(items[0]),
         )
+
+    def lifecycle(self, meta, items):
+        name, title, props, texts = self._props(items)
+        settings = tuple(s[0] for s in props.get("setting", []))
+        return ast.Lifecycle(name, title, settings, texts, pos=self._pos(items[0]))
 
     def card(self, meta, items, always=False):
         name, title, props, texts = self._props(items)
@@ -209,7 +223,9 @@ class _Build(Transformer):
         return ast.Define(str(items[0]), items[1], pos=self._pos(items[0]))
 
     def turn(self, meta, items):
-        return ast.Turn(tuple(items), pos=self._pos(meta))
+        settings = tuple(i[1] for i in items if isinstance(i, tuple))
+        actions = tuple(i for i in items if not isinstance(i, tuple))
+        return ast.Turn(actions, settings, pos=self._pos(meta))
 
     def mandatory(self, meta, items):
         return items[0]
@@ -301,6 +317,8 @@ def walk(node: object):
             stack.extend([n.left, n.right])
         elif isinstance(n, ast.Action):
             stack.extend([n.target, n.source])
+        elif isinstance(n, ast.Setting):
+            stack.append(n.when)
 
 
 __all__ = ["parse", "walk", "Tree"]
