@@ -49,10 +49,10 @@ class Option:
 
 @dataclass(frozen=True)
 class CompiledAction:
-    """A build or move action with its filters compiled to bitset closures."""
+    """An action with its filters compiled to bitset closures (see ast.Action for the kinds)."""
 
     decl: ast.Action
-    target: Fn
+    target: Fn | None
     source: Fn | None
 
     @property
@@ -64,8 +64,25 @@ class CompiledAction:
         return self.decl.count
 
     @property
+    def up_to(self) -> bool:
+        return self.decl.up_to
+
+    @property
+    def piece(self) -> str | None:
+        return self.decl.piece
+
+    @property
     def adjacent(self) -> bool:
         return self.decl.adjacent_if_possible
+
+    @property
+    def steps(self) -> bool:
+        """Whether the action is a sequence of moves (several steps, or a piece of each opponent)."""
+        return self.count > 1 or "per-opponent" in self.decl.modifiers
+
+
+#: Action kinds that put a hex choice on the board, and those that take none.
+HEX_ACTIONS = ("build", "place", "move", "remove")
 
 
 #: The settings of a `lifecycle` block: key -> {value: meaning}; the first value is the default.
@@ -90,6 +107,18 @@ LIFECYCLE_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "first-use": {
         "next-turn": "usable from the holder's turn after the one it was taken in",
         "this-turn": "usable at once",
+        "when-gained": "its action happens by itself the moment it is taken (an action without a choice)",
+    },
+    "window": {
+        "outside-mandatory": "used before or after the mandatory action, never between its builds",
+        "any-time": "used at any time of the holder's turn, between builds too",
+    },
+}
+#: The settings of a `piece` declaration.
+PIECE_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "owner": {
+        "player": "each player has their own, from their own supply; they count as the player's (`own`)",
+        "none": "nobody owns them; one shared supply; they occupy their hex and count for no one",
     },
 }
 #: The settings of the `turn` block.
@@ -140,8 +169,13 @@ class RuleSet:
     boards: tuple[BoardSpec, ...]
     options: Mapping[str, Option]
     lifecycles: Mapping[str, Settings]  # lifecycle name -> its settings
-    tile_lifecycle: Mapping[str, Settings]  # tile name -> the settings it follows
+    tile_lifecycle: Mapping[str, Settings]  # tile name -> the settings it follows (its own lines last)
     turn: Settings
+    pieces: Mapping[str, ast.Piece]  # the kinds of piece; `piece_kind` is the one `build` places
+    piece_kind: str
+    neutral: Mapping[str, int]  # kinds owned by nobody -> their shared supply
+    pools: Mapping[str, ast.Pool]
+    triggers: Mapping[str, tuple[tuple[str, Fn], ...]]  # card or scoring -> (event, gold) paid during play
     presets: Mapping[str, Mapping[str, Any]]
     legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
     mandatory: tuple[CompiledAction, ...]
@@ -299,6 +333,14 @@ class _Loader:
         sections = self._unique([d for d in decls if isinstance(d, ast.Section)], "section")
         defines = self._unique([d for d in decls if isinstance(d, ast.Define)], "definition")
         lifecycles = self._unique([d for d in decls if isinstance(d, ast.Lifecycle)], "lifecycle")
+        pieces = self._unique([d for d in decls if isinstance(d, ast.Piece)], "piece")
+        pools = self._unique([d for d in decls if isinstance(d, ast.Pool)], "pool")
+        tables = {"card": all_cards, "section": sections, "tile": tiles}
+        for r in (d for d in decls if isinstance(d, ast.Removal)):
+            if r.name not in tables[r.kind] or tables[r.kind][r.name].always:
+                self.err(r.pos, f"remove {r.kind} {r.name!r}: there is no {r.kind} of that name to remove", "E108")
+            else:
+                del tables[r.kind][r.name]
         turn: ast.Turn | None = None
         for t in (d for d in decls if isinstance(d, ast.Turn)):
             if turn is not None and not t.override:
@@ -332,11 +374,22 @@ class _Loader:
         for t in tiles.values():
             if t.action is None:
                 self.err(t.pos, f"tile {t.name!r} has no action", "E107")
-            if t.supply is None:
+            if t.pool is not None:
+                if t.pool not in pools:
+                    self.err(t.pos, f"tile {t.name!r} names unknown pool {t.pool!r}", "E101")
+                if t.copies is None or t.letter is not None or t.supply is not None:
+                    self.err(
+                        t.pos, f"tile {t.name!r} of a pool has `copies` (how many), no letter and no supply", "E107"
+                    )
+            elif t.supply is None:
                 self.err(t.pos, f"tile {t.name!r} has no supply (tiles per location hex)", "E107")
         for c in all_cards.values():
-            if c.score is None:
+            if c.score is None and not c.triggers:
                 self.err(c.pos, f"{'scoring' if c.always else 'card'} {c.name!r} has no score", "E107")
+        for pool in pools.values():
+            if pool.on not in terrains:
+                self.err(pool.pos, f"pool {pool.name!r} must be dealt `on` a terrain, not {pool.on!r}", "E101")
+        piece_kind, neutral = self._pieces(pieces, m)
 
         options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
         boards = self._boards(boards_raw, where, options, path)
@@ -359,9 +412,26 @@ class _Loader:
         if turn is None:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
         scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
+        triggers = {
+            c.name: tuple((event, comp.trigger(expr)) for event, expr in c.triggers)
+            for c in all_cards.values()
+            if c.triggers
+        }
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
-        tile_life = {name: self._tile_lifecycle(t, life) for name, t in tiles.items()}
+        tile_life = {name: self._tile_lifecycle(comp, t, life) for name, t in tiles.items()}
+        for name, t in tiles.items():
+            a = t.action
+            if a is None:
+                continue
+            if a.kind == "place" and a.piece not in neutral:
+                self.err(a.pos, f"place {a.piece!r}: no piece kind owned by nobody has that name", "E101")
+            if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
+                self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
+            if "per-opponent" in a.modifiers and a.kind != "remove":
+                self.err(a.pos, "per-opponent belongs to `remove`", "E105")
+            if a.kind == "ignore" and a.modifiers != ("adjacent-if-possible",):
+                self.err(a.pos, "`ignore` takes adjacent-if-possible, the one modifier a later build can skip", "E105")
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
             comp.compile(d.expr, move=True)
         self.diags.extend(comp.diagnostics)
@@ -398,6 +468,11 @@ class _Loader:
             lifecycles=frozen(life),
             tile_lifecycle=frozen(tile_life),
             turn=turn_settings,
+            pieces=frozen(pieces),
+            piece_kind=piece_kind,
+            neutral=frozen(neutral),
+            pools=frozen(pools),
+            triggers=frozen(triggers),
             presets=frozen(presets),
             legend=frozen(legend),
             mandatory=mandatory,
@@ -429,18 +504,49 @@ class _Loader:
             lines.append((st.key, st.value, when))
         return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
 
-    def _tile_lifecycle(self, tile: ast.Tile, life: dict[str, Settings]) -> Settings:
-        """The lifecycle a tile follows: the one it names, the only one declared, or the defaults."""
+    def _tile_lifecycle(self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings]) -> Settings:
+        """The lifecycle a tile follows (the one it names, the only one declared, or the defaults),
+        followed by the tile's own setting lines."""
+        base = self._settings(comp, None, LIFECYCLE_SETTINGS)
         if tile.lifecycle is not None:
             if tile.lifecycle not in life:
                 self.err(tile.pos, f"tile {tile.name!r} names unknown lifecycle {tile.lifecycle!r}", "E101")
             else:
-                return life[tile.lifecycle]
+                base = life[tile.lifecycle]
         elif len(life) > 1:
             self.err(tile.pos, f"tile {tile.name!r} must name its lifecycle: {', '.join(life)} are declared", "E107")
         elif life:
-            return next(iter(life.values()))
-        return self._settings(Compiler(Vocabulary(set(), set(), set(), {})), None, LIFECYCLE_SETTINGS)
+            base = next(iter(life.values()))
+        if not tile.settings:
+            return base
+        own = self._settings(
+            comp, ast.Lifecycle(tile.name, tile.title, tile.settings, pos=tile.pos), LIFECYCLE_SETTINGS
+        )
+        return Settings(base.decl, base.lines + own.lines, base.defaults)
+
+    def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int]]:
+        """The kind `build` places (the one kind owned by players) and the kinds owned by nobody."""
+        players, neutral = [], {}
+        for d in pieces.values():
+            for st in d.settings:
+                if st.key not in PIECE_SETTINGS:
+                    self.err(st.pos, f"{st.key!r} is not a setting of a piece ({', '.join(PIECE_SETTINGS)})", "E101")
+                elif st.value not in PIECE_SETTINGS[st.key]:
+                    self.err(st.value_pos, f"owner is one of player, none, not {st.value!r}", "E105")
+                elif st.when is not None:
+                    self.err(st.pos, "a piece's owner does not depend on rule options", "E105")
+            owner = next((st.value for st in d.settings if st.key == "owner"), "player")
+            if owner == "none":
+                if d.supply is None:
+                    self.err(d.pos, f"piece {d.name!r} owned by nobody needs a supply (the shared stock)", "E107")
+                neutral[d.name] = d.supply or 0
+            else:
+                players.append(d)
+        if len(players) > 1:
+            self.err(players[1].pos, "one kind of piece owned by players is supported (the one `build` places)", "E107")
+        if players and players[0].supply is not None:
+            m["settlements"] = players[0].supply
+        return (players[0].name if players else "settlement"), neutral
 
     def _flag(self, value: Any, options: dict, pos: Pos) -> Flag:
         if isinstance(value, dict):
@@ -530,9 +636,9 @@ class _Loader:
         return {k: MappingProxyType(v) for k, v in raw.items()}
 
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
-        if a.kind == "build" and not 1 <= a.count <= 100:
-            self.err(a.pos, "build count must be between 1 and 100", "E105")
-        target = comp.hexset(a.target, move=a.kind == "move")
+        if a.kind in ("build", "place", "move") and not 1 <= a.count <= 100:
+            self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
+        target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
         return CompiledAction(a, target, source)
 

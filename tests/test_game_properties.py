@@ -265,7 +265,9 @@ def test_view_hides_other_hands_and_the_deck(seed, bot_seed, cut, players):
         assert view["viewer"] == p
         assert view["hand"] == [h if q == p else None for q, h in enumerate(state.hand)]
         assert view["deck"] == len(state.deck)
-        assert set(view) == set(full) | {"viewer"}
+        assert set(view) == set(full) | {"viewer", "pieces"}
+        drawn = [(x["hex"], x["owner"]) for x in view["pieces"] if x["owner"] is not None]
+        assert sorted(drawn) == sorted((h, p) for p, hs in enumerate(full["settlements"]) for h in hs)
         for key in set(full) - {"hand", "deck", "setup"}:
             assert view[key] == full[key], key
         assert view["setup"] == dict(full["setup"], seed=None)  # the seed would reveal the deck

@@ -3,6 +3,7 @@
 - `setup`: `Setup` and `BaseGame`, the fixed part of a game (rules, board, tables, action codes);
 - `pieces`: who stands where (occupancy bitsets per player) and the supplies;
 - `zones`: the terrain cards: deck, hands, discard pile, cards out of the game;
+- `gold`: gold won during play, per player and source;
 - `tiles`: location tiles held by players, how they are gained, used and lost;
 - `targets`: the hexes an action may choose (evaluation contexts, lifted moves);
 - `turn`: the turn flow: legal moves as action codes and applying them (the hot path);

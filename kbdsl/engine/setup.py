@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kbdsl.bitset import bit_list
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -79,6 +80,17 @@ class BaseGame:
         self.returning = kinds("lost", "back-to-hex")
         self.single_use = kinds("use", "once")
         self.wait_a_turn = kinds("first-use", "next-turn")
+        self.on_gain = kinds("first-use", "when-gained")  # their action happens when they are taken
+        self.any_time = kinds("window", "any-time")  # usable between the mandatory builds too
+        t = self.tables
+        self.pool_hexes = 0
+        for pool in rules.pools.values():
+            self.pool_hexes |= t.terrain.get(pool.on, 0)
+        self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
+        scored = [*setup.cards, *rules.scorings]
+        self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
+        self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
+        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore"))
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
@@ -123,6 +135,17 @@ class BaseGame:
             cards = rng.sample(sorted(rules.cards), rules.cards_in_play)
         return cls(rules, Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {})))
 
+    def deal(self) -> dict[int, str]:
+        """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
+        rng = random.Random(f"{self.setup.seed}:deal")
+        t, out = self.tables, {}
+        for pool in self.rules.pools.values():
+            tiles = sorted(name for name, d in self.rules.tiles.items() if d.pool == pool.name for _ in range(d.copies))
+            rng.shuffle(tiles)
+            for i, name in zip(bit_list(t.terrain.get(pool.on, 0)), tiles, strict=False):
+                out[i] = name
+        return out
+
     # -- action codes --------------------------------------------------------
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
         n = self.tables.n
@@ -142,6 +165,8 @@ class BaseGame:
         if kind == END_TURN:
             return END
         ids = self.tables.ids
+        if name in self.no_hex:
+            return Move(name)
         is_move = kind >= 2 and self.rules.actions[name].kind == "move"
         return Move(name, ids[to], ids[frm] if is_move else None, DISCARDS[disc])
 
@@ -150,10 +175,10 @@ class BaseGame:
         kind = self.kind_index.get(move.do)
         if kind is None:
             raise IllegalMove(move, f"unknown action {move.do!r} (build, end or a tile: {', '.join(self.tile_names)})")
-        if kind == END_TURN:
+        if kind == END_TURN or move.do in self.no_hex:
             if move.to is not None or move.frm is not None or move.discard is not None:
-                raise IllegalMove(move, "end takes no hex and no discard")
-            return self.encode(END_TURN)
+                raise IllegalMove(move, f"{move.do} takes no hex and no discard")
+            return self.encode(kind)
         if move.discard not in DISCARDS:
             raise IllegalMove(move, f"discard must be one of used, unused, new, not {move.discard!r}")
         to = self._hex(move, move.to, "target")
@@ -161,7 +186,7 @@ class BaseGame:
         if is_move:
             frm = self._hex(move, move.frm, "settlement to move")
         elif move.frm is not None:
-            raise IllegalMove(move, f"{move.do} builds a new settlement; it takes no 'from' hex")
+            raise IllegalMove(move, f"{move.do} takes one hex, no 'from' hex")
         else:
             frm = 0
         return self.encode(kind, to, frm, DISCARDS.index(move.discard))

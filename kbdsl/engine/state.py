@@ -36,6 +36,7 @@ class State(Turn):
         s._init_pieces(n)
         s._init_tiles(n)
         s._init_cards(n)
+        s._init_gold(n)
         s.current = s.start_player = 0
         s.turn = 1
         s.ending = s.over = False
@@ -49,6 +50,7 @@ class State(Turn):
         self._copy_pieces(s)
         self._copy_tiles(s)
         self._copy_cards(s)
+        self._copy_gold(s)
         self._copy_turn(s)
         return s
 
@@ -65,7 +67,7 @@ class State(Turn):
         if frm is not None:
             frm = self.game.board.hex(frm)
             moves = [m for m in moves if m.frm == frm]
-        return sorted({m.to for m in moves}, key=self.game.tables.index.get)
+        return sorted({m.to for m in moves if m.to is not None}, key=self.game.tables.index.get)
 
     def sources(self, action: str) -> list[str]:
         """Settlements the current player may move with tile `action` right now."""
@@ -118,27 +120,41 @@ class State(Turn):
             "start": self.start_player,
             "mandatory_left": self.mand_left,
             "built": self.built,
-            "pending": {"tile": self.game.kinds[self.pending], "left": self.pending_left}
-            if self.pending_left
-            else None,
+            "mandatory_hexes": g.tables.names(self.mand_built),
+            "pending": self._pending_json(),
+            "waived": self.waived,
             "ending": self.ending,
             "over": self.over,
             "idle_turns": self.idle,
             "turn_supply": self.turn_supply,
             "settlements": [self.settlements(p) for p in range(self.players)],
             "supply": list(self.supply),
+            "neutral": {k: g.tables.names(m) for k, m in self.neutral.items()},
+            "stock": dict(self.stock),
+            "gold": [dict(sorted(x.items())) for x in self.gold],
             "hand": list(self.hand),
             "tiles": [
                 [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
             ],
             "taken": [g.tables.names(m) for m in self.taken],
             "location_supply": {ids[i]: v for i, v in sorted(self.loc_supply.items())},
+            "dealt": {ids[i]: v for i, v in sorted(self.dealt.items())},
             "deck": list(self.deck),
             "discard": list(self.discard),
             "removed": list(self.removed),
             "reshuffles": self.reshuffles,
             "log": [g.decode(c).to_json() for c in self.log],
         }
+
+    def _pending_json(self) -> dict[str, Any] | None:
+        if not self.pending_left:
+            return None
+        out: dict[str, Any] = {"tile": self.game.kinds[self.pending], "left": self.pending_left}
+        if self.pending_up_to:
+            out["up_to"] = True  # the player may stop: any other move ends the action
+        if self.hit:
+            out["hit"] = [p for p in range(self.players) if (self.hit >> p) & 1]
+        return out
 
     def view(self, player: int | None = None) -> dict[str, Any]:
         """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
@@ -147,6 +163,7 @@ class State(Turn):
         data["deck"] = len(self.deck)
         data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
         data["viewer"] = player
+        data["pieces"] = [{"hex": h, "kind": k, "owner": p} for h, k, p in self.pieces()]
         return data
 
     @classmethod
@@ -163,11 +180,16 @@ class State(Turn):
         tiles: Sequence[Sequence[Mapping[str, Any]]] | None = None,
         location_supply: Mapping[str, int] | None = None,
         ending: bool = False,
+        neutral: Mapping[str, Sequence[str]] | None = None,
+        gold: Sequence[Mapping[str, int]] | None = None,
+        dealt: Mapping[str, str] | None = None,
     ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
         Tiles are not gained by arranged settlements; give them in `tiles`. Location hexes lose
-        one tile per tile held from them unless `location_supply` says otherwise.
+        one tile per tile held from them unless `location_supply` says otherwise. `neutral` places
+        pieces owned by nobody (kind -> hexes, taken from the shared stock), `gold` sets the gold
+        won so far (per player, source -> gold), `dealt` chooses the tile lying on pool hexes.
         """
         s = cls.start(game)
         n, t, board = s.players, game.tables, game.board
@@ -181,7 +203,29 @@ class State(Turn):
                     raise SetupError(f"hex {t.ids[i]} holds two settlements")
                 own[p] |= 1 << i
                 occ |= 1 << i
-        s._set_own(own)
+        placed = {k: 0 for k in game.rules.neutral}
+        for kind, hexes in (neutral or {}).items():
+            if kind not in placed:
+                raise SetupError(f"{kind!r} is not a kind of piece owned by nobody ({', '.join(placed) or 'none'})")
+            for h in hexes:
+                i = t.index[board.hex(h)]
+                if (occ >> i) & 1:
+                    raise SetupError(f"hex {t.ids[i]} holds two pieces")
+                placed[kind] |= 1 << i
+                occ |= 1 << i
+            s.stock[kind] -= placed[kind].bit_count()
+            if s.stock[kind] < 0:
+                raise SetupError(f"more {kind} pieces than the stock of {game.rules.neutral[kind]}")
+        s._set_pieces(own, placed)
+        for h, name in (dealt or {}).items():
+            at = t.index[board.hex(h)]
+            if at not in s.dealt or game.rules.tiles.get(name) is None or game.rules.tiles[name].pool is None:
+                raise SetupError(f"{t.ids[at]} is not a pool hex, or {name!r} is not a tile of a pool")
+            s.dealt[at] = name
+        if gold is not None:
+            if len(gold) != n:
+                raise SetupError(f"gold must be given for each of the {n} players")
+            s.gold = [dict(x) for x in gold]
         s.supply = list(supply) if supply is not None else [game.rules.settlements - m.bit_count() for m in s.own]
         if len(s.supply) != n or min(s.supply) < 0:
             raise SetupError("supply must give a non-negative count for every player")
@@ -192,11 +236,13 @@ class State(Turn):
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
-                if t.location_of[at] != x["tile"]:
+                if t.location_of[at] != x["tile"] and not (at in s.dealt and x["tile"] in game.rules.tiles):
                     raise SetupError(f"{t.ids[at]} is not a location hex of tile {x['tile']!r}")
                 s.tiles[p].append(Tile(x["tile"], at, bool(x.get("used")), bool(x.get("new"))))
                 s.taken[p] |= 1 << at
                 s.loc_supply[at] = max(s.loc_supply[at] - 1, 0)
+                if not t.location_of[at]:
+                    s.dealt.pop(at, None)
         for h, v in (location_supply or {}).items():
             at = t.index[board.hex(h)]
             if at not in s.loc_supply:
@@ -233,7 +279,11 @@ class State(Turn):
         t = game.tables
         s = cls(game)
         idx = lambda h: t.index[game.board.hex(h)]  # noqa: E731
-        s._set_own([game.board.mask(hs) for hs in data["settlements"]])
+        neutral = {k: game.board.mask(data["neutral"].get(k, [])) for k in game.rules.neutral}
+        s._set_pieces([game.board.mask(hs) for hs in data["settlements"]], neutral)
+        s.stock = {k: data["stock"][k] for k in game.rules.neutral}
+        s.gold = [dict(x) for x in data["gold"]]
+        s.dealt = {idx(h): v for h, v in data["dealt"].items()}
         s.supply = list(data["supply"])
         s.hand = list(data["hand"])
         s.tiles = [[Tile(x["tile"], idx(x["at"]), x["used"], x["new"]) for x in ts] for ts in data["tiles"]]
@@ -243,9 +293,13 @@ class State(Turn):
         s.reshuffles = data["reshuffles"]
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
         s.mand_left, s.built = data["mandatory_left"], data["built"]
+        s.mand_built = game.board.mask(data["mandatory_hexes"])
         pending = data.get("pending")
         s.pending = game.kind_index[pending["tile"]] if pending else 0
         s.pending_left = pending["left"] if pending else 0
+        s.pending_up_to = bool(pending.get("up_to")) if pending else False
+        s.hit = sum(1 << p for p in pending.get("hit", ())) if pending else 0
+        s.waived = bool(data["waived"])
         s.ending, s.over = data["ending"], data["over"]
         s.idle, s.turn_supply = data["idle_turns"], data["turn_supply"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
@@ -256,6 +310,10 @@ class State(Turn):
         return (
             tuple(self.own),
             tuple(self.supply),
+            tuple(sorted(self.neutral.items())),
+            tuple(sorted(self.stock.items())),
+            tuple(tuple(sorted(x.items())) for x in self.gold),
+            tuple(sorted(self.dealt.items())),
             tuple(self.hand),
             tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
             tuple(self.taken),
@@ -269,8 +327,12 @@ class State(Turn):
             self.start_player,
             self.mand_left,
             self.built,
+            self.mand_built,
             self.pending,
             self.pending_left,
+            self.pending_up_to,
+            self.hit,
+            self.waived,
             self.ending,
             self.over,
             self.idle,

@@ -13,6 +13,7 @@ class Targets(Pieces, Cards):
     """Evaluating action filters for a player (one reused context object: this is the hot path)."""
 
     _c: Ctx | None = None
+    waived: bool  # the next settlement built ignores adjacent-if-possible
 
     def ctx(self, p: int, own: list[int] | None = None, occ: int | None = None, origin: int = -1) -> Ctx:
         """The evaluation context for player p, optionally with other pieces (a lifted settlement)."""
@@ -21,18 +22,29 @@ class Targets(Pieces, Cards):
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
-        c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None
+        c.owned = c.occ & ~self.neutral_occ
+        c.p, c.card, c.origin, c.region, c.built = p, self.hand[p], origin, None, 0
         c.forget_areas()
         return c
 
     def build_targets(self, action: CompiledAction, p: int) -> int:
-        """Empty hexes `action` lets p build on, narrowed to p's neighbourhood if it says so and can."""
+        """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says
+        so and can (unless the next build is waived from that rule)."""
         cand = action.target(self.ctx(p)) & self.game.tables.all & ~self.occ
-        if action.adjacent:
+        if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
             if near:
                 return near
         return cand
+
+    def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
+        """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
+        cand = action.target(self.ctx(p)) & ~self.own[p]
+        out = 0
+        for q, m in enumerate(self.own):
+            if q != p and not (hit >> q) & 1:
+                out |= cand & m
+        return out
 
     def move_targets(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""

@@ -29,21 +29,33 @@ class Tile:
 
 
 class Holdings(Pieces):
-    """The tiles players hold, the hexes they took them from, and the tiles left on location hexes."""
+    """The tiles players hold, the hexes they took them from, and the tiles left on the hexes.
+
+    A location hex holds `supply` tiles of its own kind; a pool hex holds the one tile dealt
+    onto it at setup (`dealt`), face up."""
 
     tiles: list[list[Tile]]
     taken: list[int]
-    loc_supply: dict[int, int]
+    loc_supply: dict[int, int]  # tiles left on each location or pool hex
+    dealt: dict[int, str]  # pool hex -> the tile lying on it
 
     def _init_tiles(self, players: int) -> None:
-        t, rules = self.game.tables, self.game.rules
+        g = self.game
+        t, rules = g.tables, g.rules
         self.tiles = [[] for _ in range(players)]
         self.taken = [0] * players
         self.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
+        self.dealt = g.deal()
+        for i in self.dealt:
+            self.loc_supply[i] = 1
 
     def _copy_tiles(self, s: Holdings) -> None:
         s.tiles = [[x.copy() for x in ts] for ts in self.tiles]
-        s.taken, s.loc_supply = list(self.taken), dict(self.loc_supply)
+        s.taken, s.loc_supply, s.dealt = list(self.taken), dict(self.loc_supply), dict(self.dealt)
+
+    def tile_on(self, i: int) -> str | None:
+        """The kind of tile hex i gives: its location's, or the one dealt onto it."""
+        return self.game.tables.location_of[i] or self.dealt.get(i)
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
@@ -74,14 +86,15 @@ class Holdings(Pieces):
             tile.used = tile.new = False
 
     def gain(self, p: int, i: int) -> None:
-        """RULINGS 10: one tile from each location hex next to hex i that p never took from before."""
-        t = self.game.tables
-        for loc in bit_list(t.nbr_mask[i] & t.location):
+        """RULINGS 10: one tile from each tile hex next to hex i that p never took from before."""
+        g = self.game
+        t = g.tables
+        for loc in bit_list(t.nbr_mask[i] & g.tile_hexes):
             if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
                 self.loc_supply[loc] -= 1
                 self.taken[p] |= 1 << loc
-                kind = t.location_of[loc]
-                self.tiles[p].append(Tile(kind, loc, new=kind in self.game.wait_a_turn))
+                kind = t.location_of[loc] or self.dealt.pop(loc)
+                self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
@@ -109,6 +122,8 @@ class Holdings(Pieces):
         self.tiles[p].remove(tile)
         if tile.kind in self.game.returning:
             self.loc_supply[tile.at] += 1
+            if not self.game.tables.location_of[tile.at]:
+                self.dealt[tile.at] = tile.kind
 
     def has_twins(self, p: int) -> bool:
         """Whether p holds two tiles of one kind, lost at once, with different status (a loss may need a choice)."""

@@ -7,13 +7,14 @@ compiled tables, no checks beyond what the move generator already guarantees.
 from __future__ import annotations
 
 from kbdsl.bitset import bit_list
+from kbdsl.engine.gold import Gold
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.scoring import score, totals
 
 
-class Turn(Holdings, Targets):
+class Turn(Holdings, Targets, Gold):
     """Whose turn it is, how far it has got, and the rules that move it on."""
 
     current: int
@@ -24,8 +25,11 @@ class Turn(Holdings, Targets):
     idle: int  # turns in a row in which nobody placed a settlement
     mand_left: int  # settlements of the mandatory action still due this turn
     built: int  # settlements of the mandatory action built this turn
-    pending: int  # the kind of a tile action that builds several settlements, while unfinished
-    pending_left: int
+    mand_built: int  # the hexes they were built on
+    pending: int  # the kind of a tile action of several steps, while unfinished
+    pending_left: int  # steps still due (or allowed, for an `up-to` action)
+    pending_up_to: bool  # the player may stop: any other move ends the action
+    hit: int  # players a per-opponent action has taken a piece from
     turn_supply: int  # the player's supply when the turn started
     log: list[int]
 
@@ -37,9 +41,14 @@ class Turn(Holdings, Targets):
             self.ending,
             self.over,
         )
-        s.mand_left, s.built, s.log = self.mand_left, self.built, list(self.log)
-        s.pending, s.pending_left = self.pending, self.pending_left
-        s.idle, s.turn_supply = self.idle, self.turn_supply
+        s.mand_left, s.built, s.mand_built, s.log = self.mand_left, self.built, self.mand_built, list(self.log)
+        s.pending, s.pending_left, s.pending_up_to, s.hit = (
+            self.pending,
+            self.pending_left,
+            self.pending_up_to,
+            self.hit,
+        )
+        s.idle, s.turn_supply, s.waived = self.idle, self.turn_supply, self.waived
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -48,9 +57,12 @@ class Turn(Holdings, Targets):
         return self.hand[self.current]
 
     def scores(self) -> list[dict[str, int]]:
-        """Per player, gold per card and always-on scoring, plus 'total', for the position as it stands."""
+        """Per player, gold per card, always-on scoring and source of gold won during play, plus 'total'."""
         g = self.game
-        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options)
+        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ)
+        for sheet, won in zip(sheets, self.gold, strict=True):
+            for source, amount in won.items():
+                sheet[source] = sheet.get(source, 0) + amount
         for sheet, total in zip(sheets, totals(sheets), strict=True):
             sheet["total"] = total
         return sheets
@@ -76,36 +88,60 @@ class Turn(Holdings, Targets):
             return []
         g, p = self.game, self.current
         out: list[int] = []
-        if self.pending_left:  # a tile that builds several settlements is finished first
-            action = g.rules.actions[g.kinds[self.pending]]
-            base = g.encode(self.pending)
-            return [base + i for i in bit_list(self.build_targets(action, p))]
+        if self.pending_left:  # a tile action of several steps goes on
+            self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
+            if not self.pending_up_to:  # ... and is finished first
+                self._any_time(out)
+                return out
         if self.mandatory_open():
             base = g.encode(BUILD)
             out.extend(base + i for i in bit_list(self.build_targets(g.mandatory, p)))
             if self.built:
+                self._any_time(out)
                 return out
         for name in self.usable_tiles(p):
-            action = g.rules.actions[name]
-            kind = g.kind_index[name]
-            if action.kind == "build":
-                if self.supply[p] > 0:
-                    base = g.encode(kind)
-                    out.extend(base + i for i in bit_list(self.build_targets(action, p)))
-            elif self.has_twins(p):  # a move may lose one of two same-kind tiles: offer the choice
-                for s, targets in self.move_targets(action, p):
-                    base = g.encode(kind, 0, s)
+            self._steps(name, g.rules.actions[name], out)
+        if not self.mandatory_open():
+            out.append(g.encode(END_TURN))
+        return out
+
+    def _any_time(self, out: list[int]) -> None:
+        """Tiles usable between builds (window: any-time)."""
+        if self.game.any_time:
+            for name in self.usable_tiles(self.current):
+                if name in self.game.any_time:
+                    self._steps(name, self.game.rules.actions[name], out)
+
+    def _steps(self, name: str, action, out: list[int]) -> None:
+        """The codes of one step of a tile's action."""
+        g, p = self.game, self.current
+        kind = g.kind_index[name]
+        what = action.kind
+        if what == "build":
+            if self.supply[p] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+        elif what == "move":
+            twins = self.has_twins(p)  # a move may lose one of two same-kind tiles: offer the choice
+            for s, targets in self.move_targets(action, p):
+                base = g.encode(kind, 0, s)
+                if twins:
                     for i in bit_list(targets):
                         out.append(base + i)
                         for d in self.discard_choices(p, s, i):
                             out.append(g.encode(kind, i, s, d))
-            else:
-                for s, targets in self.move_targets(action, p):
-                    base = g.encode(kind, 0, s)
+                else:
                     out.extend(base + i for i in bit_list(targets))
-        if not self.mandatory_open():
-            out.append(g.encode(END_TURN))
-        return out
+        elif what == "place":
+            if self.stock[action.piece] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+        elif what == "remove":
+            base = g.encode(kind)
+            hit = self.hit if self.pending_left and g.kinds[self.pending] == name else 0
+            out.extend(base + i for i in bit_list(self.remove_targets(action, p, hit)))
+        else:  # gold, ignore: no choice
+            out.append(g.encode(kind))
 
     def loses_status(self, move: Move, status: str) -> bool:
         """Whether `move` (a tile move) loses a tile of this status on its own."""
@@ -123,53 +159,101 @@ class Turn(Holdings, Targets):
         kind, disc, frm, to = g.split(code)
         p = self.current
         self.log.append(code)
+        if self.pending_left and self.pending_up_to and kind != self.pending:
+            self.pending = self.pending_left = self.hit = 0  # another move ends an action one may stop
         if kind == END_TURN:
             self._end_turn()
             return
         if kind == BUILD:
             self.built += 1
             self.mand_left -= 1
+            self.mand_built |= 1 << to
             self._build(p, to)
+            if not self.mand_left and g.on_mandatory:
+                self._pay(p, g.on_mandatory, self.mand_built)
         else:
             name = g.kinds[kind]
             action = g.rules.actions[name]
-            if self.pending_left:
+            if self.pending_left and kind == self.pending:
                 self.pending_left -= 1
                 if not self.pending_left:
-                    self.pending = 0
+                    self.pending = self.hit = 0
             else:
                 self.mark_used(p, name)
-                if action.kind == "build" and action.count > 1:
-                    self.pending, self.pending_left = kind, action.count - 1
-            if action.kind == "build":
-                self._build(p, to)
-            else:
-                self._move(p, frm, to, DISCARDS[disc])
+                if action.steps:
+                    self.pending, self.pending_up_to = kind, action.up_to
+                    self.pending_left = action.count - 1
+                    if "per-opponent" in action.decl.modifiers:
+                        self.pending_left = self.players - 2  # one piece of each other player who has one
+            self._do(p, name, action, frm, to, DISCARDS[disc])
         self._settle()
+
+    def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
+        what = action.kind
+        if what == "build":
+            self._build(p, to)
+        elif what == "move":
+            self._move(p, frm, to, discard)
+        elif what == "place":
+            self.place_neutral(action.piece, to)
+        elif what == "remove":
+            q = self.owner(to)
+            self.take_back(q, to)
+            self.hit |= 1 << q
+            if self.game.lose_now:
+                self.lose(q, None, self.game.lose_now)  # the owner's tiles by that hex may go
+        elif what == "gold":
+            self.pay(p, name, action.count)
+        else:  # ignore adjacent-if-possible: for the next settlement built
+            self.waived = True
 
     def _build(self, p: int, i: int) -> None:
         self.place_piece(p, i)
+        self.waived = False
         if self.supply[p] == 0:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
-        self.gain(p, i)
+        self._landed(p, i)
+        if self.game.on_build:
+            self._pay(p, self.game.on_build, 1 << i)
+
+    def _pay(self, p: int, triggers, built: int) -> None:
+        """Gold of the cards whose trigger fired, for the hexes just built."""
+        c = self.ctx(p)
+        for card, fn in triggers:
+            c.built = built
+            self.pay(p, card, fn(c))
 
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
         self.move_piece(p, frm, to)
-        self.gain(p, to)
+        self._landed(p, to)
         if self.game.lose_now:
             self.lose(p, discard, self.game.lose_now)
+
+    def _landed(self, p: int, i: int) -> None:
+        """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
+        held = len(self.tiles[p])
+        self.gain(p, i)
+        on_gain = self.game.on_gain
+        if on_gain and len(self.tiles[p]) > held:
+            for tile in self.tiles[p][held:]:
+                if tile.kind in on_gain:
+                    self.tiles[p].remove(tile)
+                    action = self.game.rules.actions[tile.kind]
+                    self._do(p, tile.kind, action, 0, 0, None)
 
     def _settle(self) -> None:
         """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
 
-        Also ends a several-settlement tile action early when nothing more can be built."""
+        Also ends a tile action of several steps when nothing more can be done with it."""
         g, p = self.game, self.current
-        if self.pending_left and (
-            self.supply[p] == 0 or not self.build_targets(g.rules.actions[g.kinds[self.pending]], p)
-        ):
-            self.pending = self.pending_left = 0
+        if self.pending_left:
+            codes: list[int] = []
+            name = g.kinds[self.pending]
+            self._steps(name, g.rules.actions[name], codes)
+            if not codes:
+                self.pending = self.pending_left = self.hit = 0
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
@@ -202,6 +286,7 @@ class Turn(Holdings, Targets):
     def _new_turn(self) -> None:
         self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
-        self.built = 0
-        self.pending = self.pending_left = 0
+        self.built = self.mand_built = 0
+        self.pending = self.pending_left = self.hit = 0
+        self.pending_up_to = self.waived = False
         self._settle()
