@@ -24,7 +24,7 @@ HEX, INT, BOOL = "hex set", "number", "truth value"
 HEX_WORDS = {
     "own": "hexes holding a settlement of the player in question",
     "other": "hexes holding another player's piece",
-    "occupied": "hexes holding any piece (neutral pieces such as walls included)",
+    "occupied": "hexes holding any piece (pieces owned by nobody included)",
     "empty": "hexes holding no piece",
     "buildable": "hexes whose terrain is marked buildable",
     "edge": "hexes on the edge of a board that counts its edge",

@@ -419,7 +419,7 @@ class _Loader:
         }
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
-        tile_life = {name: self._tile_lifecycle(comp, t, life) for name, t in tiles.items()}
+        tile_life = {name: self._tile_lifecycle(comp, t, life, pools) for name, t in tiles.items()}
         for name, t in tiles.items():
             a = t.action
             if a is None:
@@ -504,17 +504,19 @@ class _Loader:
             lines.append((st.key, st.value, when))
         return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
 
-    def _tile_lifecycle(self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings]) -> Settings:
-        """The lifecycle a tile follows (the one it names, the only one declared, or the defaults),
-        followed by the tile's own setting lines."""
+    def _tile_lifecycle(
+        self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings], pools: dict[str, ast.Pool]
+    ) -> Settings:
+        """The lifecycle a tile follows (the one it names, else its pool's, else the first declared,
+        else the defaults), followed by the tile's own setting lines."""
         base = self._settings(comp, None, LIFECYCLE_SETTINGS)
-        if tile.lifecycle is not None:
-            if tile.lifecycle not in life:
-                self.err(tile.pos, f"tile {tile.name!r} names unknown lifecycle {tile.lifecycle!r}", "E101")
+        pool = pools.get(tile.pool) if tile.pool else None
+        name = tile.lifecycle or (pool.lifecycle if pool else None)
+        if name is not None:
+            if name not in life:
+                self.err(tile.pos, f"tile {tile.name!r} follows unknown lifecycle {name!r}", "E101")
             else:
-                base = life[tile.lifecycle]
-        elif len(life) > 1:
-            self.err(tile.pos, f"tile {tile.name!r} must name its lifecycle: {', '.join(life)} are declared", "E107")
+                base = life[name]
         elif life:
             base = next(iter(life.values()))
         if not tile.settings:

@@ -8,7 +8,7 @@ import pytest
 from conftest import MINI_SECTION, load_error, locate, where
 
 from kbdsl.errors import RuleError
-from kbdsl.ruleset import MAX_GRID, RuleSet
+from kbdsl.ruleset import MAX_GRID, RuleSet, load
 from kbdsl.yamlio import MAX_DEPTH, MAX_YAML_BYTES, parse_yaml
 
 
@@ -159,13 +159,15 @@ def test_lifecycle_settings_are_checked(mini):
     assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
 
 
-def test_a_tile_names_its_lifecycle_when_there_are_several(mini):
+def test_a_tile_follows_the_lifecycle_it_names_or_the_first(mini):
     mini.edit("rules.kb", "tile well", "lifecycle a { use: once }\nlifecycle b { }\ntile well")
-    d = only(mini.error(), "E107")
-    assert d.message == "tile 'well' must name its lifecycle: a, b are declared"
-    mini.edit("rules.kb", "supply: 1", "supply: 1 lifecycle: c")
+    rules = load(mini.root)
+    assert rules.tile_lifecycle["well"] is rules.lifecycles["a"]
+    mini.edit("rules.kb", "supply: 1", "supply: 1 lifecycle: b")
+    assert load(mini.root).tile_lifecycle["well"].decl.name == "b"
+    mini.edit("rules.kb", "lifecycle: b", "lifecycle: c")
     d = only(mini.error(), "E101")
-    assert d.message == "tile 'well' names unknown lifecycle 'c'"
+    assert d.message == "tile 'well' follows unknown lifecycle 'c'"
 
 
 def test_preset_names_unknown_section_and_card(mini):

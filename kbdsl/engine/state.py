@@ -270,8 +270,8 @@ class State(Turn):
         sizes = {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)}
         if sizes != {n} or not 0 <= s.current < n or not 0 <= s.start_player < n:
             raise SetupError(f"not a saved state of this game: it is not for {n} players")
-        if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
-            raise SetupError("not a saved state of this game: a hex holds two settlements")
+        if sum(m.bit_count() for m in [*s.own, *s.neutral.values()]) != s.occ.bit_count():
+            raise SetupError("not a saved state of this game: a hex holds two pieces")
         return s
 
     @classmethod

@@ -160,7 +160,7 @@ class Turn(Holdings, Targets, Gold):
         p = self.current
         self.log.append(code)
         if self.pending_left and self.pending_up_to and kind != self.pending:
-            self.pending = self.pending_left = self.hit = 0  # another move ends an action one may stop
+            self._end_pending()  # another move ends an action one may stop
         if kind == END_TURN:
             self._end_turn()
             return
@@ -177,14 +177,14 @@ class Turn(Holdings, Targets, Gold):
             if self.pending_left and kind == self.pending:
                 self.pending_left -= 1
                 if not self.pending_left:
-                    self.pending = self.hit = 0
+                    self._end_pending()
             else:
                 self.mark_used(p, name)
-                if action.steps:
-                    self.pending, self.pending_up_to = kind, action.up_to
-                    self.pending_left = action.count - 1
-                    if "per-opponent" in action.decl.modifiers:
-                        self.pending_left = self.players - 2  # one piece of each other player who has one
+                if action.steps:  # per-opponent: one piece of each other player who has one
+                    per = "per-opponent" in action.decl.modifiers
+                    left = self.players - 2 if per else action.count - 1
+                    if left > 0:
+                        self.pending, self.pending_up_to, self.pending_left = kind, action.up_to, left
             self._do(p, name, action, frm, to, DISCARDS[disc])
         self._settle()
 
@@ -199,7 +199,8 @@ class Turn(Holdings, Targets, Gold):
         elif what == "remove":
             q = self.owner(to)
             self.take_back(q, to)
-            self.hit |= 1 << q
+            if self.pending_left:
+                self.hit |= 1 << q
             if self.game.lose_now:
                 self.lose(q, None, self.game.lose_now)  # the owner's tiles by that hex may go
         elif what == "gold":
@@ -253,7 +254,7 @@ class Turn(Holdings, Targets, Gold):
             name = g.kinds[self.pending]
             self._steps(name, g.rules.actions[name], codes)
             if not codes:
-                self.pending = self.pending_left = self.hit = 0
+                self._end_pending()
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
@@ -267,6 +268,10 @@ class Turn(Holdings, Targets, Gold):
             if self.hand[p] is None:
                 self.mand_left = 0
                 return
+
+    def _end_pending(self) -> None:
+        self.pending = self.pending_left = self.hit = 0
+        self.pending_up_to = False
 
     def _end_turn(self) -> None:
         p = self.current
@@ -287,6 +292,6 @@ class Turn(Holdings, Targets, Gold):
         self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
         self.built = self.mand_built = 0
-        self.pending = self.pending_left = self.hit = 0
-        self.pending_up_to = self.waived = False
+        self._end_pending()
+        self.waived = False
         self._settle()
