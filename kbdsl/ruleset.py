@@ -23,6 +23,7 @@ from kbdsl.yamlio import Document, read_yaml, validate
 MANIFEST = "game.yaml"
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
+MAX_EXTENDS = 32  # manifests in one extends chain
 
 Flag = bool | str  # a fixed value, or the name of the rule option that decides it
 
@@ -212,11 +213,16 @@ def load(where: str | Path) -> RuleSet:
         path = rules_path(str(where))
     if path.is_dir():
         path = path / MANIFEST
-    if not path.is_file():
+    if not path.is_file() or path.name != MANIFEST:  # any other file is not read at all
         raise RuleError(
             [Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")]
         )
     return _Loader().load(path)
+
+
+def _leaves(path: Path, folder: Path) -> bool:
+    """Whether a file reached from `folder` is really elsewhere (through a symbolic link)."""
+    return not path.resolve().is_relative_to(folder.resolve())
 
 
 class _Loader:
@@ -227,23 +233,37 @@ class _Loader:
         self.diags.append(Diagnostic(pos, msg, code))
 
     # -- manifests -----------------------------------------------------------
-    def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
-        path = _display(path)
-        if path.resolve() in chain:
-            raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
-        doc = read_yaml(path)
-        validate(doc, "manifest")
-        docs = []
-        parent = doc.data.get("extends")
-        if parent:
+    def _manifests(self, path: Path) -> list[Document]:
+        """The manifest and the ones it extends, parents first (a loop, not a recursion: a chain
+        longer than MAX_EXTENDS is an error at the `extends` that goes too far)."""
+        docs: list[Document] = []
+        seen: set[Path] = set()
+        while True:
+            if _leaves(path, path.parent):
+                raise RuleError(
+                    [Diagnostic(Pos(str(path)), "the manifest is a symbolic link out of its rule folder", "E200")]
+                )
+            path = _display(path)
+            if path.resolve() in seen:
+                raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
+            seen.add(path.resolve())
+            doc = read_yaml(path)
+            validate(doc, "manifest")
+            docs.append(doc)
+            parent = doc.data.get("extends")
+            if not parent:
+                return docs[::-1]
+            if len(docs) >= MAX_EXTENDS:
+                raise doc.error(
+                    f"extends: a rule set may extend at most {MAX_EXTENDS} manifests", "extends", code="E203"
+                )
             target = path.parent / parent
             if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
                 target = rules_path(parent)  # a shipped rule set by name
             target = target / MANIFEST if target.is_dir() else target
-            if not target.is_file():
+            if not target.is_file() or target.name != MANIFEST:
                 raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")
-            docs = self._manifests(target, chain + (path.resolve(),))
-        return docs + [doc]
+            path = target
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
@@ -283,7 +303,15 @@ class _Loader:
                     continue
                 if not found:
                     self.err(doc.pos("files", i), f"no rule file matches {pattern!r}", "E204")
-                files.extend((f, doc.pos("files", i)) for f in found if f.is_file())
+                for f in found:
+                    if f.is_file() and _leaves(f, base):
+                        self.err(
+                            doc.pos("files", i),
+                            f"rule file {f.name!r} is a symbolic link out of the rule folder",
+                            "E204",
+                        )
+                    elif f.is_file():
+                        files.append((f, doc.pos("files", i)))
         if len(files) > MAX_FILES:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
         decls = self._parse(files)

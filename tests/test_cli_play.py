@@ -16,7 +16,7 @@ from kbdsl.saves import game_of, read_save
 from kbdsl.errors import IllegalMove
 from kbdsl.game import Game, State
 from kbdsl.moves import END
-from kbdsl.render import CELL, ROW_LABEL, render_board, render_status, use_color
+from kbdsl.render.terminal import CELL, ROW_LABEL, render_board, render_status, use_color
 from kbdsl.ruleset import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -313,7 +313,7 @@ def test_front_end_names_no_content():
     """Names live in rules/ only: the renderer and the play command use titles and letters."""
     rules = load("base")
     names = set(rules.terrains) | set(rules.tiles) | set(rules.cards) | set(rules.sections) | set(rules.scorings)
-    for f in ("kbdsl/render.py", "kbdsl/cli/play.py"):
+    for f in ("kbdsl/render/terminal.py", "kbdsl/render/svg.py", "kbdsl/cli/play.py"):
         src = (ROOT / f).read_text().lower()
         assert not [n for n in names if re.search(rf"\b{re.escape(n)}\b", src)], f
 

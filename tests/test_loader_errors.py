@@ -538,9 +538,9 @@ def test_deep_expression_without_parentheses(mini):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("", "the document: None is not of type 'object'"),
-    ("- name: mini\n", "the document: [{'name': 'mini'}] is not of type 'object'"),
-    ("just words\n", "the document: 'just words' is not of type 'object'"),
+    ("", "the document is empty, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("- name: mini\n", "the document is a list, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("just words\n", "the document is a text, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
 ])
 def test_manifest_that_is_not_a_mapping(mini, text, message):
     mini.write("game.yaml", text)

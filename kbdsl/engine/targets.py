@@ -24,7 +24,7 @@ class Targets(Pieces, Cards):
         c.occ = self.occ if occ is None else occ
         c.owned = c.occ & ~self.neutral_occ
         c.p, c.card, c.origin, c.region, c.built = p, self.hand[p], origin, None, 0
-        c.forget_areas()
+        c.forget()
         return c
 
     def build_targets(self, action: CompiledAction, p: int) -> int:

@@ -122,16 +122,16 @@ class Turn(Holdings, Targets, Gold):
                 base = g.encode(kind)
                 out.extend(base + i for i in bit_list(self.build_targets(action, p)))
         elif what == "move":
-            twins = self.has_twins(p)  # a move may lose one of two same-kind tiles: offer the choice
+            risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             for s, targets in self.move_targets(action, p):
                 base = g.encode(kind, 0, s)
-                if twins:
-                    for i in bit_list(targets):
-                        out.append(base + i)
-                        for d in self.discard_choices(p, s, i):
-                            out.append(g.encode(kind, i, s, d))
-                else:
+                if not (risky >> s) & 1:
                     out.extend(base + i for i in bit_list(targets))
+                    continue
+                for i in bit_list(targets):
+                    out.append(base + i)
+                    for d in self.discard_choices(p, s, i):
+                        out.append(g.encode(kind, i, s, d))
         elif what == "place":
             if self.stock[action.piece] > 0:
                 base = g.encode(kind)
