@@ -128,6 +128,10 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "must-leave": "a moved settlement ends on another hex than the one it left",
         "may-stay": "a moved settlement may end on the hex it left",
     },
+    "end": {
+        "latched": "once a player's supply is empty, the game ends after the round, whatever happens",
+        "while-a-supply-is-empty": "the end is called off if removed pieces refill every empty supply",
+    },
 }
 
 

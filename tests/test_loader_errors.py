@@ -137,7 +137,7 @@ def test_turn_setting_names_unknown_option(mini):
     "line, needle, code, message",
     [
         ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
-        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves)"),
+        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves, end)"),
         ("moves: may-stay when own", "own", "E105", "a `when` condition tests rule options only"),
         ("moves: may-stay when count(own) > 1", ">", "E105", "a `when` condition tests rule options only"),
     ],

@@ -77,7 +77,9 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + self.tile_names
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.may_stay = rules.turn.resolve(self.options)["moves"] == "may-stay"
+        turn = rules.turn.resolve(self.options)
+        self.may_stay = turn["moves"] == "may-stay"
+        self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
         life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.tile_names}
         kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
         touching = kinds("keep", "while-touching")

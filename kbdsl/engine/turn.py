@@ -199,6 +199,8 @@ class Turn(Holdings, Targets, Gold):
         elif what == "remove":
             q = self.owner(to)
             self.take_back(q, to)
+            if not self.game.end_latched:
+                self.ending = min(self.supply) == 0
             if self.pending_left:
                 self.hit |= 1 << q
             if self.game.lose_now:
