@@ -50,36 +50,32 @@ class Option:
 
 @dataclass(frozen=True)
 class CompiledAction:
-    """An action with its filters compiled to bitset closures (see ast.Action for the kinds)."""
+    """An action with its filters compiled to bitset closures (see ast.Action for the kinds).
+
+    What the turn engine reads in its hot path is copied out of the declaration into plain
+    attributes once: `kind`, `count`, `up_to`, `piece`, `adjacent` (adjacent-if-possible),
+    `per_opponent` and `steps` (a sequence of moves: several steps, or a piece of each opponent)."""
 
     decl: ast.Action
     target: Fn | None
     source: Fn | None
+    kind: str = field(init=False)
+    count: int = field(init=False)
+    up_to: bool = field(init=False)
+    piece: str | None = field(init=False)
+    adjacent: bool = field(init=False)
+    per_opponent: bool = field(init=False)
+    steps: bool = field(init=False)
 
-    @property
-    def kind(self) -> str:
-        return self.decl.kind
-
-    @property
-    def count(self) -> int:
-        return self.decl.count
-
-    @property
-    def up_to(self) -> bool:
-        return self.decl.up_to
-
-    @property
-    def piece(self) -> str | None:
-        return self.decl.piece
-
-    @property
-    def adjacent(self) -> bool:
-        return self.decl.adjacent_if_possible
-
-    @property
-    def steps(self) -> bool:
-        """Whether the action is a sequence of moves (several steps, or a piece of each opponent)."""
-        return self.count > 1 or "per-opponent" in self.decl.modifiers
+    def __post_init__(self) -> None:
+        d, put = self.decl, object.__setattr__
+        put(self, "kind", d.kind)
+        put(self, "count", d.count)
+        put(self, "up_to", d.up_to)
+        put(self, "piece", d.piece)
+        put(self, "adjacent", d.adjacent_if_possible)
+        put(self, "per_opponent", "per-opponent" in d.modifiers)
+        put(self, "steps", d.count > 1 or self.per_opponent)
 
 
 #: Action kinds that put a hex choice on the board, and those that take none.

@@ -91,26 +91,34 @@ class Turn(Holdings, Targets, Gold):
         if self.pending_left:  # a tile action of several steps goes on
             self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
             if not self.pending_up_to:  # ... and is finished first
-                self._any_time(out)
+                if g.any_time:
+                    self._any_time(out)
                 return out
         if self.mandatory_open():
             base = g.encode(BUILD)
             out.extend(base + i for i in bit_list(self.build_targets(g.mandatory, p)))
             if self.built:
-                self._any_time(out)
+                if g.any_time:
+                    self._any_time(out)
                 return out
+        actions = g.rules.actions
         for name in self.usable_tiles(p):
-            self._steps(name, g.rules.actions[name], out)
+            action = actions[name]
+            if action.kind == "build":  # the commonest case, inline
+                if self.supply[p] > 0:
+                    base = g.encode(g.kind_index[name])
+                    out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+            else:
+                self._steps(name, action, out)
         if not self.mandatory_open():
             out.append(g.encode(END_TURN))
         return out
 
     def _any_time(self, out: list[int]) -> None:
         """Tiles usable between builds (window: any-time)."""
-        if self.game.any_time:
-            for name in self.usable_tiles(self.current):
-                if name in self.game.any_time:
-                    self._steps(name, self.game.rules.actions[name], out)
+        for name in self.usable_tiles(self.current):
+            if name in self.game.any_time:
+                self._steps(name, self.game.rules.actions[name], out)
 
     def _steps(self, name: str, action, out: list[int]) -> None:
         """The codes of one step of a tile's action."""
@@ -181,11 +189,15 @@ class Turn(Holdings, Targets, Gold):
             else:
                 self.mark_used(p, name)
                 if action.steps:  # per-opponent: one piece of each other player who has one
-                    per = "per-opponent" in action.decl.modifiers
-                    left = self.players - 2 if per else action.count - 1
+                    left = self.players - 2 if action.per_opponent else action.count - 1
                     if left > 0:
                         self.pending, self.pending_up_to, self.pending_left = kind, action.up_to, left
-            self._do(p, name, action, frm, to, DISCARDS[disc])
+            if action.kind == "build":
+                self._build(p, to)
+            elif action.kind == "move":
+                self._move(p, frm, to, DISCARDS[disc])
+            else:
+                self._do(p, name, action, frm, to, DISCARDS[disc])
         self._settle()
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
@@ -211,13 +223,17 @@ class Turn(Holdings, Targets, Gold):
             self.waived = True
 
     def _build(self, p: int, i: int) -> None:
+        g = self.game
         self.place_piece(p, i)
         self.waived = False
         if self.supply[p] == 0:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
-        self._landed(p, i)
-        if self.game.on_build:
-            self._pay(p, self.game.on_build, 1 << i)
+        if g.on_gain:
+            self._landed(p, i)
+        else:
+            self.gain(p, i)
+        if g.on_build:
+            self._pay(p, g.on_build, 1 << i)
 
     def _pay(self, p: int, triggers, built: int) -> None:
         """Gold of the cards whose trigger fired, for the hexes just built."""
@@ -236,10 +252,13 @@ class Turn(Holdings, Targets, Gold):
 
     def _landed(self, p: int, i: int) -> None:
         """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
+        on_gain = self.game.on_gain
+        if not on_gain:
+            self.gain(p, i)
+            return
         held = len(self.tiles[p])
         self.gain(p, i)
-        on_gain = self.game.on_gain
-        if on_gain and len(self.tiles[p]) > held:
+        if len(self.tiles[p]) > held:
             for tile in self.tiles[p][held:]:
                 if tile.kind in on_gain:
                     self.tiles[p].remove(tile)
