@@ -24,8 +24,13 @@ class Targets(Pieces, Cards):
         c.occ = self.occ if occ is None else occ
         c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
-        c.forget()
+        if c._areas or c.memo:
+            c.forget()
         return c
+
+    def has_targets(self, action: CompiledAction, p: int) -> bool:
+        """Whether `action` lets p build anywhere now (adjacency only narrows a choice, never empties it)."""
+        return bool(action.target(self.ctx(p)) & self.game.tables.all & ~self.occ)
 
     def build_targets(self, action: CompiledAction, p: int) -> int:
         """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says

@@ -287,7 +287,7 @@ class Turn(Holdings, Targets, Gold):
         if self.supply[p] == 0:
             self.mand_left = 0
             return
-        while not self.build_targets(g.mandatory, p):
+        while not self.has_targets(g.mandatory, p):
             if not g.uses_card.get("build") or self.hand[p] is None:
                 self.mand_left = 0
                 return
