@@ -13,14 +13,17 @@ it once per game and serves the hot loops as int bitsets.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from collections.abc import Mapping, Sequence
-
-import networkx as nx
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kbdsl.bitset import bit_list
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
+from kbdsl.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Axial steps of the 6 directions; direction d and d+3 are opposite.
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
@@ -57,6 +60,8 @@ def offset_to_axial(row: int, col: int) -> tuple[int, int]:
 
 def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Mapping[str, bool]) -> nx.Graph:
     """Build the hex graph for sections placed per board (grid order: left to right, top to bottom)."""
+    import networkx as nx  # on first use: commands that only check rules (lint) never build a board
+
     g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
     for bi, spec in enumerate(rules.boards):
         placed = list(layout.get(spec.name, ()))
@@ -76,7 +81,8 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
             sec = rules.sections.get(p.name)
             if sec is None or (sec.board or rules.primary_board.name) != spec.name:
                 allowed = ", ".join(rules.sections_for(spec.name))
-                raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed})")
+                hint = did_you_mean(p.name, rules.sections_for(spec.name))
+                raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed}){hint}")
             if p.turned and not spec.turnable:
                 raise SetupError(f"sections of board {spec.name!r} cannot be turned")
             h, w = len(sec.rows), len(sec.rows[0])

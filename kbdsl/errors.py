@@ -32,32 +32,60 @@ class Pos:
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One finding: where, a short code for tools, and one sentence for people."""
+    """One finding: where, a short code for tools, and one sentence for people.
+
+    Codes starting with W are warnings (the rules load); every other code is an error.
+    `end` is where the offending text ends (exclusive), when it is known."""
 
     pos: Pos
     message: str
     code: str = "E000"
+    end: Pos | None = None
+
+    @property
+    def severity(self) -> str:
+        return "warning" if self.code.startswith("W") else "error"
 
     def render(self, with_source: bool = True) -> str:
+        """`path:line:col: CODE message`, then the source line and a caret under the place."""
         head = f"{self.pos}: {self.code} {self.message}"
         if not with_source or not self.pos.line:
             return head
-        try:
-            lines = Path(self.pos.path).read_text(encoding="utf-8").splitlines()
-            src = lines[self.pos.line - 1]
-        except (OSError, IndexError, UnicodeDecodeError):
+        src = source_line(self.pos.path, self.pos.line)
+        if src is None:
             return head
-        caret = " " * (max(self.pos.col, 1) - 1) + "^"
-        return f"{head}\n    {src}\n    {caret}"
+        start = max(self.pos.col, 1)
+        width = 1
+        if self.end is not None and self.end.line == self.pos.line and self.end.col > start:
+            width = self.end.col - start
+        src = src.expandtabs(1)
+        return f"{head}\n    {src}\n    {' ' * (start - 1)}{'^' * width}"
 
     def to_json(self) -> dict:
+        """The shape of schemas/diagnostics.schema.json (also used by the protocol)."""
+        end = self.end or self.pos
         return {
-            "path": self.pos.path,
-            "line": self.pos.line,
-            "col": self.pos.col,
             "code": self.code,
+            "severity": self.severity,
             "message": self.message,
+            "file": self.pos.path,
+            "line": self.pos.line,
+            "column": self.pos.col,
+            "end_line": end.line,
+            "end_column": end.col,
         }
+
+
+def source_line(path: str, line: int) -> str | None:
+    """Line `line` (1-based) of a text file, or None when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for n, text in enumerate(f, 1):
+                if n == line:
+                    return text.rstrip("\r\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None
 
 
 class RuleError(KbdslError):

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
+from kbdsl.suggest import did_you_mean
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
 MAX_DEPTH = 100  # levels of one expression with the definitions it uses written out
@@ -160,8 +161,9 @@ class Compiler:
             self._trigger = False
 
     # -- helpers -----------------------------------------------------------
-    def _err(self, pos: Pos, msg: str, code: str = "E105") -> Compiled:
-        self.diagnostics.append(Diagnostic(pos, msg, code))
+    def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
+        end = Pos(pos.path, pos.line, pos.col + length) if length and pos.line else None
+        self.diagnostics.append(Diagnostic(pos, msg, code, end))
         return Compiled(HEX, lambda c: 0, True)  # keeps checking after an error
 
     def _expect(self, node, want: str, **kw) -> Compiled:
@@ -264,7 +266,13 @@ class Compiler:
             return Compiled(HEX, lambda c, a=name: getattr(c.t, a), True)
         if name in DOMAINS:
             return self._err(node.pos, f"{name!r} is a domain; use it after 'per' or 'over'")
-        return self._err(node.pos, f"unknown name {name!r}", "E101")
+        if name in self.v.terrains:
+            hint = f" (a terrain: write terrain({name}) for its hexes)"
+        elif name in self.v.tiles:
+            hint = f" (a tile: write location({name}) for its hexes)"
+        else:
+            hint = did_you_mean(name, [*HEX_WORDS, *self.v.defines])
+        return self._err(node.pos, f"unknown name {name!r}{hint}", "E101", len(name))
 
     def _define(self, node: ast.Ref, move: bool, region: str | None) -> Compiled:
         """A definition compiled in the context it is used in (a move target may use straight())."""
@@ -306,7 +314,8 @@ class Compiler:
             if not isinstance(arg, ast.Ref):
                 self._err(arg.pos, f"{node.name}() takes {what} names")
             elif arg.name not in known:
-                self._err(arg.pos, f"unknown {what} {arg.name!r}", "E101")
+                hint = did_you_mean(arg.name, known)
+                self._err(arg.pos, f"unknown {what} {arg.name!r}{hint}", "E101", len(arg.name))
             else:
                 names.append(arg.name)
         return names
@@ -409,7 +418,8 @@ class Compiler:
             return Compiled(INT, count)
         if name in DOMAINS or name in AGGREGATES:
             return self._err(node.pos, f"{name}(...) needs the form {name}(expression over domain)")
-        return self._err(node.pos, f"unknown function {name!r}", "E101")
+        hint = did_you_mean(name, [*FUNCTIONS, *AGGREGATES])
+        return self._err(node.pos, f"unknown function {name!r}{hint}", "E101", len(name))
 
     def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
         left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)
@@ -445,7 +455,8 @@ class Compiler:
 
     def _domain(self, name: str, pos: Pos | None) -> bool:
         if name not in DOMAINS:
-            self._err(pos, f"unknown domain {name!r}; expected one of {', '.join(DOMAINS)}", "E101")
+            hint = did_you_mean(name, DOMAINS)
+            self._err(pos, f"unknown domain {name!r}; expected one of {', '.join(DOMAINS)}{hint}", "E101", len(name))
             return False
         return True
 
@@ -482,7 +493,10 @@ class Compiler:
     def _aggregate(self, node: ast.Aggregate, move: bool, region: str | None) -> Compiled:
         fn, domain = node.fn, node.domain
         if fn not in AGGREGATES:
-            return self._err(node.pos, f"unknown aggregate {fn!r}; expected one of {', '.join(AGGREGATES)}", "E101")
+            hint = did_you_mean(fn, AGGREGATES)
+            return self._err(
+                node.pos, f"unknown aggregate {fn!r}; expected one of {', '.join(AGGREGATES)}{hint}", "E101", len(fn)
+            )
         if not self._domain(domain, node.domain_pos):
             return Compiled(INT, lambda c: 0, True)
         if node.payouts and fn != "rank":

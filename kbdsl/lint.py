@@ -7,7 +7,8 @@ from pathlib import Path
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse, walk
-from kbdsl.ruleset import MANIFEST, RuleSet, dedupe, load
+from kbdsl.resources import MANIFEST
+from kbdsl.ruleset import RuleSet, dedupe, load
 from kbdsl.scenario import SCENARIO_DIR, find
 from kbdsl.yamlio import read_yaml, validate
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from kbdsl.board import Placed, Tables, assemble, parse_hex
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
+from kbdsl.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,8 @@ class Layout:
         out = []
         for board, names in items:
             if board not in known:
-                raise SetupError(f"unknown board {board!r} (the rule set has {', '.join(sorted(known))})")
+                hint = did_you_mean(board, known)
+                raise SetupError(f"unknown board {board!r} (the rule set has {', '.join(sorted(known))}){hint}")
             out.append((board, tuple(Placed.parse(n) if isinstance(n, str) else n for n in names)))
         return cls(tuple(out))
 
@@ -68,6 +72,7 @@ def resolve_options(rules: RuleSet, given: Mapping[str, bool] | None) -> dict[st
     options = rules.option_defaults()
     for k, v in (given or {}).items():
         if k not in options:
-            raise SetupError(f"unknown rule option {k!r} (the rule set has {', '.join(sorted(options)) or 'none'})")
+            known = ", ".join(sorted(options)) or "none"
+            raise SetupError(f"unknown rule option {k!r} (the rule set has {known}){did_you_mean(k, options)}")
         options[k] = bool(v)
     return options

@@ -24,8 +24,8 @@ from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
 from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
-from kbdsl.resources import rules_path
-from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.resources import rules_path, shipped
+from kbdsl.ruleset import RuleSet, load
 from kbdsl.yamlio import schema, strict_validator
 
 PROTOCOL = 1
@@ -89,14 +89,6 @@ def _check_texts(data: Any) -> None:
 
 
 # -- what the server knows without a game ------------------------------------------------------
-
-
-@cache
-def shipped() -> tuple[str, ...]:
-    """Rule sets that ship with kbdsl, by name (folders with a manifest, test fixtures excluded)."""
-    root = rules_path("")
-    found = (m.parent.relative_to(root).as_posix() for m in root.rglob(MANIFEST))
-    return tuple(sorted(n for n in found if "scenarios" not in n.split("/")))
 
 
 def describe(rules: RuleSet) -> Json:

@@ -17,10 +17,10 @@ from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
-from kbdsl.resources import rules_path
-from kbdsl.yamlio import Document, read_yaml, validate
+from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
+from kbdsl.suggest import did_you_mean
+from kbdsl.yamlio import KEY, Document, read_yaml, validate
 
-MANIFEST = "game.yaml"
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
 MAX_EXTENDS = 32  # manifests in one extends chain
@@ -187,9 +187,9 @@ class RuleSet:
     @property
     def ref(self) -> str:
         """How saves name this rule set: shipped ones by folder ('base'), others by absolute path."""
-        shipped = rules_path("").resolve()
+        home = rules_path("").resolve()
         root = self.root.resolve()
-        return str(root.relative_to(shipped)) if root.is_relative_to(shipped) else str(root)
+        return str(root.relative_to(home)) if root.is_relative_to(home) else str(root)
 
     @property
     def primary_board(self) -> BoardSpec:
@@ -208,14 +208,20 @@ class RuleSet:
 
 def load(where: str | Path) -> RuleSet:
     """Load a rule set from a folder (or its game.yaml), or a shipped one by name ('base')."""
-    path = Path(where)
-    if not path.exists() and not path.is_absolute() and rules_path(str(where)).exists():
-        path = rules_path(str(where))
+    path = user_path(where)
     if path.is_dir():
         path = path / MANIFEST
     if not path.is_file() or path.name != MANIFEST:  # any other file is not read at all
+        hint = did_you_mean(str(where), shipped()) if not Path(where).exists() else ""
         raise RuleError(
-            [Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")]
+            [
+                Diagnostic(
+                    Pos(str(path)),
+                    f"no game manifest here (expected a folder with game.yaml or a shipped rule set's name: "
+                    f"{', '.join(shipped())}){hint}",
+                    "E200",
+                )
+            ]
         )
     return _Loader().load(path)
 
@@ -244,8 +250,6 @@ class _Loader:
                     [Diagnostic(Pos(str(path)), "the manifest is a symbolic link out of its rule folder", "E200")]
                 )
             path = _display(path)
-            if path.resolve() in seen:
-                raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
             seen.add(path.resolve())
             doc = read_yaml(path)
             validate(doc, "manifest")
@@ -258,11 +262,21 @@ class _Loader:
                     f"extends: a rule set may extend at most {MAX_EXTENDS} manifests", "extends", code="E203"
                 )
             target = path.parent / parent
-            if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
-                target = rules_path(parent)  # a shipped rule set by name
+            if not target.exists() and "/" not in parent:
+                target = shipped_path(parent) or target  # a shipped rule set by name
             target = target / MANIFEST if target.is_dir() else target
             if not target.is_file() or target.name != MANIFEST:
-                raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")
+                hint = (
+                    "" if "/" in parent else f", and no shipped rule set of that name{did_you_mean(parent, shipped())}"
+                )
+                raise doc.error(f"extends {parent!r}: no game manifest there{hint}", "extends", code="E203")
+            if target.resolve() in seen:  # reported at the `extends` that closes the loop
+                paths = [d.path for d in docs]  # from the first manifest read, up the chain
+                start = [Path(p).resolve() for p in paths].index(target.resolve())
+                loop = " -> ".join([*paths[start:], str(_display(target))])
+                raise doc.error(
+                    f"extends {parent!r}: manifests extend each other in a cycle ({loop})", "extends", code="E203"
+                )
             path = target
 
     def load(self, path: Path) -> RuleSet:
@@ -280,7 +294,7 @@ class _Loader:
             for key in ("players", "deck", "presets", "options"):
                 for k, v in d.get(key, {}).items():
                     merged[key][k] = v
-                    where[(key, k)] = doc.pos(key, k)
+                    where.update((mark, p) for mark, p in doc.marks.items() if mark[:2] == (key, k))
             names = [b["name"] for b in d.get("boards", [])]
             for i, b in enumerate(d.get("boards", [])):
                 if names.index(b["name"]) != i:
@@ -422,10 +436,19 @@ class _Loader:
         options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
         boards = self._boards(boards_raw, where, options, path)
         self._sections(sections, legend, boards, path)
-        pos_of = lambda *k: where.get(k, Pos(str(path), 1, 1))  # noqa: E731
+
+        def pos_of(*key: Any) -> Pos:  # the value's place, else the nearest enclosing one's
+            while key and key not in where:
+                key = key[:-1]
+            return where.get(key, Pos(str(path), 1, 1))
+
         for terrain_name in m["deck"]:
             if terrain_name not in terrains:
-                self.err(pos_of("deck", terrain_name), f"deck names unknown terrain {terrain_name!r}", "E101")
+                self.err(
+                    pos_of("deck", terrain_name, KEY),
+                    f"deck names unknown terrain {terrain_name!r}{did_you_mean(terrain_name, terrains)}",
+                    "E101",
+                )
         presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
 
         vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
@@ -582,7 +605,7 @@ class _Loader:
         if isinstance(value, dict):
             name = value["option"]
             if name not in options:
-                self.err(pos, f"unknown rule option {name!r}", "E101")
+                self.err(pos, f"unknown rule option {name!r}{did_you_mean(name, options)}", "E101")
                 return False
             return name
         return bool(value)
@@ -609,20 +632,24 @@ class _Loader:
         for s in sections.values():
             board = s.board or primary
             if board not in boards:
-                self.err(s.pos, f"section {s.name!r} names unknown board {s.board!r}", "E101")
+                hint = did_you_mean(s.board, boards) if s.board else ""
+                self.err(s.pos, f"section {s.name!r} names unknown board {s.board!r}{hint}", "E101")
                 continue
             if not s.rows:
                 self.err(s.pos, f"section {s.name!r} has no grid", "E103")
                 continue
-            width = len(s.rows[0])
-            if len(s.rows) > MAX_GRID or width > MAX_GRID:
+            widths = [len(row) for row in s.rows]
+            width = max(set(widths), key=lambda w: (widths.count(w), -widths.index(w)))  # most rows have it
+            if len(s.rows) > MAX_GRID or max(widths) > MAX_GRID:
                 self.err(s.pos, f"section {s.name!r} is larger than {MAX_GRID}x{MAX_GRID}", "E103")
                 continue
             ok = True
             for i, row in enumerate(s.rows):
                 if len(row) != width:
                     where = row[0].pos if row else s.pos
-                    self.err(where, f"row {i} of section {s.name!r} has {len(row)} hexes, row 0 has {width}", "E103")
+                    self.err(
+                        where, f"row {i} of section {s.name!r} has {len(row)} hexes, the other rows {width}", "E103"
+                    )
                     ok = False
                 for cell in row:
                     if cell.letter not in legend:
@@ -653,16 +680,28 @@ class _Loader:
 
     def _presets(self, raw: dict, sections: dict, cards: dict, boards: dict, pos_of) -> dict:
         for name, p in raw.items():
-            pos = pos_of("presets", name)
             for board, names in p.get("sections", {}).items():
                 if board not in boards:
-                    self.err(pos, f"preset {name!r} names unknown board {board!r}", "E101")
-                for s in names:
+                    self.err(
+                        pos_of("presets", name, "sections", board, KEY),
+                        f"preset {name!r} names unknown board {board!r}{did_you_mean(board, boards)}",
+                        "E101",
+                    )
+                for i, s in enumerate(names):
                     if s.split("@")[0] not in sections:
-                        self.err(pos, f"preset {name!r} names unknown section {s!r}", "E101")
-            for c in p.get("cards", []):
+                        hint = did_you_mean(s.split("@")[0], sections)
+                        self.err(
+                            pos_of("presets", name, "sections", board, i),
+                            f"preset {name!r} names unknown section {s!r}{hint}",
+                            "E101",
+                        )
+            for i, c in enumerate(p.get("cards", [])):
                 if c not in cards or cards[c].always:
-                    self.err(pos, f"preset {name!r} names unknown card {c!r}", "E101")
+                    self.err(
+                        pos_of("presets", name, "cards", i),
+                        f"preset {name!r} names unknown card {c!r}{did_you_mean(c, cards)}",
+                        "E101",
+                    )
         return {k: MappingProxyType(v) for k, v in raw.items()}
 
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:

@@ -7,6 +7,7 @@ must reach exactly the saved state; `replay_save` checks that.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -16,8 +17,8 @@ import yaml
 
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, Setup, State
-from kbdsl.resources import rules_path
-from kbdsl.ruleset import MANIFEST, RuleSet, load
+from kbdsl.resources import MANIFEST, rules_path
+from kbdsl.ruleset import RuleSet, load
 from kbdsl.yamlio import read_yaml, validate
 
 
@@ -33,9 +34,13 @@ def save(state: State, path: str | Path) -> None:
         text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
     else:
         text = json.dumps(data, indent=1) + "\n"
-    try:
-        path.write_text(text, encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:  # write beside, then rename: a crash leaves the previous save whole
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
     except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
         raise KbdslError(f"cannot write {path}: {e.strerror}") from None
 
 

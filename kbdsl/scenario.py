@@ -7,17 +7,20 @@ in the file or in the rules, comes back as a positioned finding.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kbdsl.errors import Diagnostic, IllegalMove, KbdslError, Pos, RuleError
+from kbdsl.errors import Diagnostic, IllegalMove, KbdslError, Pos, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
 from kbdsl.moves import Move
 from kbdsl.perft import perft
 from kbdsl.position import Layout
-from kbdsl.ruleset import MANIFEST, RuleSet, load
-from kbdsl.yamlio import Document, read_yaml, validate
+from kbdsl.resources import MANIFEST
+from kbdsl.ruleset import RuleSet, load
+from kbdsl.suggest import did_you_mean
+from kbdsl.yamlio import KEY, Document, read_yaml, validate
 
 SCENARIO_DIR = "scenarios"
 
@@ -77,6 +80,9 @@ class Runner:
             return out
         try:
             state = self.arrange(doc, rules)
+        except RuleError as e:
+            out.failures.extend(e.diagnostics)
+            return out
         except KbdslError as e:
             out.failures.append(Diagnostic(doc.pos(), f"cannot set up the scenario: {e}", "S001"))
             return out
@@ -84,6 +90,7 @@ class Runner:
         return out
 
     def arrange(self, doc: Document, rules: RuleSet) -> State:
+        """The scenario's position; a bad value raises RuleError at its own line and column (S001)."""
         d = doc.data
         settlements = d.get("settlements", [])
         spec = d.get("state", {})
@@ -92,34 +99,99 @@ class Runner:
         )
         sections = d.get("sections")
         if sections is None:
-            raise KbdslError("the scenario names no sections")
-        game = Game(
-            rules,
-            Setup(
-                players, Layout.of(rules, sections), tuple(d.get("cards", [])), d.get("seed", 0), d.get("options", {})
-            ),
-        )
-        state = State.arrange(
-            game,
-            settlements,
-            current=spec.get("current", 0),
-            start=spec.get("start", 0),
-            hand=spec.get("hand"),
-            built=spec.get("built", 0),
-            supply=spec.get("supply"),
-            tiles=spec.get("tiles"),
-            location_supply=spec.get("location_supply"),
-            ending=spec.get("ending", False),
-            neutral=spec.get("neutral"),
-            gold=spec.get("gold"),
-            dealt=spec.get("dealt"),
-        )
+            raise RuleError([Diagnostic(doc.pos(), "the scenario names no sections", "S001")])
+        _check_names(doc, rules)
+        with _located(doc, "sections"):
+            layout = Layout.of(rules, sections)
+        with _located(doc):
+            game = Game(
+                rules, Setup(players, layout, tuple(d.get("cards", [])), d.get("seed", 0), d.get("options", {}))
+            )
+        board = game.board
+        for p, hexes in enumerate(settlements):
+            for i, h in enumerate(hexes):
+                with _located(doc, "settlements", p, i):
+                    board.hex(h)
+        for p, held in enumerate(spec.get("tiles") or ()):
+            for i, x in enumerate(held):
+                with _located(doc, "state", "tiles", p, i, "at"):
+                    at = board.hex(x["at"])
+                    if board.graph.nodes[at]["location"] != x["tile"] and not _pool_hex(rules, board, at, x["tile"]):
+                        raise SetupError(f"{at} is not a location hex of tile {x['tile']!r}")
+        for h in spec.get("location_supply") or {}:
+            with _located(doc, "state", "location_supply", h, KEY):
+                board.hex(h)
+        with _located(doc, "state"):
+            state = State.arrange(
+                game,
+                settlements,
+                current=spec.get("current", 0),
+                start=spec.get("start", 0),
+                hand=spec.get("hand"),
+                built=spec.get("built", 0),
+                supply=spec.get("supply"),
+                tiles=spec.get("tiles"),
+                location_supply=spec.get("location_supply"),
+                ending=spec.get("ending", False),
+                neutral=spec.get("neutral"),
+                gold=spec.get("gold"),
+                dealt=spec.get("dealt"),
+            )
         for i, m in enumerate(d.get("moves", [])):
-            try:
-                state.play(Move.from_json(m))
-            except IllegalMove as e:
-                raise KbdslError(f"{doc.pos('moves', i)}: move {i + 1} is illegal: {e.reason}") from None
+            with _located(doc, "moves", i):
+                try:
+                    state.play(Move.from_json(m))
+                except IllegalMove as e:
+                    raise SetupError(f"move {i + 1} ({e.move}) is illegal: {e.reason}") from None
         return state
+
+
+def _pool_hex(rules: RuleSet, board, at: str, tile: str) -> bool:
+    """Whether hex `at` is a hex the pool of `tile` is dealt onto."""
+    d = rules.tiles.get(tile)
+    pool = rules.pools.get(d.pool) if d is not None and d.pool else None
+    return pool is not None and board.graph.nodes[at]["terrain"] == pool.on
+
+
+def _check_names(doc: Document, rules: RuleSet) -> None:
+    """Names the scenario uses that the rule set does not declare, each at its place, with a suggestion."""
+    d, found = doc.data, []
+
+    def check(name: Any, known: Any, what: str, *where: Any) -> None:
+        if isinstance(name, str) and name not in known:
+            msg = f"unknown {what} {name!r}{did_you_mean(name, known)}"
+            found.append(Diagnostic(doc.pos(*where), msg, "S001"))
+
+    sections = d.get("sections")
+    items = sections.items() if isinstance(sections, dict) else [(None, sections or [])]
+    for board, names in items:
+        if board is not None:
+            check(board, [b.name for b in rules.boards], "board", "sections", board, KEY)
+        for i, n in enumerate(names):
+            where = ("sections", board, i) if board is not None else ("sections", i)
+            check(n.split("@")[0] if isinstance(n, str) else n, rules.sections, "section", *where)
+    for i, c in enumerate(d.get("cards", [])):
+        check(c, rules.cards, "card", "cards", i)
+    for k in d.get("options", {}):
+        check(k, rules.options, "rule option", "options", k, KEY)
+    spec = d.get("state", {})
+    for p, h in enumerate(spec.get("hand") or ()):
+        if h is not None:
+            check(h, rules.deck, "terrain card", "state", "hand", p)
+    for p, held in enumerate(spec.get("tiles") or ()):
+        for i, x in enumerate(held):
+            check(x.get("tile"), rules.tiles, "tile", "state", "tiles", p, i, "tile")
+    if found:
+        raise RuleError(found)
+
+
+@contextmanager
+def _located(doc: Document, *where: Any):
+    """Turn a setup error raised inside into a finding at the value `where` points to."""
+    try:
+        yield
+    except SetupError as e:
+        raise RuleError([Diagnostic(doc.pos(*where), str(e), "S001")]) from None
 
 
 class _Checks:
@@ -159,18 +231,26 @@ class _Checks:
                 self.check(got == value, f"player {p} {key}: expected {value}, got {got}", "scores", p, key)
 
     def _hexes(self, names: list[str], *where: Any) -> list[str]:
-        board = self.game_state.game.board
-        return sorted((board.hex(h) for h in names), key=self.game_state.game.tables.index.get)
+        """The named hexes, in board order; a name that is no hex fails at its own place."""
+        board, out = self.game_state.game.board, []
+        for i, h in enumerate(names):
+            try:
+                out.append(board.hex(h))
+            except SetupError as e:
+                self.fail(str(e), *where, i)
+        return sorted(out, key=self.game_state.game.tables.index.get)
 
     def check_targets(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             action, frm = item["action"], item.get("from")
-            if action != "build" and action not in self.game_state.game.rules.tiles:
-                self.fail(f"unknown action {action!r}", "targets", i, "action")
+            tiles = self.game_state.game.rules.tiles
+            if action != "build" and action not in tiles:
+                hint = did_you_mean(action, ["build", *tiles])
+                self.fail(f"unknown action {action!r} (build or a tile){hint}", "targets", i, "action")
                 continue
             got = self.game_state.targets(action, frm)
             if "hexes" in item:
-                want = self._hexes(item["hexes"])
+                want = self._hexes(item["hexes"], "targets", i, "hexes")
                 self.check(
                     got == want,
                     f"{action} targets: expected {_fmt(want)}, got {_fmt(got)}"
@@ -179,14 +259,14 @@ class _Checks:
                     i,
                     "hexes",
                 )
-            for h in self._hexes(item.get("include", [])):
+            for h in self._hexes(item.get("include", []), "targets", i, "include"):
                 self.check(h in got, f"{action} targets: expected {h} to be legal, it is not", "targets", i, "include")
-            for h in self._hexes(item.get("exclude", [])):
+            for h in self._hexes(item.get("exclude", []), "targets", i, "exclude"):
                 self.check(
                     h not in got, f"{action} targets: expected {h} to be illegal, it is legal", "targets", i, "exclude"
                 )
             if "sources" in item:
-                want = self._hexes(item["sources"])
+                want = self._hexes(item["sources"], "targets", i, "sources")
                 got_src = self.game_state.sources(action)
                 self.check(
                     got_src == want,

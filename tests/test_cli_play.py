@@ -155,9 +155,10 @@ def test_human_game_from_a_script(capsys, monkeypatch, rules):
     for _ in range(3):
         builds.append(trial.targets("build")[0])
         trial.play(f"build {builds[-1]}")
-    assert trial.legal_moves() == [END]  # turn 1: nothing but ending is left, so it ends by itself
+    assert trial.legal_moves() == [END]  # turn 1: nothing but ending is left; Enter ends it, undo takes back
     script = "\n".join(["help", "end", f"build {wrong}", "fly 1,1", "targets build", "moves",
-                        f"build {builds[0]}", builds[1], f"build {builds[2]}", "score"]) + "\n"
+                        f"build {builds[0]}", builds[1], f"build {builds[2]}", "undo", f"build {builds[2]}", "",
+                        "undo", "score"]) + "\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(script))
     code, out, err = run(capsys, ["play", "--bots", "human,random", "--seed", "2", "--preset", "first-game",
                                   "--no-color"])
@@ -169,7 +170,10 @@ def test_human_game_from_a_script(capsys, monkeypatch, rules):
     assert f"build: {' '.join(targets)}" in out.splitlines()  # 'targets build' and 'moves' agree
     for h in builds:
         assert f"P0 human: build {h}" in out.splitlines()
-    assert "P0 human: end (no other move)" in out.splitlines()
+    lines = out.splitlines()
+    assert lines.index(f"P0 human: undid build {builds[2]}") < lines.index("P0 human: end")
+    assert "Only 'end' is left: press Enter to end the turn, or type undo." in lines
+    assert "cannot undo: you have made no move this turn" in lines  # turn 3: P0's turn has just begun
     assert any(MOVE_LINE.match(x) and x.startswith("P1 random:") for x in out.splitlines())
     assert "Moves (text notation):" in out
     # stdin ran dry on turn 3 (P0 again): the game stops cleanly with the position's scores
@@ -244,7 +248,7 @@ def test_replay_of_a_non_save_is_a_usage_error(capsys, tmp_path):
     path.write_text("just: text\n")
     code, _, err = run(capsys, ["replay", str(path)])
     assert code == 2
-    assert f"{path}:1:1: E202 the document: 'rules' is a required property" in err
+    assert f"{path}:1:1: E202 the saved game needs the key 'rules'" in err
 
 
 # -- rendering -----------------------------------------------------------------------------
@@ -340,6 +344,6 @@ def test_terminal_shows_walls_gold_and_dealt_tiles():
     status = render_status(state, ["random", "random"])
     assert "Shared supply: Stone wall (#) 24 left" in status
     lying = ", ".join(f"{h} {game.rules.tiles[k].title}" for h, k in state.to_json()["dealt"].items())
-    assert f"Tiles lying face up: {lying}" in status
+    assert f"Tiles lying face up: {lying}" in " ".join(status.split())  # wrapped to 80 columns
     p0, p1 = (line for line in status.splitlines() if "supply" in line and "tiles:" in line)
     assert "gold so far  3" in p0 and "gold so far" not in p1

@@ -325,7 +325,7 @@ def test_9_replay_of_a_save_with_float_players_is_a_located_error(tmp_path, base
     path.write_text(json.dumps(data))
     assert main(["replay", str(path)]) != 0
     err = capsys.readouterr().err
-    assert f"{path}:" in err and "setup/players: 2.0 is not of type 'integer'" in err and "Traceback" not in err
+    assert f"{path}:" in err and "the key 'setup/players' must be a whole number, not a number (2.0)" in err and "Traceback" not in err
 
 
 def test_9_manifest_integers_refuse_floats(mini):
@@ -333,7 +333,7 @@ def test_9_manifest_integers_refuse_floats(mini):
 
     mini.edit("game.yaml", "settlements: 6", "settlements: 6.0")
     (d,) = load_error(mini.root).diagnostics
-    assert d.code == "E202" and "settlements: 6.0 is not of type 'integer'" in d.message
+    assert d.code == "E202" and "the key 'settlements' must be a whole number, not a number (6.0)" in d.message
 
 
 # -- 10. every loader limit is a located one-sentence error, reached at once -------------------

@@ -86,7 +86,7 @@ def test_syntax_errors_in_two_files_are_reported_together_and_name_errors_after_
 # ---- unknown names -----------------------------------------------------------------
 
 @pytest.mark.parametrize("old, new, needle, code, message", [
-    ("terrain(grass)", "terrain(gras)", "gras)", "E101", "unknown terrain 'gras'"),
+    ("terrain(grass)", "terrain(gras)", "gras)", "E101", "unknown terrain 'gras' (did you mean 'grass'?)"),
     ("terrain(water)", "terrain(lava, water)", "lava", "E101", "unknown terrain 'lava'"),
     ("1 per area", "1 per hex where owned", "owned", "E101", "unknown name 'owned'"),
     ("next-to(terrain", "near(terrain", "near", "E101", "unknown function 'near'"),
@@ -109,7 +109,7 @@ def test_unknown_terrain_in_the_real_rules(rules_copy):
     d = only(rules_copy.error(), "E101")
     assert where(d) == rules_copy.diag_at("tiles.kb", "gras)")
     assert where(d)[1:] == locate(text, "terrain(gras)", offset=len("terrain("))
-    assert d.message == "unknown terrain 'gras'"
+    assert d.message == "unknown terrain 'gras' (did you mean 'grass'?)"
 
 
 def test_unknown_name_in_the_real_cards(rules_copy):
@@ -122,7 +122,7 @@ def test_unknown_name_in_the_real_cards(rules_copy):
 def test_deck_names_unknown_terrain(mini):
     text = mini.edit("game.yaml", "desert: 2}", "desert: 2, lava: 3}")
     d = only(mini.error(), "E101")
-    assert where(d) == (mini.file("game.yaml"), *locate(text, "lava: 3", offset=len("lava: ")))
+    assert where(d) == (mini.file("game.yaml"), *locate(text, "lava: 3"))  # the unknown name itself
     assert d.message == "deck names unknown terrain 'lava'"
 
 
@@ -174,9 +174,9 @@ def test_preset_names_unknown_section_and_card(mini):
     text = mini.edit("game.yaml", "options:", "presets:\n  p:\n    sections: {main: [moon]}\n    cards: [hermits, fools]\n"
                                               "options:")
     err = mini.error()
-    assert {d.message for d in err.diagnostics} == {"preset 'p' names unknown section 'moon'",
-                                                    "preset 'p' names unknown card 'fools'"}
-    assert {where(d) for d in err.diagnostics} == {(mini.file("game.yaml"), *locate(text, "sections: {main"))}
+    got = {d.message: where(d) for d in err.diagnostics}
+    assert got == {"preset 'p' names unknown section 'moon'": (mini.file("game.yaml"), *locate(text, "moon")),
+                   "preset 'p' names unknown card 'fools'": (mini.file("game.yaml"), *locate(text, "fools"))}
 
 
 # ---- duplicates ---------------------------------------------------------------------
@@ -241,7 +241,7 @@ def test_grid_rows_of_different_lengths(mini):
     text = mini.edit("section.kb", "|  D w G", "|  D w G D")
     d = only(mini.error(), "E103")
     assert where(d) == (mini.file("section.kb"), *locate(text, "D w"))  # the first cell of the bad row
-    assert d.message == "row 1 of section 'one' has 4 hexes, row 0 has 3"
+    assert d.message == "row 1 of section 'one' has 4 hexes, the other rows 3"
 
 
 def test_letter_missing_from_the_legend(mini):
@@ -261,12 +261,11 @@ def test_letter_missing_from_the_legend_in_the_real_rules(rules_copy):
 def test_row_length_in_the_real_rules(rules_copy):
     text = rules_copy.edit("sections/oasis.kb", "grid:\n    | ", "grid:\n    | G ")
     err = rules_copy.error()
-    # row 0 is now 11 wide: every other row of the section is reported, each at its first cell
-    assert len(err.diagnostics) == 9 and set(codes(err)) == {"E103"}
-    second_row_line = locate(text, "grid:")[0] + 2
+    # row 0 is now 11 wide: only it is reported (the other nine agree), at its first cell
+    assert codes(err) == ["E103"]
     d = err.diagnostics[0]
-    assert (d.pos.path, d.pos.line) == (rules_copy.file("sections/oasis.kb"), second_row_line)
-    assert d.message == "row 1 of section 'oasis' has 10 hexes, row 0 has 11"
+    assert where(d) == rules_copy.diag_at("sections/oasis.kb", "G D D C W")
+    assert d.message == "row 0 of section 'oasis' has 11 hexes, the other rows 10"
 
 
 def test_section_on_an_unknown_board(mini):
@@ -396,15 +395,19 @@ def test_more_cards_in_play_than_cards(mini):
 # ---- manifests: schema and YAML ------------------------------------------------------
 
 @pytest.mark.parametrize("old, new, needle, message", [
-    ("settlements: 6", "settlements: six", "six", "settlements: 'six' is not of type 'integer'"),
-    ("settlements: 6", "settlements: 0", "0\n", "settlements: 0 is less than the minimum of 1"),
-    ("settlements: 6", "settlements: .nan", ".nan", "settlements: nan is not of type 'integer'"),
-    ("{min: 2, max: 3}", "{min: two, max: 3}", "two", "players/min: 'two' is not of type 'integer'"),
-    ("default: false", "default: nope", "nope", "options/some-option/default: 'nope' is not of type 'boolean'"),
-    ("grid: [1, 1]", "grid: [1]", "[1]", "boards/0/grid: [1] is too short"),
-    ("name: mini", "name: Mini Game", "Mini", "name: 'Mini Game' does not match '^[a-z][a-z0-9_-]*$'"),
-    ('files: ["*.kb"]', "files: '*.kb'", "'*.kb'", "files: '*.kb' is not of type 'array'"),
-    ("  - name: main\n", "  - text: main\n", "text: main", "boards/0: 'name' is a required property"),
+    ("settlements: 6", "settlements: six", "six", "the key 'settlements' must be a whole number, not the text 'six'"),
+    ("settlements: 6", "settlements: 0", "0\n", "the key 'settlements' must be at least 1, not 0"),
+    ("settlements: 6", "settlements: .nan", ".nan", "the key 'settlements' must be a whole number, not a number (NaN)"),
+    ("{min: 2, max: 3}", "{min: two, max: 3}", "two",
+     "the key 'players/min' must be a whole number, not the text 'two'"),
+    ("default: false", "default: nope", "nope",
+     "the key 'options/some-option/default' must be true or false, not the text 'nope'"),
+    ("grid: [1, 1]", "grid: [1]", "[1]", "the key 'boards/0/grid' must list at least 2 item(s), not 1"),
+    ("name: mini", "name: Mini Game", "Mini",
+     "the key 'name' must be a name of lower-case letters, digits, - and _ that starts with a letter, "
+     "not the text 'Mini Game'"),
+    ('files: ["*.kb"]', "files: '*.kb'", "'*.kb'", "the key 'files' must be a list, not the text '*.kb'"),
+    ("  - name: main\n", "  - text: main\n", "text: main", "item 1 of 'boards' needs the key 'name'"),
 ])
 def test_schema_violations_name_file_line_col(mini, old, new, needle, message):
     text = mini.edit("game.yaml", old, new)
@@ -417,21 +420,21 @@ def test_schema_missing_name(mini):
     text = mini.edit("game.yaml", "name: mini\n", "")
     d = only(mini.error(), "E202")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "title"))  # the document starts there
-    assert d.message == "the document: 'name' is a required property"
+    assert d.message == "the manifest needs the key 'name'"
 
 
 def test_schema_unknown_key_points_at_the_key(mini):
     text = mini.edit("game.yaml", "settlements: 6", "settlements: 6\ncolour: red")
     d = only(mini.error(), "E202")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "colour"))
-    assert d.message == "the document: Additional properties are not allowed ('colour' was unexpected)"
+    assert d.message.startswith("unknown key 'colour' in the manifest; known keys: boards, cards_in_play,")
 
 
 def test_schema_unknown_nested_key_points_at_the_key(mini):
     text = mini.edit("game.yaml", "    grid: [1, 1]", "    grid: [1, 1]\n    colour: red")
     d = only(mini.error(), "E202")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "colour"))
-    assert d.message == "boards/0: Additional properties are not allowed ('colour' was unexpected)"
+    assert d.message == "unknown key 'colour' in 'boards/0'; known keys: edge, grid, name, sectors, text, turnable"
 
 
 def test_several_schema_violations_are_reported_together(mini):
@@ -439,7 +442,7 @@ def test_several_schema_violations_are_reported_together(mini):
     mini.edit("game.yaml", "cards_in_play: 1", "cards_in_play: -1")
     err = mini.error()
     assert codes(err) == ["E202", "E202"]
-    assert {d.message.split(":")[0] for d in err.diagnostics} == {"settlements", "cards_in_play"}
+    assert {d.message.split(" must")[0] for d in err.diagnostics} == {"the key 'settlements'", "the key 'cards_in_play'"}
 
 
 def test_invalid_yaml(mini):
@@ -497,7 +500,7 @@ def test_tags_on_lists_construct_nothing(mini):
     text = mini.edit("game.yaml", "settlements: 6", "settlements: !!python/object/apply:os.system ['true']")
     d = only(mini.error(), "E202")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "!!python"))
-    assert d.message == "settlements: ['true'] is not of type 'integer'"
+    assert d.message == "the key 'settlements' must be a whole number, not a list"
 
 
 def test_too_deep_yaml(mini):
@@ -568,14 +571,16 @@ def test_extends_cycle(mini, tmp_path):
     (other / "game.yaml").write_text("name: other\nextends: ../mini\n", encoding="utf-8")
     mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: ../other")
     d = only(mini.error(), "E203")
-    assert d.pos.line == 1 and d.pos.path in (mini.file("game.yaml"), str((other / "game.yaml").resolve()))
-    assert d.message == "manifests extend each other in a cycle"
+    other_file = str((other / "game.yaml").resolve())
+    assert where(d) == (other_file, 2, 10)  # the `extends` that closes the loop
+    assert d.message == (f"extends '../mini': manifests extend each other in a cycle "
+                         f"({mini.file('game.yaml')} -> {other_file} -> {mini.file('game.yaml')})")
 
 
 def test_extends_itself(mini):
-    mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: .")
+    text = mini.edit("game.yaml", "title: Mini", "title: Mini\nextends: .")
     d = only(mini.error(), "E203")
-    assert where(d) == (mini.file("game.yaml"), 1, 1)
+    assert where(d) == (mini.file("game.yaml"), *locate(text, "extends: .", offset=len("extends: ")))
 
 
 # ---- unreadable files ---------------------------------------------------------------------
@@ -596,9 +601,11 @@ def test_non_utf8_files_name_the_first_bad_byte(mini, name, data, line, col):
 # ---- manifest `files` patterns that would leave the folder or that pathlib refuses ------------------
 
 @pytest.mark.parametrize("pattern, code, message", [
-    ("/etc/*.kb", "E202", "files/1: '/etc/*.kb' does not match '^[^/\\\\\\\\]'"),
-    (".", "E202", "files/1: '.' should not be valid under {'enum': ['.', '..']}"),
-    ("x" * 300, "E202", "files/1: '" + "x" * 300 + "' is too long"),
+    ("/etc/*.kb", "E202", "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
+                          "not . or ..), not the text '/etc/*.kb'"),
+    (".", "E202", "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
+                  "not . or ..), not the text '.'"),
+    ("x" * 300, "E202", "item 2 of 'files' must be at most 200 character(s) long"),
     ("./.", "E204", "bad file pattern './.': tuple index out of range"),
     ("extra/*.kb", "E204", "no rule file matches 'extra/*.kb'"),
 ], ids=["absolute", "dot", "long", "dot-slash-dot", "no-match"])
@@ -613,7 +620,7 @@ def test_empty_files_pattern(mini):
     text = mini.edit("game.yaml", 'files: ["*.kb"]', 'files: ["*.kb", ""]')
     err = mini.error()
     assert {where(d) for d in err.diagnostics} == {(mini.file("game.yaml"), *locate(text, '""'))}
-    assert "files/1: '' should be non-empty" in {d.message for d in err.diagnostics}
+    assert "item 2 of 'files' may not be empty" in {d.message for d in err.diagnostics}
 
 
 # ---- all or nothing ---------------------------------------------------------------------
@@ -647,9 +654,9 @@ def test_diagnostics_render_with_source_line(mini):
     d = only(mini.error(), "E101")
     line, col = locate(text, "gras)")
     rendered = d.render().splitlines()
-    assert rendered[0] == f"{mini.file('rules.kb')}:{line}:{col}: E101 unknown terrain 'gras'"
+    assert rendered[0] == f"{mini.file('rules.kb')}:{line}:{col}: E101 unknown terrain 'gras' (did you mean 'grass'?)"
     assert rendered[1] == "    " + text.splitlines()[line - 1]
-    assert rendered[2] == "    " + " " * (col - 1) + "^"
+    assert rendered[2] == "    " + " " * (col - 1) + "^^^^"  # under the whole name
 
 
 def test_parse_yaml_positions_every_value():

@@ -235,7 +235,8 @@ def test_diagnostic_render_shows_source_and_caret(tmp_path):
     (d,) = info.value.diagnostics
     assert d.render().splitlines() == [f"{f}:2:24: E001 {d.message}", "    terrain grass { letter G }",
                                        "    " + " " * 23 + "^"]
-    assert d.to_json() == {"path": str(f), "line": 2, "col": 24, "code": "E001", "message": d.message}
+    assert d.to_json() == {"code": "E001", "severity": "error", "message": d.message, "file": str(f),
+                           "line": 2, "column": 24, "end_line": 2, "end_column": 25}
 
 
 # ---- limits ---------------------------------------------------------------------------

@@ -265,7 +265,7 @@ def test_setup_rules_and_unknown_game_errors(server: Server, mini):
     err = error(server, cmd="rules", rules=str(mini.root))
     assert err["code"] == "rules"
     (diag,) = err["diagnostics"]
-    assert (diag["path"], diag["line"], diag["col"]) == mini.diag_at("rules.kb", "gras)")
+    assert (diag["file"], diag["line"], diag["column"]) == mini.diag_at("rules.kb", "gras)")
     assert diag["code"].startswith("E") and "gras" in diag["message"] and "gras" in err["message"]
     assert error(server, cmd="new", rules=str(mini.root), players=2)["code"] == "rules"
     assert error(server, cmd="rules", rules="no/such/folder")["code"] == "rules"

@@ -1,4 +1,4 @@
-"""The `kbdsl` command: play, score, test, lint, replay, simulate.
+"""The `kbdsl` command: play, render, show, explain, score, test, lint, replay, simulate, serve.
 
 Every error a user can cause is printed as one located sentence, never a traceback.
 Exit codes: 0 success, 1 findings or failures, 2 usage or input errors.
@@ -15,7 +15,10 @@ from kbdsl.errors import KbdslError, RuleError
 def main(argv: list[str] | None = None) -> int:
     from kbdsl.cli import commands
 
+    from kbdsl import __version__
+
     parser = argparse.ArgumentParser(prog="kbdsl", description="Kingdom Builder as rules-as-data.")
+    parser.add_argument("--version", action="version", version=f"kbdsl {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.register(sub)
     args = parser.parse_args(argv)

@@ -10,44 +10,70 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
+import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from kbdsl.bots import BOTS, Bot, make_bot
 from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
+from kbdsl.marks import last_turn_hexes, legal_targets
 from kbdsl.moves import END, Move
-from kbdsl.render.terminal import render, render_board, render_legend, seat_label, use_color
+from kbdsl.render.terminal import fit, grid_for, render, render_board, render_legend, seat_label, use_color
 from kbdsl.ruleset import RuleSet, load
-from kbdsl.saves import differences, game_of, read_save, save
+from kbdsl.saves import differences, game_of, read_save, replay_save, save
+from kbdsl.undo import undo, undoable
 
 HUMAN = "human"
 BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 HELP = """\
 Moves (text notation):
-  build ROW,COL            one settlement of the mandatory build (a bare ROW,COL means the same)
-  TILE ROW,COL             a tile that builds, e.g. the tile's name then the target hex
-  TILE FROM TO             a tile that moves a settlement from FROM to TO
-  end                      end your turn (after the mandatory builds)
-  ... discard=used|unused|new  which of two same-kind tiles to give up, when a move loses one
+  build ROW,COL         one settlement of the mandatory build (or just ROW,COL)
+  TILE ROW,COL          a tile that builds: the tile's name, then the target hex
+  TILE FROM TO          a tile that moves a settlement from FROM to TO
+  end                   end your turn (after the mandatory builds)
+  ... discard=used|unused|new   which of two same-kind tiles to give up, when a
+                        move loses one
 Commands:
-  moves                    list every legal move
-  targets ACTION [FROM]    show where ACTION may go (for a move tile: which settlements may move)
-  board                    draw the board again
-  score                    the scores of the position as it stands
-  cards                    the Kingdom Builder cards of this game
-  help                     this text
-  quit                     stop the game (EOF does the same)"""
+  moves                 list every legal move
+  targets ACTION [FROM] show where ACTION may go (for a move tile: which
+                        settlements may move)
+  board                 draw the board again
+  undo                  take back your last move of this turn (not after a
+                        card was drawn)
+  score                 the scores of the position as it stands
+  cards                 the Kingdom Builder cards of this game
+  help                  this text
+  quit                  stop the game (EOF does the same)"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
     p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
     p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
+    add_setup_flags(p)
+    p.add_argument("--save", metavar="FILE", help="write the state after every turn (JSON, or YAML for .yaml/.yml)")
+    p.add_argument("--resume", metavar="FILE", help="continue a saved game (and keep saving to it unless --save)")
+    p.add_argument("--width", type=int, metavar="COLUMNS", help="terminal width (default: measured; 80 if unknown)")
+    _add_output_flags(p, "only the final scores")
+    p.set_defaults(run=cmd_play)
+
+    r = sub.add_parser("replay", help="replay a saved game move by move and check it ends as saved")
+    r.add_argument("file")
+    r.add_argument("--delay", type=float, default=0.0, metavar="S", help="seconds to wait after each move")
+    r.add_argument("--step", action="store_true", help="wait for Enter after each turn")
+    r.add_argument("--rules", help="rule folder to use instead of the one the save names")
+    _add_output_flags(r, "only the final board and scores")
+    r.set_defaults(run=cmd_replay)
+
+
+def add_setup_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that choose a game's set-up (play, render)."""
     p.add_argument(
         "--seed", type=int, help="seed of the setup draws, deck shuffles and bots (default: an unpredictable one)"
     )
@@ -61,19 +87,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--cards", help="Kingdom Builder cards, e.g. x,y,z (default: drawn from the seed)")
     p.add_argument("--preset", help="a preset set-up the rule set declares")
-    p.add_argument("--rules", default="base", help="rule folder with game.yaml, or a shipped rule set's name")
+    p.add_argument(
+        "--rules",
+        help="rule folder with game.yaml, or a shipped rule set's name (default: base; for a saved game, its own)",
+    )
     p.add_argument("--option", action="append", default=[], metavar="NAME=BOOL", help="set a rule option (repeatable)")
-    p.add_argument("--save", metavar="FILE", help="write the final state (JSON, or YAML for .yaml/.yml)")
-    _add_output_flags(p, "only the final scores")
-    p.set_defaults(run=cmd_play)
 
-    r = sub.add_parser("replay", help="replay a saved game move by move and check it ends as saved")
-    r.add_argument("file")
-    r.add_argument("--delay", type=float, default=0.0, metavar="S", help="seconds to wait after each move")
-    r.add_argument("--step", action="store_true", help="wait for Enter after each turn")
-    r.add_argument("--rules", help="rule folder to use instead of the one the save names")
-    _add_output_flags(r, "only the final board and scores")
-    r.set_defaults(run=cmd_replay)
+
+def game_from_args(args: argparse.Namespace, players: int, rules: RuleSet | None = None) -> Game:
+    """The Game the set-up flags describe (sections and cards not given are drawn from the seed)."""
+    rules = rules or load(args.rules or "base")
+    sections = parse_boards(args.sections, args.board)
+    if isinstance(sections, dict) and "" in sections:
+        sections[rules.primary_board.name] = sections.pop("")
+    return Game.new(
+        rules, players, sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
+    )
 
 
 def _add_output_flags(p: argparse.ArgumentParser, quiet_help: str) -> None:
@@ -147,6 +176,8 @@ class Session:
         quiet: bool = False,
         out: TextIO | None = None,
         inp: TextIO | None = None,
+        width: int = 80,
+        on_turn: Callable[[State], None] | None = None,
     ):
         self.state = state
         self.seats = list(seats)
@@ -156,6 +187,9 @@ class Session:
         self.out = out or sys.stdout
         self.inp = inp or sys.stdin
         self.rules: RuleSet = state.game.rules
+        self.width = width
+        self.grid = grid_for(state, width)
+        self.on_turn = on_turn  # called after every finished turn (saving)
         self._turn_seen = -1
 
     def say(self, text: str = "") -> None:
@@ -170,6 +204,8 @@ class Session:
             self.intro()
         while not self.state.over:
             p = self.state.current
+            if self.state.turn != self._turn_seen and self._turn_seen != -1 and self.on_turn:
+                self.on_turn(self.state)
             self._announce_turn(p)
             if p in self.bots:
                 code = self.bots[p].choose(self.state)
@@ -184,12 +220,13 @@ class Session:
     def intro(self) -> None:
         g = self.state.game
         seats = ", ".join(self.label(p) for p in range(len(self.seats)))
-        sections = "; ".join(f"{b} {' '.join(names)}" for b, names in g.setup.layout.to_json().items())
+        sections = [f"{b} {' '.join(names)}" for b, names in g.setup.layout.to_json().items()]
         cards = ", ".join(self.rules.cards[c].title for c in g.setup.cards)
-        self.say(f"{self.rules.title} · seed {g.setup.seed} · {seats}")
-        self.say(f"Sections: {sections} · Cards: {cards}")
+        self.say(fit([self.rules.title, f"seed {g.setup.seed}", seats], self.width))
+        self.say(fit([f"Sections: {sections[0]}", *sections[1:]], self.width, "; "))
+        self.say(f"Cards: {cards}")
         if HUMAN in self.seats:
-            self.say(render_legend(self.rules, self.color))
+            self.say(render_legend(self.rules, self.color, self.width))
             self.say("Type 'help' for the move notation and commands.")
 
     def _announce_turn(self, p: int) -> None:
@@ -205,14 +242,20 @@ class Session:
 
     # -- people -----------------------------------------------------------------------
     def show(self, p: int, highlight: Sequence[str] | None = None, sources: Sequence[str] = ()) -> None:
-        marks = self.default_targets() if highlight is None else highlight
-        self.say(render(self.state, self.seats, viewer=p, highlight=marks, sources=sources, color=self.color))
-
-    def default_targets(self) -> list[str]:
-        """What to highlight for a person: the mandatory build's hexes while it lasts, else every target."""
-        moves = self.state.legal_moves()
-        build = [m.to for m in moves if m.do == "build"]
-        return build or sorted({m.to for m in moves if m.to is not None})
+        marks = legal_targets(self.state) if highlight is None else highlight
+        last = last_turn_hexes(self.state)
+        text = render(
+            self.state,
+            self.seats,
+            p,
+            highlight=marks,
+            sources=sources,
+            color=self.color,
+            last=last,
+            grid=self.grid,
+            width=self.width,
+        )
+        self.say(text)
 
     def read(self, prompt: str) -> str | None:
         """One line of input, or None at end of input (a script or a closed terminal)."""
@@ -234,27 +277,34 @@ class Session:
 
     def human_move(self, p: int) -> bool:
         """Ask seat `p` until it plays a legal move; False when it quits or input ends."""
-        legal = self.state.legal_moves()
-        if legal == [END]:
+        only_end = self.state.legal_moves() == [END]
+        if only_end and not undoable(self.state):
             self.state.play(END)
             if not self.quiet:
                 self.say(f"{self.label(p)}: end (no other move)")
             return True
         if not self.quiet:
             self.show(p)
+            if only_end:
+                self.say("Only 'end' is left: press Enter to end the turn, or type undo.")
         while True:
             line = self.read(f"{seat_label(p, self.color)}> ")
             if line is None:
                 return False
             words = line.split()
             if not words:
+                if only_end:
+                    return self.try_move(p, "end")
                 continue
             word = words[0].lower()
             if word in ("quit", "exit"):
                 return False
             if word in ("help", "?"):
                 self.say(HELP)
-                self.say(render_legend(self.rules, self.color))
+                self.say(render_legend(self.rules, self.color, self.width))
+            elif word == "undo":
+                if self.take_back(p):
+                    return True
             elif word == "moves":
                 self.say(self.list_moves())
             elif word == "targets":
@@ -267,6 +317,19 @@ class Session:
                 self.say(self.card_texts())
             elif self.try_move(p, line):
                 return True
+
+    def take_back(self, p: int) -> bool:
+        """Undo the person's last move of this turn; True when something was undone."""
+        try:
+            before = undo(self.state)
+        except IllegalMove as e:
+            self.say(f"cannot undo: {e.reason}")
+            return False
+        move = self.state.game.decode(self.state.log[-1])
+        self.state = before
+        if not self.quiet:
+            self.say(f"{self.label(p)}: undid {move}")
+        return True
 
     def try_move(self, p: int, line: str) -> bool:
         """Play a typed move; an illegal one is explained in one line and nothing changes."""
@@ -326,7 +389,7 @@ class Session:
     def finish(self, complete: bool) -> None:
         if not self.quiet:
             self.say()
-            self.say(render_board(self.state, color=self.color))
+            self.say(render_board(self.state, color=self.color, last=last_turn_hexes(self.state), grid=self.grid))
             self.say()
         if not complete:
             self.say("Game stopped before the end; scores as the position stands:")
@@ -346,23 +409,39 @@ def winners_line(state: State) -> str:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    seats = parse_seats(args.players, args.bots)
-    rules = load(args.rules)
-    sections = parse_boards(args.sections, args.board)
-    if isinstance(sections, dict) and "" in sections:
-        sections[rules.primary_board.name] = sections.pop("")
-    game = Game.new(
-        rules, len(seats), sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
-    )
-    bots = {p: make_bot(kind, f"{game.setup.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
-    session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
+    if args.resume:
+        state = replay_save(args.resume, load(args.rules) if args.rules else None)
+        players = state.players
+        seats = parse_seats(args.players if args.players is not None else (None if args.bots else players), args.bots)
+        if len(seats) != players:
+            raise KbdslError(f"{args.resume} is a game of {players} players; --bots names {len(seats)} seat(s)")
+    else:
+        seats = parse_seats(args.players, args.bots)
+        state = game_from_args(args, len(seats)).new_state()
+    seed = state.game.setup.seed  # drawn from the operating system when --seed is not given
+    target = args.save or args.resume
+    if target:
+        save(state, target)  # an unwritable path is refused now, not after the game
+    bots = {p: make_bot(kind, f"{seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
+    on_turn = (lambda s: save(s, target)) if target else None
+    width = args.width or terminal_width(sys.stdout)
+    session = Session(state, seats, bots, color=_color(args), quiet=args.quiet, width=width, on_turn=on_turn)
     complete = session.run()
     session.finish(complete)
-    if args.save:
-        save(session.state, args.save)
+    if target:
+        save(session.state, target)
         if not args.quiet:
-            print(f"Saved to {args.save} ({len(session.state.log)} moves)")
+            print(f"Saved to {target} ({len(session.state.log)} moves)")
     return 0
+
+
+def terminal_width(stream: TextIO) -> int:
+    """Columns of the terminal `stream` writes to; COLUMNS or 80 when it is not a terminal."""
+    isatty = getattr(stream, "isatty", None)
+    if isatty and isatty():
+        with contextlib.suppress(OSError, ValueError):
+            return os.get_terminal_size(stream.fileno()).columns
+    return shutil.get_terminal_size((80, 24)).columns
 
 
 # -- replays ----------------------------------------------------------------------------

@@ -69,12 +69,11 @@ class Pieces:
         return next((p for p, m in enumerate(self.own) if m & bit), None)
 
     def pieces(self) -> list[tuple[str, str, int | None]]:
-        """Every piece on the board as (hex, kind, owner), in board order (front ends draw these)."""
-        t, kind = self.game.tables, self.game.rules.piece_kind
-        out = [(i, kind, p) for p, m in enumerate(self.own) for i in bit_list(m)]
-        out += [(i, k, None) for k, m in self.neutral.items() for i in bit_list(m)]
-        out.sort()
-        return [(t.ids[i], k, p) for i, k, p in out]
+        """Every piece on the board as (hex, kind, owner): each player's in board order, then the
+        pieces owned by nobody (front ends draw these)."""
+        ids, kind = self.game.tables.ids, self.game.rules.piece_kind
+        out = [(ids[i], kind, p) for p, m in enumerate(self.own) for i in bit_list(m)]
+        return out + [(ids[i], k, None) for k, m in self.neutral.items() for i in bit_list(m)]
 
     def place_piece(self, p: int, i: int) -> None:
         """One of p's pieces from their supply onto hex i."""

@@ -19,6 +19,7 @@ from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
 from kbdsl.seeds import new_seed, stream
+from kbdsl.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,8 @@ class BaseGame:
             raise SetupError(f"{rules.title} is for {lo} to {hi} players, not {setup.players}")
         for c in setup.cards:
             if c not in rules.cards:
-                raise SetupError(f"unknown card {c!r} (the rule set has {', '.join(rules.cards)})")
+                hint = did_you_mean(c, rules.cards)
+                raise SetupError(f"unknown card {c!r} (the rule set has {', '.join(rules.cards)}){hint}")
         if len(set(setup.cards)) != len(setup.cards):
             raise SetupError("each Kingdom Builder card may be used once")
         self.rules = rules
@@ -141,12 +143,20 @@ class BaseGame:
             sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
         if preset is not None:
             if preset not in rules.presets:
-                raise SetupError(f"unknown preset {preset!r} (the rule set has {', '.join(rules.presets) or 'none'})")
+                known = ", ".join(rules.presets) or "none"
+                raise SetupError(
+                    f"unknown preset {preset!r} (the rule set has {known}){did_you_mean(preset, rules.presets)}"
+                )
             p = rules.presets[preset]
             sections = dict(p.get("sections", {})) | dict(sections or {})
             cards = cards if cards is not None else p.get("cards")
         spec: dict[str, list[str]] = {}
         given = sections or {}
+        boards = [b.name for b in rules.boards]
+        for name in given:
+            if name not in boards:
+                hint = did_you_mean(name, boards)
+                raise SetupError(f"unknown board {name!r} (the rule set has {', '.join(boards)}){hint}")
         for b in rules.boards:
             if b.name in given:
                 spec[b.name] = list(given[b.name])

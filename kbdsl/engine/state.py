@@ -18,6 +18,7 @@ from kbdsl.engine.tiles import Tile
 from kbdsl.engine.turn import Turn
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.moves import Move
+from kbdsl.suggest import did_you_mean
 
 __all__ = ["State", "Tile"]
 
@@ -79,7 +80,11 @@ class State(Turn):
     def check_action(self, action: str) -> None:
         """Refuse (SetupError) a name that is neither the mandatory build nor a tile of the game."""
         if action not in self.game.kind_index or action == "end":
-            raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
+            names = ["build", *self.game.tile_names]
+            raise SetupError(
+                f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})"
+                + did_you_mean(action, names)
+            )
 
     # -- playing -----------------------------------------------------------------
     def play(self, move: Move | dict | str) -> list[Event]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
+import re
 from functools import lru_cache
 from importlib.resources import files
 
@@ -11,6 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from kbdsl.errors import Diagnostic, Pos, RuleError
 from kbdsl.lang import ast
+from kbdsl.suggest import did_you_mean
 
 MAX_SOURCE_BYTES = 1_000_000  # a rule file larger than this is refused, not parsed
 MAX_NESTING = 64  # parentheses deeper than this are refused
@@ -19,47 +23,86 @@ MAX_NESTING = 64  # parentheses deeper than this are refused
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
     grammar = files("kbdsl.lang").joinpath("grammar.lark").read_text(encoding="utf-8")
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": False}
+    cache = _cache_file()
+    if cache is not None:
+        with contextlib.suppress(OSError, EOFError, ValueError):  # a broken cache file: build afresh
+            return Lark(grammar, cache=cache, **options)
+    return Lark(grammar, **options)
 
 
-def _describe(token_type: str) -> str:
-    names = {
-        "NAME": "a name",
-        "INT": "a number",
-        "STRING": "a quoted string",
-        "ROW": "a grid row",
-        "$END": "end of file",
-        "RBRACE": "'}'",
-        "LBRACE": "'{'",
-        "LPAR": "'('",
-        "RPAR": "')'",
-        "COLON": "':'",
-        "SEMICOLON": "';'",
-        "COMMA": "','",
-    }
-    if token_type in names:
-        return names[token_type]
+def _cache_file() -> str | None:
+    """Where Lark keeps the analysed grammar between runs (in the user's own cache folder, never a
+    shared temporary one, since the file is unpickled). Lark checks it against the grammar's hash."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "kbdsl")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return None
+    return os.path.join(folder, "grammar.lark-cache") if os.access(folder, os.W_OK) else None
+
+
+_WORDS = {
+    "NAME": "a name",
+    "INT": "a number",
+    "STRING": "a quoted string",
+    "ROW": "a grid row ('|' and letters)",
+    "$END": "end of file",
+}
+_LITERAL = re.compile(r"[A-Za-z0-9_-]+|[^A-Za-z0-9_\s]+")
+
+
+def _describe(token_type: str) -> list[str]:
+    """How people write a token: its literal text (each alternative of a keyword set), or a word."""
+    if token_type in _WORDS:
+        return [_WORDS[token_type]]
     pattern = _lark().get_terminal(token_type).pattern
-    return repr(pattern.value) if pattern.type == "str" else token_type.lower()
+    if pattern.type == "str":
+        return [repr(pattern.value)]
+    body = pattern.value
+    if body.startswith("(?:") and body.endswith(")"):
+        body = body[3:-1]
+    alternatives = [re.sub(r"\\(.)", r"\1", a) for a in body.split("|")]
+    if all(_LITERAL.fullmatch(a) for a in alternatives):
+        return [repr(a) for a in alternatives]
+    return [token_type.lower()]
+
+
+def _expected(types: list[str]) -> list[str]:
+    """Every token the parser would have taken, in the language's words: keywords first."""
+    words = {w for t in types for w in _describe(t)}
+    return sorted(words, key=lambda w: (not w.startswith("'"), w))
 
 
 def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
     # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
-    expected = sorted(
-        getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
-    )
-    wanted = ", ".join(_describe(t) for t in expected[:6])
+    types = getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
+    wanted = _expected(sorted(types))
+    expected = f"; expected {_one_of(wanted)}" if wanted else ""
+    end = None
     if isinstance(err, UnexpectedToken):
-        got = "end of file" if err.token.type == "$END" else repr(str(err.token))
-        msg = f"unexpected {got}" + (f"; expected {wanted}" if wanted else "")
+        tok = err.token
+        if tok.type == "$END":
+            msg = f"unexpected end of file{expected}"
+        else:
+            msg = f"unexpected {str(tok)!r}{expected}"
+            keywords = [w[1:-1] for w in wanted if re.fullmatch(r"'[a-z][a-z-]*'", w)]
+            msg += did_you_mean(str(tok), keywords)
+            if tok.end_line == tok.line and tok.end_column:
+                end = Pos(path, tok.line, tok.end_column)
     elif isinstance(err, UnexpectedCharacters):
-        msg = f"unexpected character {err.char!r}" + (f"; expected {wanted}" if wanted else "")
+        msg = f"unexpected character {err.char!r}{expected}"
     elif isinstance(err, UnexpectedEOF):
-        msg = "unexpected end of file" + (f"; expected {wanted}" if wanted else "")
+        msg = f"unexpected end of file{expected}"
     else:  # pragma: no cover - Lark has no other kinds today
         msg = "syntax error"
-    return Diagnostic(pos, msg, "E001")
+    return Diagnostic(pos, msg, "E001", end)
+
+
+def _one_of(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else "one of " + ", ".join(words)
 
 
 def _check_nesting(path: str, text: str) -> None:
@@ -81,9 +124,17 @@ def _check_nesting(path: str, text: str) -> None:
 
 def parse(text: str, path: str = "<text>") -> list[ast.Decl]:
     """Parse one rule file. Raises RuleError with file:line:col diagnostics on bad input."""
+    return list(_parse(text, path))
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str, path: str) -> tuple[ast.Decl, ...]:
+    """Parsing is pure and the tree immutable, so a file read again (a parent rule set that
+    several rule folders extend, as in `kbdsl lint rules/`) is parsed once."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_SOURCE_BYTES} bytes", "E002")])
-    _check_nesting(path, text)
+    if text.count("(") > MAX_NESTING:
+        _check_nesting(path, text)
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
@@ -91,7 +142,7 @@ def parse(text: str, path: str = "<text>") -> list[ast.Decl]:
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
     try:
-        return _Build(path).transform(tree)
+        return tuple(_Build(path).transform(tree))
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
 

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-from xml.sax.saxutils import escape, quoteattr
+from html import escape
 
 from kbdsl.game import State
 
@@ -204,7 +204,7 @@ def _points(x: float, y: float, r: float) -> str:
 def _text(cls: str, x: float, y: float, text: str, anchor: bool = True, fill: str | None = None) -> str:
     extra = "" if anchor else ' style="text-anchor: start"'
     colour = f' fill="{fill}"' if fill else ""
-    return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}"{extra}{colour}>{escape(text)}</text>'
+    return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}"{extra}{colour}>{escape(text, quote=False)}</text>'
 
 
 def _cell(
@@ -221,11 +221,11 @@ def _cell(
     title = decl.title if decl else "?"
     classes = "hex legal" if legal else "hex"
     attrs = (
-        f'class="{classes}" data-hex="{c.name}" data-terrain={quoteattr(c.terrain or "")} '
-        f'data-location={quoteattr(c.location or "")} fill="{fill}"'
+        f'class="{classes}" data-hex="{c.name}" data-terrain="{escape(c.terrain or "")}" '
+        f'data-location="{escape(c.location or "")}" fill="{fill}"'
     )
     tip = f"{c.name} {title}" + (f" ({left} left)" if left is not None else "")
-    parts = [f'<polygon {attrs} points="{_points(x, y, R)}"><title>{escape(tip)}</title></polygon>']
+    parts = [f'<polygon {attrs} points="{_points(x, y, R)}"><title>{escape(tip, quote=False)}</title></polygon>']
     parts.append(_text("label", x, y - R * 0.35, letter))
     named = c.location is not None or (decl is not None and "special" in decl.flags)
     if named:
@@ -246,7 +246,7 @@ def _piece(hex_name: str, kind: str, owner: int | None, at: tuple[float, float],
     mark = "" if owner is None else _text("seat", x, y + s * 0.55, str(owner), fill=ink)
     player = "" if owner is None else str(owner)
     return (
-        f'<g class="piece" data-hex="{hex_name}" data-kind={quoteattr(kind)} data-player="{player}">'
+        f'<g class="piece" data-hex="{hex_name}" data-kind="{escape(kind)}" data-player="{player}">'
         f'<polygon points="{pts}" fill="{colour}"/>{mark}</g>'
     )
 

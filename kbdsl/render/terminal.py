@@ -2,8 +2,9 @@
 
 Everything shown comes from the rule set (terrain and tile letters and titles, card
 titles) and the assembled graph, so a new expansion renders without touching this
-file. Boards are drawn in odd-r offset layout: each hex is a 4-character cell and odd
-rows are shifted right by half a cell (2 characters), which matches the coordinates
+file. Boards are drawn in odd-r offset layout: in the WIDE grid each hex is a 4-character
+cell and odd rows are shifted right by half a cell (2 characters); the COMPACT grid (3
+characters, shifted by 1) fits a 20-column board in 80 columns. Both match the coordinates
 players type ("row,col", or "board:row,col" for a detached board).
 
 Colour is plain ANSI SGR and optional: `use_color` decides once per run, and every
@@ -13,14 +14,31 @@ function takes `color` so tests and pipes get clean text.
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from kbdsl.game import State
 from kbdsl.ruleset import RuleSet
 
-CELL = 4  # characters per hex; odd rows are indented CELL // 2
-ROW_LABEL = 4  # width of the row-number column
+
+@dataclass(frozen=True)
+class Grid:
+    """Character geometry of a text board: hex cell width, row-label width, odd-row shift."""
+
+    cell: int
+    label: int
+    shift: int
+
+    def width(self, cols: int) -> int:
+        return self.label + self.shift + cols * self.cell
+
+
+WIDE = Grid(4, 4, 2)
+COMPACT = Grid(3, 3, 1)
+CELL, ROW_LABEL = WIDE.cell, WIDE.label  # the wide grid's, for callers that measure text boards
 
 #: Terrain colours, by the terrain's position in the rule set's declarations (the rule
 #: language has no colour property yet, and this file may not name a terrain).
@@ -30,6 +48,8 @@ PLAYER_COLORS = ("1;97;41", "1;97;44", "1;30;43", "1;97;45", "1;30;42", "1;30;46
 LOCATION_COLOR = "1;96"
 TARGET_COLOR = "1;7"
 SOURCE_COLOR = "1;4"
+LAST_COLOR = "1;33"
+LAST_MARK = "'"  # after a hex the last turn built on, moved from or moved to
 SEAT_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -81,19 +101,29 @@ def board_groups(state: State) -> list[tuple[str, bool, list[str]]]:
     return [(b, b == primary, names) for b, names in groups.items()]
 
 
+def grid_for(state: State, columns: int) -> Grid:
+    """The wide grid when every board fits in `columns` characters, else the compact one."""
+    g = state.game.board.graph
+    widest = max(g.nodes[n]["col"] for n in g) + 1
+    return WIDE if WIDE.width(widest) <= columns else COMPACT
+
+
 def _cell(
     state: State,
     data: dict[str, Any],
     name: str,
     attrs: dict[str, Any],
     owner: dict[str, int],
-    highlight: Collection[str],
-    sources: Collection[str],
+    marks: tuple[Collection[str], Collection[str], Collection[str]],
     color: bool,
+    grid: Grid,
     neutral: dict[str, str],
 ) -> str:
-    """The 2 visible characters of one hex, coloured, then padding to CELL."""
+    """The visible characters of one hex (2, and a third for the last turn's mark), then padding."""
     rules = state.game.rules
+    highlight, sources, last = marks
+    tail = paint(LAST_MARK, LAST_COLOR, color) if name in last else ""
+    pad = " " * (grid.cell - 2 - (1 if tail else 0))
     if attrs["location"] is not None:
         tile = rules.tiles[attrs["location"]]
         left = data["location_supply"].get(name, 0)
@@ -107,17 +137,20 @@ def _cell(
             return (
                 paint(letter, code, color)
                 + paint(seat_mark(owner[name]), PLAYER_COLORS[owner[name] % len(PLAYER_COLORS)], color)
-                + " " * (CELL - 2)
+                + tail
+                + pad
             )
         if name in neutral:  # a piece owned by nobody: its glyph after the terrain letter
-            return paint(letter, code, color) + paint(neutral[name], LOCATION_COLOR, color) + " " * (CELL - 2)
+            return paint(letter, code, color) + paint(neutral[name], LOCATION_COLOR, color) + tail + pad
         text = letter + ("1" if name in data["dealt"] else " ")  # a pool hex shows whether its tile lies there
     if name in highlight:
         text, code = text[0] + "*", TARGET_COLOR
     elif name in sources:
         text, code = text[0] + "+", SOURCE_COLOR
     shown = text.rstrip()  # padding stays unpainted, so plain and coloured lines strip alike
-    return paint(shown, code, color) + " " * (CELL - len(shown))
+    if tail:
+        return paint(text, code, color) + tail + pad
+    return paint(shown, code, color) + " " * (grid.cell - len(shown))
 
 
 def render_board(
@@ -126,16 +159,19 @@ def render_board(
     sources: Iterable[str] = (),
     color: bool = False,
     data: dict[str, Any] | None = None,
+    last: Iterable[str] = (),
+    grid: Grid = WIDE,
 ) -> str:
     """All boards as hex rows: column numbers on top, row numbers on the left.
 
     `highlight` marks hexes with `*` (legal targets), `sources` with `+` (settlements a
-    move action may lift). Settlements show their seat's mark after the terrain letter,
-    location hexes their tile letter and the tiles left on them.
+    move action may lift), `last` with a trailing `'` (the last turn's moves). Settlements
+    show their seat's mark after the terrain letter, location hexes their tile letter and
+    the tiles left on them.
     """
     data = data if data is not None else state.view(-1)
     g = state.game.board.graph
-    marks, lifts = set(highlight), set(sources)
+    marks = (set(highlight), set(sources), set(last))
     owner = {h: p for p, hexes in enumerate(data["settlements"]) for h in hexes}
     neutral = {x["hex"]: glyph(state.game.rules, x["kind"]) for x in data["pieces"] if x["owner"] is None}
     out: list[str] = []
@@ -146,13 +182,16 @@ def render_board(
         if not primary:
             out.append("")
             out.append(f"{board}:  (type hexes as {board}:row,col)")
-        out.append(" " * ROW_LABEL + "".join(f"{c:<{CELL}}" for c in cols).rstrip())
+        out.append(" " * grid.label + "".join(f"{c:<{grid.cell}}" for c in cols).rstrip())
         for r in rows:
-            line = f"{r:>{ROW_LABEL - 1}} " + (" " * (CELL // 2) if r % 2 else "")
+            line = f"{r:>{grid.label - 1}} " + (" " * grid.shift if r % 2 else "")
             for c in cols:
                 n = cells.get((r, c))
-                cell = _cell(state, data, n, g.nodes[n], owner, marks, lifts, color, neutral) if n else " " * CELL
-                line += cell
+                line += (
+                    " " * grid.cell
+                    if n is None
+                    else _cell(state, data, n, g.nodes[n], owner, marks, color, grid, neutral)
+                )
             out.append(line.rstrip())
     return "\n".join(out)
 
@@ -178,8 +217,10 @@ def render_status(
     viewer: int | None = None,
     color: bool = False,
     data: dict[str, Any] | None = None,
+    width: int = 80,
 ) -> str:
-    """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards.
+    """Turn, whose move, each seat's supply and tiles, the viewer's own card and the game's cards,
+    in lines of at most `width` characters.
 
     Built from `State.view(viewer)`, so only the viewer's hand card can appear; with no
     viewer (bots only, replays) every hand stays hidden.
@@ -187,53 +228,79 @@ def render_status(
     rules = state.game.rules
     data = data if data is not None else state.view(viewer if viewer is not None else -1)
     cur = data["current"]
-    head = f"Turn {data['turn']}"
+    head = [f"Turn {data['turn']}"]
     if data["over"]:
-        head += " · game over"
+        head.append("game over")
     else:
         who = f"{seat_label(cur, color)} ({seats[cur]})" if seats[cur] else seat_label(cur, color)
-        head += f" · {who} to move"
+        head.append(f"{who} to move")
         hand = data["hand"][cur]
         if hand is not None:
-            head += f" · card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}"
+            head.append(f"card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}")
         if data["mandatory_left"]:
-            head += f" · {data['mandatory_left']} mandatory build(s) left"
+            head.append(f"{data['mandatory_left']} mandatory build(s) left")
         if data["ending"]:
-            head += " · last round"
+            head.append("last round")
     cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
-    lines = [head, f"Cards: {cards or '-'}   Deck: {data['deck']} left, {len(data['discard'])} discarded"]
+    deck = f"Deck: {data['deck']} left, {len(data['discard'])} discarded"
+    lines = [fit(head, width), fit([f"Cards: {cards or '-'}", deck], width, "   ")]
     if data["stock"]:
-        stock = ", ".join(f"{rules.pieces[k].title} ({glyph(rules, k)}) {n} left" for k, n in data["stock"].items())
-        lines.append(f"Shared supply: {stock}")
+        stock = [f"{rules.pieces[k].title} ({glyph(rules, k)}) {n} left" for k, n in data["stock"].items()]
+        lines.append(fit(["Shared supply: " + stock[0], *stock[1:]], width, ", "))
     if data["dealt"]:
-        lying = ", ".join(f"{h} {rules.tiles[k].title}" for h, k in data["dealt"].items())
-        lines.append(f"Tiles lying face up: {lying}")
-    width = max((len(s) for s in seats), default=0)
+        lying = [f"{h} {rules.tiles[k].title}" for h, k in data["dealt"].items()]
+        lines.append(fit(["Tiles lying face up: " + lying[0], *lying[1:]], width, ", "))
+    name_width = max((len(s) for s in seats), default=0)
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
-        who = f"{seat_label(p, color)} {kind:<{width}}" if width else seat_label(p, color)
-        gold = sum(data["gold"][p].values())
-        won = f"  gold so far {gold:>2}" if data["gold"][p] else ""
-        line = f" {pointer} {who}  supply {data['supply'][p]:>3}{won}  tiles: {_tiles_text(rules, data['tiles'][p])}"
-        lines.append(line)
+        who = f"{seat_label(p, color)} {kind:<{name_width}}" if name_width else seat_label(p, color)
+        won = f"  gold so far {sum(data['gold'][p].values()):>2}" if data["gold"][p] else ""
+        start = f" {pointer} {who}  supply {data['supply'][p]:>3}{won}  tiles:"
+        tiles = _tiles_text(rules, data["tiles"][p]).split(", ")
+        lines.append(fit([start + " " + tiles[0], *tiles[1:]], width, ", ", indent=len(_plain(start)) + 1))
     return "\n".join(lines)
 
 
-def render_legend(rules: RuleSet, color: bool = False) -> str:
-    """What the letters on the board mean, from the rule set's own titles."""
-    terrains = "  ".join(
-        f"{paint(t.letter, terrain_color(rules, name), color)} {t.title}"
-        for name, t in rules.terrains.items()
-        if t.letter
-    )
-    tiles = "  ".join(f"{paint(t.letter, LOCATION_COLOR, color)} {t.title}" for t in rules.tiles.values() if t.letter)
+def _plain(text: str) -> str:
+    """Text without its ANSI colour codes (what a terminal shows)."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+def fit(parts: Sequence[str], width: int, sep: str = " · ", indent: int = 2) -> str:
+    """Parts joined by `sep`, broken into lines of at most `width` visible characters."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(_plain(lines[-1] + sep + part)) <= width:
+            lines[-1] += sep + part
+        else:
+            lines[-1] += sep.rstrip()
+            lines.append(" " * indent + part)
+    return "\n".join(lines)
+
+
+def render_legend(rules: RuleSet, color: bool = False, width: int = 80) -> str:
+    """What the letters on the board mean, from the rule set's own titles, wrapped to `width`."""
+    terrains = [(t.letter, t.title, terrain_color(rules, n)) for n, t in rules.terrains.items() if t.letter]
+    tiles = [(t.letter, t.title, LOCATION_COLOR) for t in rules.tiles.values() if t.letter]
+    lines = []
+    for head, items in (("Terrain:", terrains), ("Locations (letter + tiles left):", tiles)):
+        plain = textwrap.wrap(
+            "  ".join(f"{letter}\0{title.replace(' ', chr(160))}" for letter, title, _ in items),
+            width - 2,
+            initial_indent=" " * (len(head) + 1),
+            subsequent_indent="  ",
+        )
+        text = "\n".join(plain)[len(head) + 1 :]
+        for letter, _, code in items:  # colour each letter once wrapping is done on plain text
+            text = text.replace(f"{letter}\0", paint(letter, code, color) + " ", 1)
+        lines.append(f"{head} {text.replace(chr(160), ' ')}")
     neutral = "".join(f", {glyph(rules, k)} a {rules.pieces[k].title}" for k in rules.neutral)
     pools = "".join(f", 1 a {p.title} tile lying there" for p in rules.pools.values())
-    return (
-        f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
+    lines.append(
         f"Marks after a letter: 0-9 a settlement of that seat{neutral}{pools}, * a legal target,"
-        " + a settlement that may move"
+        f"\n  + a settlement that may move, {LAST_MARK} a hex of the last turn's moves"
     )
+    return "\n".join(lines)
 
 
 def render(
@@ -243,9 +310,11 @@ def render(
     highlight: Iterable[str] = (),
     sources: Iterable[str] = (),
     color: bool = False,
+    last: Iterable[str] = (),
+    grid: Grid = WIDE,
+    width: int = 80,
 ) -> str:
     """Board(s) and status panel together, as a person sees them between moves."""
     data = state.view(viewer if viewer is not None else -1)
-    return (
-        render_board(state, highlight, sources, color, data) + "\n\n" + render_status(state, seats, viewer, color, data)
-    )
+    board = render_board(state, highlight, sources, color, data, last, grid)
+    return board + "\n\n" + render_status(state, seats, viewer, color, data, width)

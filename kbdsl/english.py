@@ -1,0 +1,247 @@
+"""Rule declarations in plain English, generated from the parsed objects (`kbdsl explain`).
+
+The point is to show how the engine understood a rule, so the wording follows the syntax
+tree closely: an author reads it and sees at once whether the text says what they meant.
+Names are shown by their titles from the rule set; the words of the language are described
+from the vocabulary tables of kbdsl.expr, so nothing here names content.
+"""
+
+from __future__ import annotations
+
+from kbdsl.expr import HEX_WORDS
+from kbdsl.lang import ast
+from kbdsl.ruleset import RuleSet
+
+#: Short nouns for the bare hex-set words, where the reference wording (HEX_WORDS) reads long.
+NOUNS = {
+    "own": "their settlements",
+    "other": "other players' settlements",
+    "occupied": "settlements of any player",
+    "empty": "empty hexes",
+    "buildable": "buildable hexes",
+    "all": "all hexes",
+    "origin": "the hex the moved settlement starts from",
+}
+#: Domains of `per` and `over`, as "each ..." phrases.
+EACH = {
+    "settlement": "each of their settlements",
+    "hex": "each hex",
+    "line": "each horizontal line",
+    "sector": "each sector",
+    "area": "each of their settlement areas",
+}
+COMPARE = {
+    ">=": "is at least",
+    "<=": "is at most",
+    ">": "is more than",
+    "<": "is less than",
+    "==": "is",
+    "!=": "is not",
+}
+ARITHMETIC = {"+": "plus", "-": "minus", "*": "times", "//": "divided by"}
+AGGREGATE = {"max": "the largest", "min": "the smallest", "sum": "the total"}
+ORDINALS = ("most", "second most", "third most", "fourth most", "fifth most")
+
+
+class English:
+    """Turns declarations of one rule set into sentences."""
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+
+    # -- declarations ------------------------------------------------------------------
+    def explain(self, name: str) -> list[str]:
+        """A paragraph for every declaration called `name` (a tile and a section may share one)."""
+        r = self.rules
+        out = []
+        if name in r.tiles:
+            out.append(self.tile(r.tiles[name]))
+        if name in r.cards or name in r.scorings:
+            out.append(self.card(r.cards.get(name) or r.scorings[name]))
+        if name in r.defines:
+            out.append(f"Definition {name!r}: {self.expr(r.defines[name].expr)}.")
+        if name in r.terrains:
+            out.append(self.terrain(r.terrains[name]))
+        if name in r.sections:
+            out.append(self.section(r.sections[name]))
+        return out
+
+    def names(self) -> list[str]:
+        r = self.rules
+        return [*r.tiles, *r.cards, *r.scorings, *r.defines, *r.terrains, *r.sections]
+
+    def tile(self, t: ast.Tile) -> str:
+        head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
+        if t.action is None:
+            return head
+        return f"{head} Once per turn, its holder may {self.action(t.action)}."
+
+    def card(self, c: ast.Card) -> str:
+        kind = "Scoring (every game)" if c.always else "Kingdom Builder card"
+        score = self.number(c.score) if c.score is not None else "nothing"
+        return f"{kind} {c.title!r} ({c.name}): at the end of the game each player scores {score}."
+
+    def terrain(self, t: ast.Terrain) -> str:
+        traits = [("buildable" if "buildable" in t.flags else "not buildable")]
+        if "special" in t.flags:
+            traits.append("special (counts as a special hex)")
+        cards = self.rules.deck.get(t.name, 0)
+        deck = f"; the deck has {cards} card(s) of it" if cards else "; no card of the deck shows it"
+        return f"Terrain {t.title!r} ({t.name}): letter {t.letter}, {', '.join(traits)}{deck}."
+
+    def section(self, s: ast.Section) -> str:
+        counts: dict[str, int] = {}
+        for row in s.rows:
+            for cell in row:
+                kind, what = self.rules.legend.get(cell.letter, ("?", cell.letter))
+                title = self._title(kind, what)
+                counts[title] = counts.get(title, 0) + 1
+        board = s.board or self.rules.primary_board.name
+        parts = ", ".join(f"{n} {t}" for t, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+        size = f"{len(s.rows)} rows of {len(s.rows[0]) if s.rows else 0} hexes"
+        return f"Section {s.title!r} ({s.name}) of board {board}: {size}: {parts}."
+
+    def _title(self, kind: str, name: str) -> str:
+        if kind == "terrain":
+            return self.rules.terrains[name].title
+        if kind == "location":
+            return f"{self.rules.tiles[name].title} location"
+        return name
+
+    # -- actions -----------------------------------------------------------------------
+    def action(self, a: ast.Action) -> str:
+        near = ", next to their own settlements if possible" if a.adjacent_if_possible else ""
+        if a.kind == "build":
+            what = "one settlement" if a.count == 1 else f"{a.count} settlements"
+            return f"build {what} from their supply on {self.hexes(a.target)}{near}"
+        source = f" standing on {self.hexes(a.source)}" if a.source is not None else ""
+        return f"move one of their settlements{source} to {self.hexes(a.target)}{near}"
+
+    # -- expressions ---------------------------------------------------------------------
+    def expr(self, node: ast.Expr) -> str:
+        """Any expression, by what it is: a number, a hex set or a condition."""
+        if isinstance(node, (ast.Compare, ast.Not)) or (isinstance(node, ast.Call) and node.name == "option"):
+            return self.condition(node)
+        if isinstance(node, (ast.Num, ast.BinOp, ast.Per, ast.Aggregate)) or (
+            isinstance(node, ast.Call) and node.name == "count"
+        ):
+            return self.number(node)
+        if isinstance(node, ast.BoolOp) and self._is_condition(node):
+            return self.condition(node)
+        return self.hexes(node)
+
+    def _is_condition(self, node: ast.Expr) -> bool:
+        if isinstance(node, ast.Compare) or (isinstance(node, ast.Call) and node.name == "option"):
+            return True
+        if isinstance(node, ast.Not):
+            return self._is_condition(node.operand)
+        if isinstance(node, ast.BoolOp):
+            return self._is_condition(node.left) or self._is_condition(node.right)
+        if isinstance(node, ast.Ref) and node.name in self.rules.defines:
+            return self._is_condition(self.rules.defines[node.name].expr)
+        return False
+
+    def hexes(self, node: ast.Expr) -> str:
+        """A hex set as a noun phrase ("hexes ...")."""
+        if isinstance(node, ast.Ref):
+            if node.name in self.rules.defines:
+                return f"{node.name} ({self.expr(self.rules.defines[node.name].expr)})"
+            return NOUNS.get(node.name) or HEX_WORDS.get(node.name, node.name)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        if isinstance(node, ast.Not):
+            return f"hexes that are not {self.hexes(node.operand)}"
+        if isinstance(node, ast.BoolOp):
+            if node.op == "|":
+                return f"{self.hexes(node.left)} or {self.hexes(node.right)}"
+            return f"{self.hexes(node.left)}, among them only {self.hexes(node.right)}"
+        return self.expr(node)
+
+    def _call(self, node: ast.Call) -> str:
+        args, name = node.args, node.name
+        words = [a.name if isinstance(a, ast.Ref) else "" for a in args]
+        if name == "terrain":
+            if words == ["card"]:
+                return "hexes of the terrain of the card they played"
+            titles = [self.rules.terrains[w].title if w in self.rules.terrains else w for w in words]
+            return f"{' or '.join(titles)} hexes"
+        if name == "location":
+            titles = [self.rules.tiles[w].title if w in self.rules.tiles else w for w in words]
+            return f"{' or '.join(titles)} location hexes"
+        if name == "next-to":
+            if len(args) == 2:
+                return f"hexes next to at least {self.number(args[1])} of {self.hexes(args[0])}"
+            return f"hexes next to {self.hexes(args[0])}"
+        if name == "within":
+            return f"hexes 1 to {self.number(args[0])} steps from {self.hexes(args[1])} (on the same board)"
+        if name == "connected-by-own-to":
+            return f"hexes linked by a chain of their settlements to another of {self.hexes(args[0])}"
+        if name == "line-end":
+            return (
+                f"hexes just past either end of a straight line of {self.number(args[1])} or more {self.hexes(args[0])}"
+            )
+        if name == "straight":
+            return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved settlement"
+        if name == "slide":
+            return (
+                "in each direction, the last hex reached by stepping from the moved settlement through "
+                f"{self.hexes(args[0])}"
+            )
+        return f"{name}({', '.join(self.expr(a) for a in args)})"
+
+    def number(self, node: ast.Expr) -> str:
+        """A number as a phrase ("2 gold for each ...")."""
+        if isinstance(node, ast.Num):
+            return str(node.value)
+        if isinstance(node, ast.BinOp):
+            left, right = (self._operand(x) for x in (node.left, node.right))
+            rounded = ", rounded down" if node.op == "//" else ""
+            return f"{left} {ARITHMETIC[node.op]} {right}{rounded}"
+        if isinstance(node, ast.Call) and node.name == "count":
+            return f"the number of {self.hexes(node.args[0])}" if node.args else "a count"
+        if isinstance(node, ast.Ref) and node.name in self.rules.defines:
+            return f"{node.name} ({self.expr(self.rules.defines[node.name].expr)})"
+        if isinstance(node, ast.Per):
+            return f"{node.amount} for {self._each(node.domain, node.where)}"
+        if isinstance(node, ast.Aggregate):
+            return self._aggregate(node)
+        return self.expr(node)
+
+    def _operand(self, node: ast.Expr) -> str:
+        text = self.number(node)
+        return text if isinstance(node, (ast.Num, ast.Call, ast.Ref)) else f"({text})"
+
+    def _each(self, domain: str, where: ast.Expr | None) -> str:
+        each = EACH.get(domain, f"each {domain}")
+        if where is None:
+            return each
+        if domain in ("settlement", "hex"):
+            return f"{each} that is one of {self.hexes(where)}"
+        return f"{each} where {self.condition(where, inside=domain)}"
+
+    def _aggregate(self, node: ast.Aggregate) -> str:
+        over = self._each(node.domain, node.where)
+        value = self.number(node.expr)
+        if node.fn == "rank":
+            pays = ", ".join(
+                f"{gold} to the player(s) with the {ORDINALS[i] if i < len(ORDINALS) else f'{i + 1}th most'}"
+                for i, gold in enumerate(node.payouts)
+            )
+            return f"for {over}, ranking the players by {value} there: {pays}"
+        return f"{AGGREGATE.get(node.fn, node.fn)} value of {value} over {over}"
+
+    def condition(self, node: ast.Expr, inside: str | None = None) -> str:
+        """A truth value as a clause ("the number of ... is at least 1")."""
+        if isinstance(node, ast.Compare):
+            return f"{self.number(node.left)} {COMPARE[node.op]} {self.number(node.right)}"
+        if isinstance(node, ast.Call) and node.name == "option":
+            name = node.args[0].name if node.args and isinstance(node.args[0], ast.Ref) else "?"
+            return f"the rule option {name!r} is on"
+        if isinstance(node, ast.Not):
+            return f"not ({self.condition(node.operand, inside)})"
+        if isinstance(node, ast.BoolOp):
+            word = "and" if node.op == "&" else "or"
+            return f"({self.condition(node.left, inside)}) {word} ({self.condition(node.right, inside)})"
+        if isinstance(node, ast.Ref) and node.name in self.rules.defines:
+            return f"{node.name} ({self.condition(self.rules.defines[node.name].expr, inside)})"
+        return f"it has {self.hexes(node)}"

@@ -1,0 +1,90 @@
+"""`kbdsl explain` (rules in plain English, from the parsed objects), `kbdsl show` and `kbdsl --version`."""
+
+import json
+import re
+
+import pytest
+
+from conftest import shipped
+from kbdsl import __version__
+from kbdsl.cli import main
+from kbdsl.english import English
+
+RULE_SETS = ("base", "island", "examples/hamlets")
+
+
+def every_tile_and_card():
+    for name in RULE_SETS:
+        rules = shipped(name)
+        for decl in [*rules.tiles.values(), *rules.cards.values(), *rules.scorings.values()]:
+            yield name, decl
+
+
+@pytest.mark.parametrize("rule_set, decl", list(every_tile_and_card()), ids=lambda x: getattr(x, "name", x))
+def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
+    rules = shipped(rule_set)
+    text = English(rules).explain(decl.name)[0]  # a tile comes first; a section of the same name follows
+    assert text.startswith(("Tile ", "Kingdom Builder card ", "Scoring (every game) "))
+    assert repr(decl.title) in text and text.endswith(".")
+    assert not re.search(r"\b(Ref|Call|BoolOp|Aggregate|Per|Num)\(|\?|_", text.replace(decl.name, "")), text
+    # every terrain and tile the rule names appears by its title
+    for word in re.findall(r"terrain\((\w+)\)", str(decl)):
+        assert word == "card" or rules.terrains[word].title in text
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tile(s) on each location hex. Once per turn, its "
+               "holder may build one settlement from their supply on hexes of the terrain of the card they played, "
+               "next to their own settlements if possible."),
+    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tile(s) on each location hex. Once per turn, its "
+                "holder may move one of their settlements to buildable hexes, among them only hexes exactly 2 steps "
+                "in a straight line from the moved settlement."),
+    ("hermits", "Kingdom Builder card 'Hermits' (hermits): at the end of the game each player scores 1 for each of "
+                "their settlement areas."),
+    ("citizens", "Kingdom Builder card 'Citizens' (citizens): at the end of the game each player scores (the largest "
+                 "value of the number of their settlements over each of their settlement areas) divided by 2, "
+                 "rounded down."),
+    ("lords", "Kingdom Builder card 'Lords' (lords): at the end of the game each player scores for each sector where "
+              "(not (the rule option 'lords-presence-required' is on)) or (the number of their settlements is at "
+              "least 1), ranking the players by the number of their settlements there: 12 to the player(s) with the "
+              "most, 6 to the player(s) with the second most."),
+    ("site", "Definition 'site': location hexes (of any tile) or Castle hexes."),
+])
+def test_explanations_follow_the_syntax_tree(name, expected):
+    assert English(shipped("base")).explain(name)[0] == expected
+
+
+def test_a_name_shared_by_a_tile_and_a_section_explains_both(capsys):
+    assert main(["explain", "oasis"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Tile 'Oasis'") and "\n\nSection 'Oasis' (oasis) of board main: 10 rows of 10 hexes" in out
+
+
+def test_explain_suggests_a_near_name(capsys):
+    assert main(["explain", "padock"]) == 2
+    assert "declares nothing called 'padock' (did you mean 'paddock'?)" in capsys.readouterr().err
+    assert main(["explain", "hamlet", "--rules", "hamlets"]) == 0  # a shipped example by its last name
+    assert "Tile 'Hamlet'" in capsys.readouterr().out
+
+
+def test_show_lists_everything_as_a_table_and_as_json(capsys):
+    assert main(["show", "island"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("Terrains", "Tiles", "Cards", "Always scored", "Boards and sections", "Presets", "Options"):
+        assert f"\n{heading}\n" in out
+    assert re.search(r"^  island +1x1 +island-rope-bridge island-tree-house$", out, re.M)
+    assert re.search(r"^  first-game +main: tavern paddock oasis farm +fishermen, knights, merchants$", out, re.M)
+    assert all(line == line.rstrip() for line in out.splitlines())
+    assert main(["show", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    rules = shipped("base")
+    assert [t["name"] for t in data["tiles"]] == list(rules.tiles)
+    assert [c["name"] for c in data["cards"]] == list(rules.cards)
+    assert [o["name"] for o in data["options"]] == list(rules.options)
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"kbdsl {__version__}\n"
