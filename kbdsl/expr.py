@@ -25,15 +25,16 @@ MAX_DEPTH = 100  # levels of one expression with the definitions it uses written
 #: Bare words that denote hex sets, with what they mean (the guide lists these).
 HEX_WORDS = {
     "own": "hexes holding a settlement of the player in question",
-    "other": "hexes holding another player's settlement",
-    "occupied": "hexes holding any settlement",
-    "empty": "hexes holding no settlement",
+    "other": "hexes holding another player's piece",
+    "occupied": "hexes holding any piece (pieces owned by nobody included)",
+    "empty": "hexes holding no piece",
     "buildable": "hexes whose terrain is marked buildable",
     "edge": "hexes on the edge of a board that counts its edge",
     "location": "location hexes (of any tile)",
     "special": "hexes with a special kind: location hexes and hexes whose terrain is marked special",
     "all": "every hex",
     "origin": "in the target of a move: the hex the moved settlement stands on before it is lifted",
+    "built": "in a card's `on build` or `on mandatory`: the hexes just built on",
 }
 #: Functions, their argument shapes and meaning.
 FUNCTIONS = {
@@ -45,6 +46,8 @@ FUNCTIONS = {
     "line-end": "line-end(S, n) hexes just past the end of a straight line of n hexes of S",
     "straight": "straight(n) hexes exactly n steps in one of the 6 directions from the moved settlement",
     "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
+    "same-terrain": "same-terrain(S) hexes whose terrain is the terrain of a hex of S",
+    "straight-run": "straight-run(S, n) hexes of S in a straight run of at least n consecutive hexes of S",
     "count": "count(S) number of hexes of S (inside the current line, sector or area)",
     "option": "option(name) true when the named rule option is on",
 }
@@ -70,7 +73,7 @@ Fn = Callable[["Ctx"], object]
 class Ctx:
     """Everything an expression may read; reused and mutated by the engine for speed."""
 
-    __slots__ = ("t", "own", "occ", "p", "card", "origin", "region", "options", "_areas", "memo")
+    __slots__ = ("t", "own", "occ", "owned", "p", "card", "origin", "built", "region", "options", "_areas", "memo")
 
     def __init__(
         self,
@@ -85,6 +88,8 @@ class Ctx:
         self.t = t
         self.own = own
         self.occ = occ
+        self.owned = occ  # hexes of players' pieces: occ without neutral pieces
+        self.built = 0
         self.p = p
         self.card = card
         self.origin = origin
@@ -134,6 +139,7 @@ class Compiler:
         self._defines: dict[tuple, Compiled] = {}
         self._expanding: list[str] = []
         self._keys = 0
+        self._trigger = False  # compiling a card's `on` trigger: `built` is known
         self._depth = 0
 
     # -- entry points ------------------------------------------------------
@@ -142,6 +148,17 @@ class Compiler:
 
     def score(self, node: ast.Expr) -> Fn:
         return self._expect(node, INT).fn
+
+    def truth(self, node: ast.Expr) -> Fn:
+        return self._expect(node, BOOL).fn
+
+    def trigger(self, node: ast.Expr) -> Fn:
+        """The gold of a card's `on` trigger: a number, where `built` is the hexes just built."""
+        self._trigger = True
+        try:
+            return self._expect(node, INT).fn
+        finally:
+            self._trigger = False
 
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
@@ -236,7 +253,11 @@ class Compiler:
         if name == "empty":
             return Compiled(HEX, lambda c: c.t.all & ~c.occ)
         if name == "other":
-            return Compiled(HEX, lambda c: c.occ & ~c.own[c.p])
+            return Compiled(HEX, lambda c: c.owned & ~c.own[c.p])
+        if name == "built":
+            if not self._trigger:
+                return self._err(node.pos, "'built' only makes sense in a card's `on build` or `on mandatory`")
+            return Compiled(HEX, lambda c: c.built)
         if name == "origin":
             if not move:
                 return self._err(node.pos, "'origin' only makes sense in the target of a move")
@@ -255,7 +276,7 @@ class Compiler:
 
     def _define(self, node: ast.Ref, move: bool, region: str | None) -> Compiled:
         """A definition compiled in the context it is used in (a move target may use straight())."""
-        name, key = node.name, (node.name, move, region)
+        name, key = node.name, (node.name, move, region, self._trigger)
         if key in self._defines:
             return self._defines[key]
         if name in self._expanding:
@@ -372,6 +393,19 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
+        if name == "same-terrain":
+            if not self._arity(node, 1, 1):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _same_terrain(f(c), c.t), inner.static)
+        if name == "straight-run":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            n = self._int_arg(node, 1)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t), inner.static)
         if name == "count":
             if not self._arity(node, 1, 1):
                 return Compiled(INT, lambda c: 0, True)
@@ -559,6 +593,33 @@ def _line_end(mask: int, n: int, t) -> int:
                 break
         if run:
             out |= shift(run, back)
+    return out
+
+
+def _same_terrain(mask: int, t) -> int:
+    out = 0
+    for m in t.terrain.values():
+        if m & mask:
+            out |= m
+    return out
+
+
+def _straight_run(mask: int, n: int, t) -> int:
+    """Hexes of mask on a straight run (one of the three axes) of at least n consecutive hexes of mask."""
+    out = 0
+    for d in range(3):
+        step, back = t.steps[d], t.steps[d + 3]
+        for i in bit_list(mask):
+            j = back[i]
+            if j >= 0 and (mask >> j) & 1:
+                continue  # not the start of a run in this direction
+            run, j = [i], step[i]
+            while j >= 0 and (mask >> j) & 1:
+                run.append(j)
+                j = step[j]
+            if len(run) >= n:
+                for k in run:
+                    out |= 1 << k
     return out
 
 

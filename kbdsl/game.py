@@ -1,163 +1,25 @@
-"""Games: a rule set bound to a setup, and the action codes of its moves.
+"""Games: a rule set bound to a setup (kbdsl.engine.setup), and its first state.
 
-`Game` is the fixed part (rule set, setup, assembled board, compiled tables);
-`State` (kbdsl.state) is one moment of play. Moves are `Move` values; bots may use
-the faster integer action codes, which encode the same moves. Randomness (setup
-draws and deck shuffles) comes from separate streams of the game's seed (kbdsl.seeds),
-so the same seed and moves always give the same game.
+`Game` is the fixed part (rule set, setup, assembled board, compiled tables); `State`
+(kbdsl.engine.state) is one moment of play. Moves are `Move` values; bots may use the faster
+integer action codes, which encode the same moves.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
-from kbdsl.errors import IllegalMove, SetupError
-from kbdsl.lang import ast
-from kbdsl.lang.parser import walk
-from kbdsl.moves import DISCARDS, END, END_TURN, Move
-from kbdsl.position import Board, Layout, resolve_options
-from kbdsl.ruleset import CompiledAction, RuleSet
-from kbdsl.seeds import new_seed, stream
-from kbdsl.state import State
-from kbdsl.suggest import did_you_mean
+from kbdsl.engine.setup import BaseGame, Setup
+from kbdsl.engine.state import State
+from kbdsl.moves import Move
 
 __all__ = ["Game", "Setup", "State", "replay"]
 
 
-@dataclass(frozen=True)
-class Setup:
-    """Everything that fixes a game before the first move."""
-
-    players: int
-    layout: Layout
-    cards: tuple[str, ...]
-    seed: int = 0
-    options: Mapping[str, bool] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name in ("players", "seed"):  # 2.0 players or seed 7.0 would make another game
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise SetupError(f"{name} must be a whole number, not {value!r}")
-
-    def to_json(self) -> dict:
-        return {
-            "players": self.players,
-            "sections": self.layout.to_json(),
-            "cards": list(self.cards),
-            "seed": self.seed,
-            "options": dict(self.options),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> Setup:
-        """The setup of a saved game (a whole game: see `complete`)."""
-        return cls(
-            data["players"],
-            Layout.of(rules, data["sections"]),
-            tuple(data["cards"]),
-            data.get("seed", 0),
-            dict(data.get("options", {})),
-        ).complete(rules)
-
-    def complete(self, rules: RuleSet) -> Setup:
-        """This setup, if a whole game of `rules` can be played from it: as many Kingdom Builder
-        cards as the rule set deals, and every board it plays on. (Scenarios set up positions,
-        not games, and may choose any cards.)"""
-        if len(self.cards) != rules.cards_in_play:
-            raise SetupError(
-                f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {len(self.cards)}"
-            )
-        placed = {board for board, sections in self.layout.boards if sections}
-        for b in rules.boards:
-            if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:
-                raise SetupError(f"{rules.title} is played with board {b.name!r}, and the setup places none of it")
-        return self
-
-
-class Game:
-    """A rule set bound to a setup: the board, its tables and the compiled rules."""
-
-    def __init__(self, rules: RuleSet, setup: Setup):
-        lo, hi = rules.players
-        if not lo <= setup.players <= hi:
-            raise SetupError(f"{rules.title} is for {lo} to {hi} players, not {setup.players}")
-        for c in setup.cards:
-            if c not in rules.cards:
-                hint = did_you_mean(c, rules.cards)
-                raise SetupError(f"unknown card {c!r} (the rule set has {', '.join(rules.cards)}){hint}")
-        if len(set(setup.cards)) != len(setup.cards):
-            raise SetupError("each Kingdom Builder card may be used once")
-
-        self.rules = rules
-        self.setup = setup
-        self.options = resolve_options(rules, setup.options)
-        self.board = Board.of(rules, setup.layout, self.options)
-        self.tables = self.board.tables
-        self.tile_names = list(rules.tiles)
-        self.kinds = ["build", "end"] + self.tile_names
-        self.kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.lose_at_end = rules.flag(rules.turn["lose_tile_at_end_of_turn"], self.options)
-        self.may_stay = rules.flag(rules.turn["move_may_stay"], self.options)
-        self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
-        self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
-        if self.mandatory is not None:
-            self.uses_card["build"] = _mentions_card(self.mandatory)
-
-    @classmethod
-    def new(
-        cls,
-        rules: RuleSet,
-        players: int = 4,
-        sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
-        cards: Sequence[str] | None = None,
-        seed: int | None = None,
-        options: Mapping[str, bool] | None = None,
-        preset: str | None = None,
-    ) -> Game:
-        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset).
-
-        Without a seed the game gets an unpredictable one (kbdsl.seeds.new_seed)."""
-        if seed is None:
-            seed = new_seed()
-        rng = stream(seed, "setup")
-        if sections is not None and not isinstance(sections, Mapping):
-            sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
-        if preset is not None:
-            if preset not in rules.presets:
-                known = ", ".join(rules.presets) or "none"
-                raise SetupError(
-                    f"unknown preset {preset!r} (the rule set has {known}){did_you_mean(preset, rules.presets)}"
-                )
-            p = rules.presets[preset]
-            sections = dict(p.get("sections", {})) | dict(sections or {})
-            cards = cards if cards is not None else p.get("cards")
-        spec: dict[str, list[str]] = {}
-        given = sections or {}
-        boards = [b.name for b in rules.boards]
-        for name in given:
-            if name not in boards:
-                hint = did_you_mean(name, boards)
-                raise SetupError(f"unknown board {name!r} (the rule set has {', '.join(boards)}){hint}")
-        for b in rules.boards:
-            if b.name in given:
-                spec[b.name] = list(given[b.name])
-                continue
-            pool = rules.sections_for(b.name)
-            need = b.grid[0] * b.grid[1]
-            if len(pool) < need:
-                if b is rules.primary_board:
-                    raise SetupError(f"board {b.name!r} needs {need} sections, the rule set has {len(pool)}")
-                continue
-            picked = rng.sample(sorted(pool), need)
-            spec[b.name] = [f"{s}@180" if b.turnable and rng.random() < 0.5 else s for s in picked]
-        if cards is None:
-            cards = rng.sample(sorted(rules.cards), rules.cards_in_play)
-        setup = Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {}))
-        return cls(rules, setup.complete(rules))
+class Game(BaseGame):
+    """A rule set bound to a setup; `new_state()` is its first moment of play."""
 
     def new_state(self) -> State:
         return State.start(self)
@@ -168,61 +30,6 @@ class Game:
         other = copy.copy(self)
         other.setup = replace(self.setup, seed=seed)
         return other
-
-    # -- action codes --------------------------------------------------------
-    def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
-        n = self.tables.n
-        return ((kind * 4 + discard) * n + frm) * n + to
-
-    def split(self, code: int) -> tuple[int, int, int, int]:
-        """(kind, discard, from, to) of an action code: the inverse of `encode`."""
-        n = self.tables.n
-        rest, to = divmod(code, n)
-        rest, frm = divmod(rest, n)
-        kind, disc = divmod(rest, 4)
-        return kind, disc, frm, to
-
-    def decode(self, code: int) -> Move:
-        kind, disc, frm, to = self.split(code)
-        name = self.kinds[kind]
-        if kind == END_TURN:
-            return END
-        ids = self.tables.ids
-        is_move = kind >= 2 and self.rules.actions[name].kind == "move"
-        return Move(name, ids[to], ids[frm] if is_move else None, DISCARDS[disc])
-
-    def to_code(self, move: Move) -> int:
-        """The action code of a move (raises IllegalMove for unknown names or hexes)."""
-        kind = self.kind_index.get(move.do)
-        if kind is None:
-            raise IllegalMove(move, f"unknown action {move.do!r} (build, end or a tile: {', '.join(self.tile_names)})")
-        if kind == END_TURN:
-            if move.to is not None or move.frm is not None or move.discard is not None:
-                raise IllegalMove(move, "end takes no hex and no discard")
-            return self.encode(END_TURN)
-        if move.discard not in DISCARDS:
-            raise IllegalMove(move, f"discard must be one of used, unused, new, not {move.discard!r}")
-        to = self._hex(move, move.to, "target")
-        is_move = kind >= 2 and self.rules.actions[move.do].kind == "move"
-        if is_move:
-            frm = self._hex(move, move.frm, "settlement to move")
-        elif move.frm is not None:
-            raise IllegalMove(move, f"{move.do} builds a new settlement; it takes no 'from' hex")
-        else:
-            frm = 0
-        return self.encode(kind, to, frm, DISCARDS.index(move.discard))
-
-    def _hex(self, move: Move, text: str | None, what: str) -> int:
-        if text is None:
-            raise IllegalMove(move, f"the {what} hex is missing")
-        try:
-            return self.tables.index[self.board.hex(text)]
-        except ValueError as e:
-            raise IllegalMove(move, str(e)) from None
-
-
-def _mentions_card(action: CompiledAction) -> bool:
-    return any(isinstance(n, ast.Ref) and n.name == "card" for n in walk(action.decl))
 
 
 def replay(game: Game, moves: Sequence[Move | dict | str]) -> State:

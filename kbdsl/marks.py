@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from kbdsl.moves import END_TURN, Move
 
 if TYPE_CHECKING:
-    from kbdsl.state import State
+    from kbdsl.engine.state import State
 
 
 def legal_targets(state: State) -> list[str]:

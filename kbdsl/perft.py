@@ -8,7 +8,7 @@ that alters what is legal changes them.
 
 from __future__ import annotations
 
-from kbdsl.state import State
+from kbdsl.engine.state import State
 
 
 def perft(state: State, depth: int) -> int:

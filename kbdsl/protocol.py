@@ -109,6 +109,17 @@ def describe(rules: RuleSet) -> Json:
         "mandatory": (
             {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)} if rules.mandatory else None
         ),
+        "pieces": [
+            {
+                "name": k.name,
+                "title": k.title,
+                "owner": "none" if k.name in rules.neutral else "player",
+                "supply": rules.neutral.get(k.name, rules.settlements),
+                "glyph": k.glyph,
+                "texts": texts(k),
+            }
+            for k in rules.pieces.values()
+        ],
         "terrains": [
             {
                 "name": t.name,
@@ -126,6 +137,7 @@ def describe(rules: RuleSet) -> Json:
                 "title": t.title,
                 "letter": t.letter,
                 "supply": t.supply,
+                "pool": t.pool,
                 "texts": texts(t),
                 "action": {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)},
             }

@@ -14,7 +14,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
-from kbdsl.expr import Compiler, Fn, Vocabulary
+from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
@@ -50,23 +50,103 @@ class Option:
 
 @dataclass(frozen=True)
 class CompiledAction:
-    """A build or move action with its filters compiled to bitset closures."""
+    """An action with its filters compiled to bitset closures (see ast.Action for the kinds).
+
+    What the turn engine reads in its hot path is copied out of the declaration into plain
+    attributes once: `kind`, `count`, `up_to`, `piece`, `adjacent` (adjacent-if-possible),
+    `per_opponent` and `steps` (a sequence of moves: several steps, or a piece of each opponent)."""
 
     decl: ast.Action
-    target: Fn
+    target: Fn | None
     source: Fn | None
+    kind: str = field(init=False)
+    count: int = field(init=False)
+    up_to: bool = field(init=False)
+    piece: str | None = field(init=False)
+    adjacent: bool = field(init=False)
+    per_opponent: bool = field(init=False)
+    steps: bool = field(init=False)
 
-    @property
-    def kind(self) -> str:
-        return self.decl.kind
+    def __post_init__(self) -> None:
+        d, put = self.decl, object.__setattr__
+        put(self, "kind", d.kind)
+        put(self, "count", d.count)
+        put(self, "up_to", d.up_to)
+        put(self, "piece", d.piece)
+        put(self, "adjacent", d.adjacent_if_possible)
+        put(self, "per_opponent", "per-opponent" in d.modifiers)
+        put(self, "steps", d.count > 1 or self.per_opponent)
 
-    @property
-    def count(self) -> int:
-        return self.decl.count
 
-    @property
-    def adjacent(self) -> bool:
-        return self.decl.adjacent_if_possible
+#: Action kinds that put a hex choice on the board, and those that take none.
+HEX_ACTIONS = ("build", "place", "move", "remove")
+
+
+#: The settings of a `lifecycle` block: key -> {value: meaning}; the first value is the default.
+LIFECYCLE_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "keep": {
+        "while-touching": "kept while one of the holder's settlements touches the tile's hex",
+        "for-good": "kept whatever happens on the board",
+        "until-end-of-next-turn": "discarded at the end of the holder's turn after the one it was taken in",
+    },
+    "check": {
+        "at-once": "a tile that is no longer kept is lost the moment that happens",
+        "end-of-turn": "a tile that is no longer kept is lost at the end of the turn",
+    },
+    "lost": {
+        "for-good": "a lost tile leaves the game",
+        "back-to-hex": "a lost tile goes back onto its hex, for other players to take",
+    },
+    "use": {
+        "once-per-turn": "each tile held gives one use a turn",
+        "once": "the tile leaves the game when it is used",
+    },
+    "first-use": {
+        "next-turn": "usable from the holder's turn after the one it was taken in",
+        "this-turn": "usable at once",
+        "when-gained": "its action happens by itself the moment it is taken (an action without a choice)",
+    },
+    "window": {
+        "outside-mandatory": "used before or after the mandatory action, never between its builds",
+        "any-time": "used at any time of the holder's turn, between builds too",
+    },
+}
+#: The settings of a `piece` declaration.
+PIECE_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "owner": {
+        "player": "each player has their own, from their own supply; they count as the player's (`own`)",
+        "none": "nobody owns them; one shared supply; they occupy their hex and count for no one",
+    },
+}
+#: The settings of the `turn` block.
+TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "moves": {
+        "must-leave": "a moved settlement ends on another hex than the one it left",
+        "may-stay": "a moved settlement may end on the hex it left",
+    },
+    "end": {
+        "latched": "once a player's supply is empty, the game ends after the round, whatever happens",
+        "while-a-supply-is-empty": "the end is called off if removed pieces refill every empty supply",
+    },
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
+
+    decl: ast.Lifecycle | ast.Turn | None
+    lines: tuple[tuple[str, str, Fn | None], ...]
+    defaults: Mapping[str, str]
+
+    def resolve(self, options: Mapping[str, bool]) -> dict[str, str]:
+        """Key -> value in a game with these options: the last line that applies wins."""
+        out = dict(self.defaults)
+        ctx = Ctx(None, [], 0, dict(options))
+        for key, value, when in self.lines:
+            if when is None or when(ctx):
+                out[key] = value
+        return out
 
 
 @dataclass(frozen=True)
@@ -89,7 +169,14 @@ class RuleSet:
     defines: Mapping[str, ast.Define]
     boards: tuple[BoardSpec, ...]
     options: Mapping[str, Option]
-    turn: Mapping[str, Flag]
+    lifecycles: Mapping[str, Settings]  # lifecycle name -> its settings
+    tile_lifecycle: Mapping[str, Settings]  # tile name -> the settings it follows (its own lines last)
+    turn: Settings
+    pieces: Mapping[str, ast.Piece]  # the kinds of piece; `piece_kind` is the one `build` places
+    piece_kind: str
+    neutral: Mapping[str, int]  # kinds owned by nobody -> their shared supply
+    pools: Mapping[str, ast.Pool]
+    triggers: Mapping[str, tuple[tuple[str, Fn], ...]]  # card or scoring -> (event, gold) paid during play
     presets: Mapping[str, Mapping[str, Any]]
     legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
     mandatory: tuple[CompiledAction, ...]
@@ -194,7 +281,7 @@ class _Loader:
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
-        merged: dict[str, Any] = {"players": {}, "deck": {}, "turn": {}, "presets": {}, "options": {}}
+        merged: dict[str, Any] = {"players": {}, "deck": {}, "presets": {}, "options": {}}
         where: dict[tuple, Pos] = {}
         boards: dict[str, dict] = {}
         files: list[tuple[Path, Pos]] = []
@@ -204,7 +291,7 @@ class _Loader:
                 if key in d:
                     merged[key] = d[key]
                     where[(key,)] = doc.pos(key)
-            for key in ("players", "deck", "turn", "presets", "options"):
+            for key in ("players", "deck", "presets", "options"):
                 for k, v in d.get(key, {}).items():
                     merged[key][k] = v
                     where.update((mark, p) for mark, p in doc.marks.items() if mark[:2] == (key, k))
@@ -287,6 +374,15 @@ class _Loader:
         all_cards = self._unique([d for d in decls if isinstance(d, ast.Card)], "card or scoring")
         sections = self._unique([d for d in decls if isinstance(d, ast.Section)], "section")
         defines = self._unique([d for d in decls if isinstance(d, ast.Define)], "definition")
+        lifecycles = self._unique([d for d in decls if isinstance(d, ast.Lifecycle)], "lifecycle")
+        pieces = self._unique([d for d in decls if isinstance(d, ast.Piece)], "piece")
+        pools = self._unique([d for d in decls if isinstance(d, ast.Pool)], "pool")
+        tables = {"card": all_cards, "section": sections, "tile": tiles}
+        for r in (d for d in decls if isinstance(d, ast.Removal)):
+            if r.name not in tables[r.kind] or tables[r.kind][r.name].always:
+                self.err(r.pos, f"remove {r.kind} {r.name!r}: there is no {r.kind} of that name to remove", "E108")
+            else:
+                del tables[r.kind][r.name]
         turn: ast.Turn | None = None
         for t in (d for d in decls if isinstance(d, ast.Turn)):
             if turn is not None and not t.override:
@@ -320,11 +416,22 @@ class _Loader:
         for t in tiles.values():
             if t.action is None:
                 self.err(t.pos, f"tile {t.name!r} has no action", "E107")
-            if t.supply is None:
+            if t.pool is not None:
+                if t.pool not in pools:
+                    self.err(t.pos, f"tile {t.name!r} names unknown pool {t.pool!r}", "E101")
+                if t.copies is None or t.letter is not None or t.supply is not None:
+                    self.err(
+                        t.pos, f"tile {t.name!r} of a pool has `copies` (how many), no letter and no supply", "E107"
+                    )
+            elif t.supply is None:
                 self.err(t.pos, f"tile {t.name!r} has no supply (tiles per location hex)", "E107")
         for c in all_cards.values():
-            if c.score is None:
+            if c.score is None and not c.triggers:
                 self.err(c.pos, f"{'scoring' if c.always else 'card'} {c.name!r} has no score", "E107")
+        for pool in pools.values():
+            if pool.on not in terrains:
+                self.err(pool.pos, f"pool {pool.name!r} must be dealt `on` a terrain, not {pool.on!r}", "E101")
+        piece_kind, neutral = self._pieces(pieces, m)
 
         options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
         boards = self._boards(boards_raw, where, options, path)
@@ -335,11 +442,6 @@ class _Loader:
                 key = key[:-1]
             return where.get(key, Pos(str(path), 1, 1))
 
-        turn_flags: dict[str, Flag] = {}
-        for k, v in m["turn"].items():
-            turn_flags[k] = self._flag(v, options, pos_of("turn", k, "option"))
-        for key, default in (("lose_tile_at_end_of_turn", False), ("move_may_stay", False)):
-            turn_flags.setdefault(key, default)
         for terrain_name in m["deck"]:
             if terrain_name not in terrains:
                 self.err(
@@ -361,6 +463,26 @@ class _Loader:
         if turn is None:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
         scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
+        triggers = {
+            c.name: tuple((event, comp.trigger(expr)) for event, expr in c.triggers)
+            for c in all_cards.values()
+            if c.triggers
+        }
+        life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
+        turn_settings = self._settings(comp, turn, TURN_SETTINGS)
+        tile_life = {name: self._tile_lifecycle(comp, t, life, pools) for name, t in tiles.items()}
+        for name, t in tiles.items():
+            a = t.action
+            if a is None:
+                continue
+            if a.kind == "place" and a.piece not in neutral:
+                self.err(a.pos, f"place {a.piece!r}: no piece kind owned by nobody has that name", "E101")
+            if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
+                self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
+            if "per-opponent" in a.modifiers and a.kind != "remove":
+                self.err(a.pos, "per-opponent belongs to `remove`", "E105")
+            if a.kind == "ignore" and a.modifiers != ("adjacent-if-possible",):
+                self.err(a.pos, "`ignore` takes adjacent-if-possible, the one modifier a later build can skip", "E105")
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
             comp.compile(d.expr, move=True)
         self.diags.extend(comp.diagnostics)
@@ -394,7 +516,14 @@ class _Loader:
             defines=frozen(defines),
             boards=tuple(boards.values()),
             options=frozen(options),
-            turn=frozen(turn_flags),
+            lifecycles=frozen(life),
+            tile_lifecycle=frozen(tile_life),
+            turn=turn_settings,
+            pieces=frozen(pieces),
+            piece_kind=piece_kind,
+            neutral=frozen(neutral),
+            pools=frozen(pools),
+            triggers=frozen(triggers),
             presets=frozen(presets),
             legend=frozen(legend),
             mandatory=mandatory,
@@ -402,6 +531,75 @@ class _Loader:
             scorers=frozen(scorers),
             files=tuple(sorted({d.pos.path for d in decls})),
         )
+
+    def _settings(
+        self, comp: Compiler, decl: ast.Lifecycle | ast.Turn | None, table: Mapping[str, Mapping[str, str]]
+    ) -> Settings:
+        """Check a block's settings against its table and compile their `when` conditions."""
+        lines = []
+        what = "the turn block" if isinstance(decl, ast.Turn) or decl is None else "a lifecycle"
+        for st in decl.settings if decl is not None else ():
+            if st.key not in table:
+                self.err(st.pos, f"{st.key!r} is not a setting of {what} ({', '.join(table)})", "E101")
+                continue
+            if st.value not in table[st.key]:
+                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}", "E105")
+                continue
+            when = None
+            if st.when is not None:
+                bad = _not_an_option_test(st.when)
+                if bad is not None:
+                    self.err(bad.pos, "a `when` condition tests rule options only: option(name), !, & and |", "E105")
+                    continue
+                when = comp.truth(st.when)
+            lines.append((st.key, st.value, when))
+        return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
+
+    def _tile_lifecycle(
+        self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings], pools: dict[str, ast.Pool]
+    ) -> Settings:
+        """The lifecycle a tile follows (the one it names, else its pool's, else the first declared,
+        else the defaults), followed by the tile's own setting lines."""
+        base = self._settings(comp, None, LIFECYCLE_SETTINGS)
+        pool = pools.get(tile.pool) if tile.pool else None
+        name = tile.lifecycle or (pool.lifecycle if pool else None)
+        if name is not None:
+            if name not in life:
+                self.err(tile.pos, f"tile {tile.name!r} follows unknown lifecycle {name!r}", "E101")
+            else:
+                base = life[name]
+        elif life:
+            base = next(iter(life.values()))
+        if not tile.settings:
+            return base
+        own = self._settings(
+            comp, ast.Lifecycle(tile.name, tile.title, tile.settings, pos=tile.pos), LIFECYCLE_SETTINGS
+        )
+        return Settings(base.decl, base.lines + own.lines, base.defaults)
+
+    def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int]]:
+        """The kind `build` places (the one kind owned by players) and the kinds owned by nobody."""
+        players, neutral = [], {}
+        for d in pieces.values():
+            for st in d.settings:
+                if st.key not in PIECE_SETTINGS:
+                    self.err(st.pos, f"{st.key!r} is not a setting of a piece ({', '.join(PIECE_SETTINGS)})", "E101")
+                elif st.value not in PIECE_SETTINGS[st.key]:
+                    self.err(st.value_pos, f"owner is one of player, none, not {st.value!r}", "E105")
+                elif st.when is not None:
+                    self.err(st.pos, "a piece's owner does not depend on rule options", "E105")
+            owner = next((st.value for st in d.settings if st.key == "owner"), "player")
+            if owner == "none":
+                if d.supply is None:
+                    self.err(d.pos, f"piece {d.name!r} owned by nobody needs a supply (the shared stock)", "E107")
+                neutral[d.name] = d.supply or 0
+            else:
+                players.append(d)
+        if len(players) > 1:
+            self.err(players[1].pos, "one kind of piece owned by players is supported (the one `build` places)", "E107")
+        if players and players[0].supply is not None:
+            m["settlements"] = players[0].supply
+        return (players[0].name if players else "settlement"), neutral
 
     def _flag(self, value: Any, options: dict, pos: Pos) -> Flag:
         if isinstance(value, dict):
@@ -507,11 +705,22 @@ class _Loader:
         return {k: MappingProxyType(v) for k, v in raw.items()}
 
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
-        if a.kind == "build" and not 1 <= a.count <= 100:
-            self.err(a.pos, "build count must be between 1 and 100", "E105")
-        target = comp.hexset(a.target, move=a.kind == "move")
+        if a.kind in ("build", "place", "move") and not 1 <= a.count <= 100:
+            self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
+        target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
         return CompiledAction(a, target, source)
+
+
+def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:
+    """The first part of a `when` condition that is not a rule-option test (option(name), ! & |)."""
+    if isinstance(node, ast.Call) and node.name == "option":
+        return None
+    if isinstance(node, ast.Not):
+        return _not_an_option_test(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return _not_an_option_test(node.left) or _not_an_option_test(node.right)
+    return node
 
 
 def _display(path: Path) -> Path:

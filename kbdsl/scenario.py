@@ -116,7 +116,7 @@ class Runner:
             for i, x in enumerate(held):
                 with _located(doc, "state", "tiles", p, i, "at"):
                     at = board.hex(x["at"])
-                    if board.graph.nodes[at]["location"] != x["tile"]:
+                    if board.graph.nodes[at]["location"] != x["tile"] and not _pool_hex(rules, board, at, x["tile"]):
                         raise SetupError(f"{at} is not a location hex of tile {x['tile']!r}")
         for h in spec.get("location_supply") or {}:
             with _located(doc, "state", "location_supply", h, KEY):
@@ -133,6 +133,9 @@ class Runner:
                 tiles=spec.get("tiles"),
                 location_supply=spec.get("location_supply"),
                 ending=spec.get("ending", False),
+                neutral=spec.get("neutral"),
+                gold=spec.get("gold"),
+                dealt=spec.get("dealt"),
             )
         for i, m in enumerate(d.get("moves", [])):
             with _located(doc, "moves", i):
@@ -141,6 +144,13 @@ class Runner:
                 except IllegalMove as e:
                     raise SetupError(f"move {i + 1} ({e.move}) is illegal: {e.reason}") from None
         return state
+
+
+def _pool_hex(rules: RuleSet, board, at: str, tile: str) -> bool:
+    """Whether hex `at` is a hex the pool of `tile` is dealt onto."""
+    d = rules.tiles.get(tile)
+    pool = rules.pools.get(d.pool) if d is not None and d.pool else None
+    return pool is not None and board.graph.nodes[at]["terrain"] == pool.on
 
 
 def _check_names(doc: Document, rules: RuleSet) -> None:
@@ -297,6 +307,8 @@ class _Checks:
             "ending": actual["ending"],
             "built": actual["built"],
             "location_supply": actual["location_supply"],
+            "stock": actual["stock"],
+            "gold": actual["gold"],
         }
         for key, want in exp.items():
             if key == "tiles":
@@ -319,6 +331,17 @@ class _Checks:
                     "state",
                     key,
                 )
+            elif key in ("neutral", "dealt"):
+                want_norm = {
+                    s.game.board.hex(h) if key == "dealt" else h: v
+                    if key == "dealt"
+                    else sorted(map(s.game.board.hex, v))
+                    for h, v in want.items()
+                }
+                got = (
+                    actual[key] if key == "dealt" else {k: sorted(v) for k, v in actual[key].items() if v or k in want}
+                )
+                self.check(got == want_norm, f"{key}: expected {want_norm}, got {got}", "state", key)
             elif key == "location_supply":
                 for h, v in want.items():
                     name = s.game.board.hex(h)

@@ -15,15 +15,24 @@ def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
 
 
 def score(
-    rules: RuleSet, tables: Tables, own: Sequence[int], cards: Sequence[str], options: Mapping[str, bool]
+    rules: RuleSet,
+    tables: Tables,
+    own: Sequence[int],
+    cards: Sequence[str],
+    options: Mapping[str, bool],
+    occ: int | None = None,
 ) -> list[dict[str, int]]:
-    """Per player, gold per scorer name (cards first, then the always-on scorings)."""
+    """Per player, gold per scorer name (cards first, then the always-on scorings); `occ` is every
+    occupied hex, neutral pieces included (default: the players' pieces). A card that only pays
+    during play scores 0 here."""
     names = scorer_names(rules, cards)
-    ctx = Ctx(tables, list(own), _union(own), dict(options))
+    owned = _union(own)
+    ctx = Ctx(tables, list(own), owned if occ is None else occ, dict(options))
+    ctx.owned = owned
     sheets = []
     for p in range(len(own)):
         ctx.p = p
-        sheets.append({name: rules.scorers[name](ctx) for name in names})
+        sheets.append({name: rules.scorers[name](ctx) if name in rules.scorers else 0 for name in names})
     return sheets
 
 

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from kbdsl.backends import run
 from kbdsl.bots import make_bot, play_out
 from kbdsl.game import Game
 from kbdsl.ruleset import RuleSet, load
@@ -203,10 +204,9 @@ def simulate(
     process), "process" (a pool of `jobs` processes, the default when jobs > 1) or "dask"
     (`address` of a scheduler, or a local cluster of `jobs` worker processes). `progress(done)` is called
     as rows arrive."""
-    from kbdsl.backends import run
-
     summary = Summary()
-    for row in run(plan, games, backend or ("process" if jobs > 1 else "local"), jobs, batch, address):
+    work = list(batches(games, max(batch, 1)))
+    for row in run(play_batch, plan, work, backend or ("process" if jobs > 1 else "local"), jobs, address):
         summary.add(row)
         if progress is not None:
             progress(len(summary.rows))

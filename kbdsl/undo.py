@@ -17,7 +17,7 @@ from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.moves import END_TURN, Move
 
 if TYPE_CHECKING:
-    from kbdsl.state import State
+    from kbdsl.engine.state import State
 
 
 def undoable(state: State, start: State | None = None) -> list[Move]:

@@ -194,6 +194,15 @@ def test_reference_names_the_vocabulary(table):
     assert not missing, f"the guide's reference does not name {table} entries {missing}"
 
 
+@pytest.mark.parametrize("table", ["LIFECYCLE_SETTINGS", "TURN_SETTINGS"])
+def test_reference_names_every_setting_and_value(table):
+    from kbdsl import ruleset
+
+    tokens = code_tokens(reference())
+    words = {w for key, values in getattr(ruleset, table).items() for w in (key, *values)}
+    assert not sorted(words - tokens), f"the guide's reference does not name {table} entries {sorted(words - tokens)}"
+
+
 def test_reference_names_every_grammar_keyword():
     tokens = code_tokens(reference())
     missing = sorted(grammar_literals() - tokens)

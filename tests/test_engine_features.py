@@ -250,3 +250,64 @@ def test_from_json_refuses_data_that_is_not_a_state_of_the_game():
     ):
         with pytest.raises(KbdslError, match="not a saved state of this game|no hex 99,99"):
             State.from_json(broken, game)
+
+
+# ---- tile lifecycles other than the base game's ------------------------------------------------
+
+
+def lifecycle_game(tmp_path: Path, settings: str, action: str = "build on terrain(grass)") -> Game:
+    """The all-grass test section, its tile 'hop' following the base lifecycle with `settings` changed."""
+    kb = f"override lifecycle location-tile {{ {settings} }}\n"
+    kb += f'tile hop "Hop" {{ letter: x  supply: 2\n  action: {action} }}\n' + GRASS_SECTION
+    return Game.new(
+        load(folder(tmp_path, kb)),
+        players=2,
+        sections=["meadow", "oasis", "farm", "tavern"],
+        cards=["fishermen", "knights", "lords"],
+    )
+
+
+def finish_turn(s: State) -> None:
+    """The player to move builds the first legal hexes until the mandatory action is done, then ends."""
+    while s.mandatory_open():
+        s.play(next(m for m in s.legal_moves() if m.do == "build"))
+    s.play("end")
+
+
+def test_a_tile_kept_for_good_survives_moving_away(tmp_path):
+    game = lifecycle_game(tmp_path, "keep: for-good", "move to terrain(grass)")
+    s = State.arrange(game, [["2,3"]], tiles=[[{"tile": "hop", "at": "2,2"}]], hand=["desert", "desert"])
+    s.play("hop 2,3 6,6")
+    assert [(x.kind, x.used) for x in s.tiles[0]] == [("hop", True)]  # no settlement touches 2,2 any more
+
+
+def test_a_single_use_tile_leaves_the_game_when_used(tmp_path):
+    game = lifecycle_game(tmp_path, "use: once")
+    s = State.arrange(game, [["2,3"]], tiles=[[{"tile": "hop", "at": "2,2"}]], hand=["desert", "desert"])
+    s.play("hop 6,6")
+    assert s.tiles[0] == [] and s.to_json()["location_supply"]["2,2"] == 1
+    assert State.from_json(s.to_json(), game) == s
+
+
+@pytest.mark.parametrize("first_use, usable", [("next-turn", False), ("this-turn", True)])
+def test_first_use(tmp_path, first_use, usable):
+    game = lifecycle_game(tmp_path, f"first-use: {first_use}")
+    s = State.arrange(game, hand=["grass", "grass"])
+    for h in ("2,3", "2,4", "2,5"):  # 2,3 touches the tile's hex 2,2
+        s.play(f"build {h}")
+    assert [x.kind for x in s.tiles[0]] == ["hop"]
+    assert ("hop" in {m.do for m in s.legal_moves()}) is usable
+
+
+def test_a_tile_kept_until_the_end_of_the_next_turn(tmp_path):
+    game = lifecycle_game(tmp_path, "keep: until-end-of-next-turn", "move to terrain(grass)")
+    s = State.arrange(game, hand=["grass", "grass"])
+    for h in ("2,3", "2,4", "2,5"):
+        s.play(f"build {h}")
+    s.play("end")
+    finish_turn(s)  # player 1
+    assert s.current == 0 and [x.kind for x in s.tiles[0]] == ["hop"]
+    s.play("hop 2,3 7,7")  # leaves the hex: the tile is not lost by that
+    assert [x.kind for x in s.tiles[0]] == ["hop"]
+    finish_turn(s)
+    assert s.tiles[0] == [] and s.to_json()["location_supply"]["2,2"] == 1

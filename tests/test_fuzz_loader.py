@@ -198,7 +198,6 @@ manifests = st.fixed_dictionaries(
             {"name": st.sampled_from(["main", "moon"])},
             optional={"grid": st.tuples(st.integers(1, 8), st.integers(1, 8)).map(list), "sectors": flags,
                       "edge": flags, "turnable": st.booleans()}), max_size=3),
-        "turn": st.fixed_dictionaries({}, optional={"lose_tile_at_end_of_turn": flags, "move_may_stay": flags}),
         "presets": st.dictionaries(st.sampled_from(["p", "q"]), st.fixed_dictionaries(
             {}, optional={"sections": st.dictionaries(st.sampled_from(["main", "moon"]),
                                                       st.lists(st.sampled_from(LAYOUT + ["moon", "farm@180"]))),

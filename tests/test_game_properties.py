@@ -37,28 +37,48 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     rules, t = g.rules, g.tables
     n = state.players
     occ = 0
-    for p in range(n):
-        assert not occ & state.own[p], "two settlements on one hex"
-        occ |= state.own[p]
-    assert occ == state.occ
+    for m in [*state.own, *state.neutral.values()]:
+        assert not occ & m, "two pieces on one hex"
+        occ |= m
+    assert occ == state.occ and state.neutral_occ == occ & ~_union(state.own)
+    for kind, stock in rules.neutral.items():  # pieces owned by nobody: on the board or in the stock
+        assert state.stock[kind] >= 0 and state.stock[kind] + state.neutral[kind].bit_count() == stock
     water = t.terrain.get("water", 0)
+    # settlements stand on buildable hexes, or water where the Harbor moves them; Nomads' Donation
+    # also builds on water and mountains
+    standable = t.buildable | water | (t.terrain.get("mountain", 0) if rules.name == "nomads" else 0)
     for p in range(n):
         assert state.supply[p] >= 0
         assert state.supply[p] + state.own[p].bit_count() == rules.settlements
-        # settlements stand on buildable hexes (or water, where only the Harbor moves them)
-        assert not state.own[p] & ~(t.buildable | water)
+        assert not state.own[p] & ~standable
         assert not state.own[p] & (t.location | t.special)
+        assert all(v >= 0 for v in state.gold[p].values())
         assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
         ats = [x.at for x in state.tiles[p]]
         assert len(ats) == len(set(ats)), "two tiles from one location hex"
         for x in state.tiles[p]:
-            assert t.location_of[x.at] == x.kind
+            pool = rules.tiles[x.kind].pool
+            if pool is None:
+                assert t.location_of[x.at] == x.kind
+            else:  # dealt onto a hex of its pool's terrain
+                assert (t.terrain[rules.pools[pool].on] >> x.at) & 1 and x.at not in state.dealt
             assert (state.taken[p] >> x.at) & 1
-            if tiles_for is None or p in tiles_for:
+            kept_by_touch = x.kind in g.lose_now or x.kind in g.lose_later
+            if kept_by_touch and (tiles_for is None or p in tiles_for):
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
+            if x.kind in g.expiring and p != state.current:
+                assert not x.new, "a tile taken this turn by someone who is not to move"
     # location tiles: what is left plus what was ever taken is what each hex started with
+    # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
-        taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
+        if not t.location_of[loc]:  # a pool hex: its one dealt tile is there or taken
+            taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
+            assert left == (loc in state.dealt) and left + taken <= 1
+            continue
+        if t.location_of[loc] in g.returning:
+            taken = sum(x.at == loc for ts in state.tiles for x in ts)
+        else:
+            taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
         assert left >= 0 and left + taken == rules.tiles[t.location_of[loc]].supply
     # terrain cards: deck + discard + removed + hands is the whole deck
     cards = len(state.deck) + len(state.discard) + len(state.removed) + sum(h is not None for h in state.hand)
@@ -70,6 +90,13 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:
         assert state.ending and state.legal_actions() == []
+
+
+def _union(masks) -> int:
+    out = 0
+    for m in masks:
+        out |= m
+    return out
 
 
 def check_round_trip(state: State) -> None:
@@ -204,16 +231,28 @@ def test_random_games_keep_the_invariants(players, seed, bot_seed):
 
 @settings(max_examples=scaled(30))
 @given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, lose_late=st.booleans(), stay=st.booleans(),
-       lords=st.booleans())
-def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords):
-    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords}
+       lords=st.booleans(), back=st.booleans())
+def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords, back):
+    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords,
+               "tiles-return-to-hex": back}
     game = Game.new(shipped("base"), players=players, seed=seed, options=options)
-    assert (game.lose_at_end, game.may_stay) == (lose_late, stay)
+    tiles = set(game.tile_names)
+    assert (game.lose_later == tiles, game.lose_now == tiles, game.may_stay) == (lose_late, not lose_late, stay)
+    assert game.returning == (tiles if back else set())
     # with tiles lost at the end of the turn, the current player may hold one without a settlement by it.
     # A move that stays on its hex is offered but not played: it deletes the settlement
     # (see test_a_move_that_stays_keeps_the_settlement).
     play_checked(game, bot_seed, turn_start_tiles_only=lose_late,
                  avoid=(lambda m: m.frm is not None and m.frm == m.to) if stay else None)
+
+
+@settings(max_examples=scaled(200))
+@given(players=st.integers(2, 5), seed=seeds, bot_seed=seeds)
+def test_random_nomads_games_keep_the_invariants(players, seed, bot_seed):
+    """Random set-ups drawn from the base and Nomads sections together, 2 to 5 players."""
+    game = Game.new(shipped("nomads"), players=players, seed=seed)
+    final = play_checked(game, bot_seed)
+    assert final.current == (final.start_player - 1) % final.players  # the round is complete (RULINGS 28)
 
 
 @settings(max_examples=scaled(20))
@@ -258,7 +297,9 @@ def test_view_hides_other_hands_and_the_deck(seed, bot_seed, cut, players):
         assert view["viewer"] == p
         assert view["hand"] == [h if q == p else None for q, h in enumerate(state.hand)]
         assert view["deck"] == len(state.deck)
-        assert set(view) == set(full) | {"viewer"}
+        assert set(view) == set(full) | {"viewer", "pieces"}
+        drawn = [(x["hex"], x["owner"]) for x in view["pieces"] if x["owner"] is not None]
+        assert sorted(drawn) == sorted((h, p) for p, hs in enumerate(full["settlements"]) for h in hs)
         for key in set(full) - {"hand", "deck", "setup"}:
             assert view[key] == full[key], key
         assert view["setup"] == dict(full["setup"], seed=None)  # the seed would reveal the deck
@@ -280,7 +321,9 @@ def test_view_does_not_reveal_the_deck_through_the_seed(base_rules):
 def test_a_game_without_rule_options_uses_the_defaults(base_rules):
     game = Game.new(base_rules, players=2, seed=1)
     assert game.options == base_rules.option_defaults()
-    assert game.lose_at_end is False and game.may_stay is False
+    tiles = set(game.tile_names)
+    assert game.lose_now == game.wait_a_turn == tiles and not game.lose_later | game.returning | game.expiring
+    assert game.single_use == set() and game.may_stay is False
 
 
 def stay_position(rules, *, stay: bool):

@@ -8,7 +8,7 @@ import pytest
 from conftest import MINI_SECTION, load_error, locate, where
 
 from kbdsl.errors import RuleError
-from kbdsl.ruleset import MAX_GRID, RuleSet
+from kbdsl.ruleset import MAX_GRID, RuleSet, load
 from kbdsl.yamlio import MAX_DEPTH, MAX_YAML_BYTES, parse_yaml
 
 
@@ -126,11 +126,48 @@ def test_deck_names_unknown_terrain(mini):
     assert d.message == "deck names unknown terrain 'lava'"
 
 
-def test_turn_flag_names_unknown_option(mini):
-    text = mini.edit("game.yaml", "boards:", "turn:\n  move_may_stay: {option: no-such}\nboards:")
+def test_turn_setting_names_unknown_option(mini):
+    text = mini.edit("rules.kb", "card) adjacent-if-possible\n", "card) adjacent-if-possible\n  moves: may-stay when option(no-such)\n")
     d = only(mini.error(), "E101")
-    assert where(d) == (mini.file("game.yaml"), *locate(text, "no-such"))
-    assert d.message == "unknown rule option 'no-such'"
+    assert where(d) == (mini.file("rules.kb"), *locate(text, "no-such"))
+    assert d.message == "unknown option 'no-such'"
+
+
+@pytest.mark.parametrize(
+    "line, needle, code, message",
+    [
+        ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
+        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves, end)"),
+        ("moves: may-stay when own", "own", "E105", "a `when` condition tests rule options only"),
+        ("moves: may-stay when count(own) > 1", ">", "E105", "a `when` condition tests rule options only"),
+    ],
+)
+def test_bad_turn_settings(mini, line, needle, code, message):
+    text = mini.edit("rules.kb", "card) adjacent-if-possible\n", f"card) adjacent-if-possible\n  {line}\n")
+    d = only(mini.error(), code)
+    assert where(d) == (mini.file("rules.kb"), *locate(text, needle, nth=text.count(needle) - 1))
+    assert d.message.startswith(message)
+
+
+def test_lifecycle_settings_are_checked(mini):
+    text = mini.edit("rules.kb", "tile well", "lifecycle held {\n  keep: sometimes\n  moves: must-leave\n}\ntile well")
+    err = mini.error()
+    assert {(d.code, d.message) for d in err.diagnostics} == {
+        ("E105", "keep is one of while-touching, for-good, until-end-of-next-turn, not 'sometimes'"),
+        ("E101", "'moves' is not a setting of a lifecycle (keep, check, lost, use, first-use, window)"),
+    }
+    assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
+
+
+def test_a_tile_follows_the_lifecycle_it_names_or_the_first(mini):
+    mini.edit("rules.kb", "tile well", "lifecycle a { use: once }\nlifecycle b { }\ntile well")
+    rules = load(mini.root)
+    assert rules.tile_lifecycle["well"] is rules.lifecycles["a"]
+    mini.edit("rules.kb", "supply: 1", "supply: 1 lifecycle: b")
+    assert load(mini.root).tile_lifecycle["well"].decl.name == "b"
+    mini.edit("rules.kb", "lifecycle: b", "lifecycle: c")
+    d = only(mini.error(), "E101")
+    assert d.message == "tile 'well' follows unknown lifecycle 'c'"
 
 
 def test_preset_names_unknown_section_and_card(mini):

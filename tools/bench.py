@@ -8,12 +8,17 @@ light for this board in Python) and the ratio, then clone(), legal_actions() and
 in microseconds, playouts/s from a mid-game position and Game.new in ms (new random setups of
 known sections). All times are processor time of this process, so other work on a shared
 machine does not inflate them. Last line: `random games/s: N`.
+
+`--compare DIR` instead measures this checkout and another one (say, the commit before a change)
+in turns, in subprocesses, per second of CPU time, and prints both medians and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -94,7 +99,12 @@ def main() -> None:
     ap.add_argument("--rules", default="base")
     ap.add_argument("--preset", default="first-game")
     ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--compare", metavar="DIR", help="another checkout to measure in turns with this one")
+    ap.add_argument("--rounds", type=int, default=3, help="turns per checkout with --compare")
     args = ap.parse_args()
+    if args.compare:
+        compare(args)
+        return
     rules = load(args.rules)
     game = Game.new(rules, players=args.players, preset=args.preset, seed=0)
     small = max(args.seconds / 10, 0.2)
@@ -156,6 +166,44 @@ def main() -> None:
     print(f"Game.new ms (a layout seen before): {again_ms:.3f}")
     print(f"moves/s: {moves / elapsed:.0f}")
     print(f"random games/s: {rate:.0f}")
+
+
+#: One measurement in a subprocess, importing kbdsl from the tree it runs in: random games per
+#: second of CPU time (a busy machine slows the wall clock of both trees unevenly, not their CPU time).
+PROBE = """
+import sys, time
+sys.path.insert(0, ".")
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.game import Game
+from kbdsl.ruleset import load
+rules, players, seconds = load(sys.argv[1]), int(sys.argv[3]), float(sys.argv[4])
+game = Game.new(rules, players=players, preset=sys.argv[2], seed=0)
+games, start = 0, time.process_time()
+while time.process_time() - start < seconds:
+    play_out(game.new_state(), [RandomBot(f"{games}:{p}") for p in range(players)])
+    games += 1
+print(games / (time.process_time() - start))
+"""
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Alternate runs of both checkouts so both see the same machine load; medians of CPU-time rates."""
+    here = Path(__file__).resolve().parent.parent
+    trees = {"other": Path(args.compare).resolve(), "this": here}
+    rates: dict[str, list[float]] = {k: [] for k in trees}
+    argv = [args.rules, args.preset, str(args.players), str(args.seconds)]
+    for _ in range(args.rounds):
+        for name, tree in trees.items():
+            out = subprocess.run(
+                [sys.executable, "-c", PROBE, *argv], cwd=tree, capture_output=True, text=True, check=True
+            ).stdout
+            rates[name].append(float(out.strip().splitlines()[-1]))
+    other, this = (statistics.median(rates[k]) for k in ("other", "this"))
+    for name, rate in (("other", other), ("this", this)):
+        runs = ", ".join(f"{r:.0f}" for r in rates[name])
+        print(f"{name} ({trees[name]}): {rate:.0f} random games per CPU second (runs: {runs})")
+    print(f"ratio this/other: {this / other:.2f}")
+    print(f"random games/s: {this:.0f}")
 
 
 if __name__ == "__main__":

@@ -85,13 +85,19 @@ Expr = Num | Ref | Call | Aggregate | Per | Not | BoolOp | Compare | BinOp
 # ---- actions ---------------------------------------------------------------
 @dataclass(frozen=True)
 class Action(Node):
-    """Build `count` settlements from the supply, or move one (`source` set) onto `target`."""
+    """One action of a tile or the turn: build, place, move, remove, gold or ignore.
 
-    kind: str  # "build" | "move"
-    target: Expr
+    `count` steps (`up_to`: the player may stop after any), each onto a hex of `target`;
+    `piece` is the kind placed (`place`); `count` is the gold paid (`gold`); `ignore`'s
+    modifier is in `modifiers`."""
+
+    kind: str  # "build" | "move" | "place" | "remove" | "gold" | "ignore"
+    target: Expr | None
     count: int = 1
     source: Expr | None = None
     modifiers: tuple[str, ...] = ()
+    up_to: bool = False
+    piece: str | None = None
 
     @property
     def adjacent_if_possible(self) -> bool:
@@ -124,6 +130,30 @@ class Tile(Declaration):
     supply: int | None
     action: Action | None
     texts: tuple[str, ...] = ()
+    lifecycle: str | None = None  # the lifecycle it follows (the only one declared, if not named)
+    pool: str | None = None  # dealt from this pool at setup (then `copies`, not `letter`/`supply`)
+    copies: int | None = None
+    settings: tuple[Setting, ...] = ()  # lifecycle settings of this tile only
+
+
+@dataclass(frozen=True)
+class Setting(Node):
+    """`key: value when condition`: one line of a lifecycle or turn block."""
+
+    key: str
+    value: str
+    when: Expr | None = None
+    value_pos: Pos | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Lifecycle(Declaration):
+    """How tiles that follow it are kept, used and lost (settings by key)."""
+
+    name: str
+    title: str
+    settings: tuple[Setting, ...] = ()
+    texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,6 +165,7 @@ class Card(Declaration):
     score: Expr | None
     always: bool = False
     texts: tuple[str, ...] = ()
+    triggers: tuple[tuple[str, Expr], ...] = ()  # (event, gold) paid during play
 
 
 @dataclass(frozen=True)
@@ -160,6 +191,38 @@ class Define(Declaration):
 @dataclass(frozen=True)
 class Turn(Declaration):
     mandatory: tuple[Action, ...]
+    settings: tuple[Setting, ...] = ()
 
 
-Decl = Terrain | Tile | Card | Section | Define | Turn
+@dataclass(frozen=True)
+class Piece(Declaration):
+    """A kind of piece: its owner (a player or nobody), supply and how it counts."""
+
+    name: str
+    title: str
+    supply: int | None = None
+    settings: tuple[Setting, ...] = ()
+    glyph: str | None = None  # a display hint for front ends
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pool(Declaration):
+    """Tiles dealt face up at setup, one on each hex of terrain `on`."""
+
+    name: str
+    title: str
+    on: str | None = None
+    texts: tuple[str, ...] = ()
+    lifecycle: str | None = None  # the lifecycle its tiles follow unless they name one
+
+
+@dataclass(frozen=True)
+class Removal(Declaration):
+    """`remove card NAME`: a parent's card, section or tile is not part of this rule set."""
+
+    kind: str
+    name: str
+
+
+Decl = Terrain | Tile | Card | Section | Define | Turn | Lifecycle | Piece | Pool | Removal

@@ -9,7 +9,7 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from kbdsl.errors import Diagnostic, Pos, RuleError
@@ -182,6 +182,35 @@ class _Build(Transformer):
     def supply(self, meta, items):
         return ("supply", int(items[0]))
 
+    def lifecycle_ref(self, meta, items):
+        return ("lifecycle", str(items[0]))
+
+    def pool_ref(self, meta, items):
+        return ("pool", str(items[0]))
+
+    def copies(self, meta, items):
+        return ("copies", int(items[0]))
+
+    def glyph(self, meta, items):
+        return ("glyph", str(items[0])[1:-1])
+
+    def pool_on(self, meta, items):
+        return ("on", str(items[0]))
+
+    def trigger(self, meta, items):
+        return ("trigger", (str(items[0]), items[1]))
+
+    def event(self, meta, items):
+        return str(items[0])
+
+    def removed_kind(self, meta, items):
+        return str(items[0])
+
+    def setting(self, meta, items):
+        when = items[2] if len(items) > 2 else None
+        node = ast.Setting(str(items[0]), str(items[1]), when, value_pos=self._pos(items[1]), pos=self._pos(items[0]))
+        return ("setting", node)
+
     def action_prop(self, meta, items):
         return ("action", items[0])
 
@@ -238,12 +267,38 @@ class _Build(Transformer):
             self._one(props, "supply"),
             self._one(props, "action"),
             texts,
+            self._one(props, "lifecycle"),
+            self._one(props, "pool"),
+            self._one(props, "copies"),
+            tuple(s[0] for s in props.get("setting", [])),
             pos=self._pos(items[0]),
         )
 
+    def piece(self, meta, items):
+        name, title, props, texts = self._props(items)
+        settings = tuple(s[0] for s in props.get("setting", []))
+        return ast.Piece(
+            name, title, self._one(props, "supply"), settings, self._one(props, "glyph"), texts, pos=self._pos(items[0])
+        )
+
+    def pool(self, meta, items):
+        name, title, props, texts = self._props(items)
+        return ast.Pool(
+            name, title, self._one(props, "on"), texts, self._one(props, "lifecycle"), pos=self._pos(items[0])
+        )
+
+    def removal(self, meta, items):
+        return ast.Removal(str(items[0]), str(items[1]), pos=self._pos(items[1]))
+
+    def lifecycle(self, meta, items):
+        name, title, props, texts = self._props(items)
+        settings = tuple(s[0] for s in props.get("setting", []))
+        return ast.Lifecycle(name, title, settings, texts, pos=self._pos(items[0]))
+
     def card(self, meta, items, always=False):
         name, title, props, texts = self._props(items)
-        return ast.Card(name, title, self._one(props, "score"), always, texts, pos=self._pos(items[0]))
+        triggers = tuple(t[0] for t in props.get("trigger", []))
+        return ast.Card(name, title, self._one(props, "score"), always, texts, triggers, pos=self._pos(items[0]))
 
     def scoring(self, meta, items):
         return self.card(meta, items, always=True)
@@ -260,7 +315,9 @@ class _Build(Transformer):
         return ast.Define(str(items[0]), items[1], pos=self._pos(items[0]))
 
     def turn(self, meta, items):
-        return ast.Turn(tuple(items), pos=self._pos(meta))
+        settings = tuple(i[1] for i in items if isinstance(i, tuple))
+        actions = tuple(i for i in items if not isinstance(i, tuple))
+        return ast.Turn(actions, settings, pos=self._pos(meta))
 
     def mandatory(self, meta, items):
         return items[0]
@@ -272,17 +329,45 @@ class _Build(Transformer):
     def modifier(self, meta, items):
         return str(items[0])
 
+    def exactly(self, meta, items):
+        return ("amount", int(items[0]), False)
+
+    def up_to(self, meta, items):
+        return ("amount", int(items[0]), True)
+
+    @staticmethod
+    def _amount(items) -> tuple[int, bool, list]:
+        if items and isinstance(items[0], tuple) and items[0][0] == "amount":
+            return items[0][1], items[0][2], list(items[1:])
+        return 1, False, list(items)
+
     def build(self, meta, items):
-        count = 1
-        if isinstance(items[0], Token) and items[0].type == "INT":
-            count, items = int(items[0]), items[1:]
-        return ast.Action("build", items[0], count=count, modifiers=tuple(items[1:]), pos=self._pos(meta))
+        count, up_to, items = self._amount(items)
+        mods = tuple(items[1:])
+        return ast.Action("build", items[0], count=count, modifiers=mods, up_to=up_to, pos=self._pos(meta))
+
+    def place(self, meta, items):
+        count, up_to, items = self._amount(items)
+        piece, target, mods = str(items[0]), items[1], tuple(items[2:])
+        return ast.Action("place", target, count=count, modifiers=mods, up_to=up_to, piece=piece, pos=self._pos(meta))
 
     def move(self, meta, items):
+        count, up_to, items = self._amount(items)
         exprs = [i for i in items if not isinstance(i, str)]
         mods = tuple(i for i in items if isinstance(i, str))
         source = exprs[0] if len(exprs) == 2 else None
-        return ast.Action("move", exprs[-1], source=source, modifiers=mods, pos=self._pos(meta))
+        return ast.Action(
+            "move", exprs[-1], count=count, source=source, modifiers=mods, up_to=up_to, pos=self._pos(meta)
+        )
+
+    def remove_action(self, meta, items):
+        return ast.Action("remove", items[0], modifiers=tuple(items[1:]), pos=self._pos(meta))
+
+    def gold(self, meta, items):
+        return ast.Action("gold", None, count=int(items[0]), pos=self._pos(meta))
+
+    def ignore(self, meta, items):
+        return ast.Action("ignore", None, modifiers=(str(items[0]),), pos=self._pos(meta))
 
     # --- expressions
     def or_(self, meta, items):
@@ -352,6 +437,8 @@ def walk(node: object):
             stack.extend([n.left, n.right])
         elif isinstance(n, ast.Action):
             stack.extend([n.target, n.source])
+        elif isinstance(n, ast.Setting):
+            stack.append(n.when)
 
 
 __all__ = ["parse", "walk", "Tree"]

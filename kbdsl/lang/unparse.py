@@ -11,11 +11,19 @@ def unparse(node, parent: int = 0) -> str:
     """Rule-language text of an expression or action, parenthesised only where needed."""
     if isinstance(node, ast.Action):
         mods = "".join(f" {m}" for m in node.modifiers)
+        count = f" up-to {node.count}" if node.up_to else f" {node.count}" if node.count != 1 else ""
         if node.kind == "build":
-            count = f" {node.count}" if node.count != 1 else ""
             return f"build{count} on {unparse(node.target)}{mods}"
+        if node.kind == "place":
+            return f"place{count} {node.piece} on {unparse(node.target)}{mods}"
+        if node.kind == "remove":
+            return f"remove from {unparse(node.target)}{mods}"
+        if node.kind == "gold":
+            return f"gold {node.count}"
+        if node.kind == "ignore":
+            return f"ignore {node.modifiers[0]}"
         source = f" from {unparse(node.source)}" if node.source is not None else ""
-        return f"move{source} to {unparse(node.target)}{mods}"
+        return f"move{count}{source} to {unparse(node.target)}{mods}"
     if isinstance(node, ast.Num):
         return str(node.value)
     if isinstance(node, ast.Ref):

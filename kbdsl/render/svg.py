@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from html import escape
 
-from kbdsl.state import SETTLEMENT, State
+from kbdsl.game import State
 
 if TYPE_CHECKING:
     from kbdsl.game import Game
@@ -139,7 +139,7 @@ def board(
             f'<circle class="legal-mark" data-hex="{h}" cx="{x:.1f}" cy="{y + R * 0.1:.1f}" r="{R * 0.22:.1f}"/>'
         )
     for hex_name, kind, owner in pieces:
-        out.append(_piece(hex_name, kind, owner, centre[hex_name]))
+        out.append(_piece(hex_name, kind, owner, centre[hex_name], kind == rules.piece_kind))
     for h in sorted(lasts):
         x, y = centre[h]
         out.append(f'<polygon class="last-mark" data-hex="{h}" points="{_points(x, y, R * 0.8)}"/>')
@@ -234,10 +234,11 @@ def _cell(
     return "".join(parts)
 
 
-def _piece(hex_name: str, kind: str, owner: int | None, at: tuple[float, float]) -> str:
-    """One piece: its kind's outline in its owner's colour, with the seat number on it."""
+def _piece(hex_name: str, kind: str, owner: int | None, at: tuple[float, float], built: bool) -> str:
+    """One piece: its kind's outline in its owner's colour, with the seat number on it (`built`: the
+    kind the mandatory action builds, drawn as a house)."""
     x, y = at[0], at[1] + R * 0.25
-    shape = SHAPES[0] if kind == SETTLEMENT else SHAPES[1 + zlib.crc32(kind.encode()) % (len(SHAPES) - 1)]
+    shape = SHAPES[0] if built else SHAPES[1 + zlib.crc32(kind.encode()) % (len(SHAPES) - 1)]
     s = R * 0.42
     pts = " ".join(f"{x + s * dx:.1f},{y + s * dy:.1f}" for dx, dy in shape)
     colour = NEUTRAL_COLOR if owner is None else PLAYER_COLORS[owner % len(PLAYER_COLORS)]

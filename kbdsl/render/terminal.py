@@ -117,6 +117,7 @@ def _cell(
     marks: tuple[Collection[str], Collection[str], Collection[str]],
     color: bool,
     grid: Grid,
+    neutral: dict[str, str],
 ) -> str:
     """The visible characters of one hex (2, and a third for the last turn's mark), then padding."""
     rules = state.game.rules
@@ -139,7 +140,9 @@ def _cell(
                 + tail
                 + pad
             )
-        text = letter + " "
+        if name in neutral:  # a piece owned by nobody: its glyph after the terrain letter
+            return paint(letter, code, color) + paint(neutral[name], LOCATION_COLOR, color) + tail + pad
+        text = letter + ("1" if name in data["dealt"] else " ")  # a pool hex shows whether its tile lies there
     if name in highlight:
         text, code = text[0] + "*", TARGET_COLOR
     elif name in sources:
@@ -170,6 +173,7 @@ def render_board(
     g = state.game.board.graph
     marks = (set(highlight), set(sources), set(last))
     owner = {h: p for p, hexes in enumerate(data["settlements"]) for h in hexes}
+    neutral = {x["hex"]: glyph(state.game.rules, x["kind"]) for x in data["pieces"] if x["owner"] is None}
     out: list[str] = []
     for board, primary, names in board_groups(state):
         cells = {(g.nodes[n]["row"], g.nodes[n]["col"]): n for n in names}
@@ -183,9 +187,19 @@ def render_board(
             line = f"{r:>{grid.label - 1}} " + (" " * grid.shift if r % 2 else "")
             for c in cols:
                 n = cells.get((r, c))
-                line += " " * grid.cell if n is None else _cell(state, data, n, g.nodes[n], owner, marks, color, grid)
+                line += (
+                    " " * grid.cell
+                    if n is None
+                    else _cell(state, data, n, g.nodes[n], owner, marks, color, grid, neutral)
+                )
             out.append(line.rstrip())
     return "\n".join(out)
+
+
+def glyph(rules: RuleSet, kind: str) -> str:
+    """The one character a piece kind is drawn with: its declared glyph, else its initial."""
+    declared = rules.pieces[kind].glyph if kind in rules.pieces else None
+    return (declared or kind)[:1]
 
 
 # -- status ----------------------------------------------------------------------------
@@ -230,11 +244,18 @@ def render_status(
     cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
     deck = f"Deck: {data['deck']} left, {len(data['discard'])} discarded"
     lines = [fit(head, width), fit([f"Cards: {cards or '-'}", deck], width, "   ")]
+    if data["stock"]:
+        stock = [f"{rules.pieces[k].title} ({glyph(rules, k)}) {n} left" for k, n in data["stock"].items()]
+        lines.append(fit(["Shared supply: " + stock[0], *stock[1:]], width, ", "))
+    if data["dealt"]:
+        lying = [f"{h} {rules.tiles[k].title}" for h, k in data["dealt"].items()]
+        lines.append(fit(["Tiles lying face up: " + lying[0], *lying[1:]], width, ", "))
     name_width = max((len(s) for s in seats), default=0)
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
         who = f"{seat_label(p, color)} {kind:<{name_width}}" if name_width else seat_label(p, color)
-        start = f" {pointer} {who}  supply {data['supply'][p]:>3}  tiles:"
+        won = f"  gold so far {sum(data['gold'][p].values()):>2}" if data["gold"][p] else ""
+        start = f" {pointer} {who}  supply {data['supply'][p]:>3}{won}  tiles:"
         tiles = _tiles_text(rules, data["tiles"][p]).split(", ")
         lines.append(fit([start + " " + tiles[0], *tiles[1:]], width, ", ", indent=len(_plain(start)) + 1))
     return "\n".join(lines)
@@ -273,8 +294,10 @@ def render_legend(rules: RuleSet, color: bool = False, width: int = 80) -> str:
         for letter, _, code in items:  # colour each letter once wrapping is done on plain text
             text = text.replace(f"{letter}\0", paint(letter, code, color) + " ", 1)
         lines.append(f"{head} {text.replace(chr(160), ' ')}")
+    neutral = "".join(f", {glyph(rules, k)} a {rules.pieces[k].title}" for k in rules.neutral)
+    pools = "".join(f", 1 a {p.title} tile lying there" for p in rules.pools.values())
     lines.append(
-        "Marks after a letter: 0-9 a settlement of that seat, * a legal target,"
+        f"Marks after a letter: 0-9 a settlement of that seat{neutral}{pools}, * a legal target,"
         f"\n  + a settlement that may move, {LAST_MARK} a hex of the last turn's moves"
     )
     return "\n".join(lines)

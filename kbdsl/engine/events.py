@@ -10,16 +10,20 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from kbdsl.bitset import bit_list
+
 if TYPE_CHECKING:
-    from kbdsl.state import State
+    from kbdsl.engine.turn import Turn
 
 Event = dict[str, Any]
 
 
-def snapshot(state: State) -> tuple:
+def snapshot(state: Turn) -> tuple:
     """The facts events are computed from (cheap to take, compared by `changes`)."""
     return (
         list(state.own),
+        dict(state.neutral),
+        [dict(x) for x in state.gold],
         [Counter((x.kind, x.at) for x in ts) for ts in state.tiles],
         len(state.removed),
         state.reshuffles,
@@ -30,9 +34,9 @@ def snapshot(state: State) -> tuple:
     )
 
 
-def changes(before: tuple, state: State) -> list[Event]:
+def changes(before: tuple, state: Turn) -> list[Event]:
     """Events between `before` (a snapshot) and the state as it is now, in the order they happen."""
-    own, tiles, removed, reshuffles, ending, over, current, turn = before
+    own, neutral, gold, tiles, removed, reshuffles, ending, over, current, turn = before
     ids = state.game.tables.ids
     out: list[Event] = []
     for p, (old, new) in enumerate(zip(own, state.own, strict=True)):
@@ -41,6 +45,15 @@ def changes(before: tuple, state: State) -> list[Event]:
             out.append({"event": "moved", "player": p, "from": ids[_index(gone)], "to": ids[_index(came)]})
         elif came:
             out.append({"event": "built", "player": p, "hex": ids[_index(came)]})
+        elif gone:
+            out.append({"event": "removed", "player": p, "hex": ids[_index(gone)]})
+    for kind, m in state.neutral.items():
+        for i in bit_list(m & ~neutral.get(kind, 0)):
+            out.append({"event": "placed", "piece": kind, "hex": ids[i]})
+    for p, (old, new) in enumerate(zip(gold, state.gold, strict=True)):
+        for source, amount in new.items():
+            if amount != old.get(source, 0):
+                out.append({"event": "gold", "player": p, "source": source, "gold": amount - old.get(source, 0)})
     for p, (old, ts) in enumerate(zip(tiles, state.tiles, strict=True)):
         now = Counter((x.kind, x.at) for x in ts)
         for kind, at in (now - old).elements():

@@ -1,0 +1,15 @@
+"""The turn engine, one module per concern, each importing only the ones listed before it.
+
+- `setup`: `Setup` and `BaseGame`, the fixed part of a game (rules, board, tables, action codes);
+- `pieces`: who stands where (occupancy bitsets per player) and the supplies;
+- `zones`: the terrain cards: deck, hands, discard pile, cards out of the game;
+- `gold`: gold won during play, per player and source;
+- `tiles`: location tiles held by players, how they are gained, used and lost;
+- `targets`: the hexes an action may choose (evaluation contexts, lifted moves);
+- `turn`: the turn flow: legal moves as action codes and applying them (the hot path);
+- `explain` and `events`: why a move is refused, what a played move changed;
+- `state`: `State`, the checked, atomic, serialisable moment of play built on all of them.
+
+The layers are base classes of `State` rather than objects it holds, so the hot path reads
+plain attributes of one object (python-chess layers `BaseBoard` under `Board` the same way).
+"""

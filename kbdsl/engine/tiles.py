@@ -1,0 +1,162 @@
+"""Location tiles: how a player gains them (RULINGS 10), uses them (9) and loses them (11).
+
+What differs between tiles is their lifecycle (rule data, resolved into sets of tile kinds by
+`BaseGame`): whether a tile is kept while its hex is touched, when a loss is checked, where a
+lost tile goes, how often it is used and from when.
+"""
+
+from __future__ import annotations
+
+from kbdsl.bitset import bit_list
+from kbdsl.engine.pieces import Pieces
+from kbdsl.moves import DISCARDS
+
+
+class Tile:
+    """A location tile held by a player: its kind, the hex it came from, its turn status."""
+
+    __slots__ = ("kind", "at", "used", "new")
+
+    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False):
+        self.kind, self.at, self.used, self.new = kind, at, used, new
+
+    @property
+    def status(self) -> str:
+        return "used" if self.used else "new" if self.new else "unused"
+
+    def copy(self) -> Tile:
+        return Tile(self.kind, self.at, self.used, self.new)
+
+
+class Holdings(Pieces):
+    """The tiles players hold, the hexes they took them from, and the tiles left on the hexes.
+
+    A location hex holds `supply` tiles of its own kind; a pool hex holds the one tile dealt
+    onto it at setup (`dealt`), face up."""
+
+    tiles: list[list[Tile]]
+    taken: list[int]
+    loc_supply: dict[int, int]  # tiles left on each location or pool hex
+    dealt: dict[int, str]  # pool hex -> the tile lying on it
+
+    def _init_tiles(self, players: int) -> None:
+        g = self.game
+        t, rules = g.tables, g.rules
+        self.tiles = [[] for _ in range(players)]
+        self.taken = [0] * players
+        self.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
+        self.dealt = g.deal()
+        for i in self.dealt:
+            self.loc_supply[i] = 1
+
+    def _copy_tiles(self, s: Holdings) -> None:
+        s.tiles = [[x.copy() for x in ts] for ts in self.tiles]
+        s.taken, s.loc_supply, s.dealt = list(self.taken), dict(self.loc_supply), dict(self.dealt)
+
+    def tile_on(self, i: int) -> str | None:
+        """The kind of tile hex i gives: its location's, or the one dealt onto it."""
+        return self.game.tables.location_of[i] or self.dealt.get(i)
+
+    def usable_tiles(self, p: int) -> list[str]:
+        """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
+        seen = []
+        for tile in self.tiles[p]:
+            if not tile.used and not tile.new and tile.kind not in seen:
+                seen.append(tile.kind)
+        return seen
+
+    def mark_used(self, p: int, name: str) -> None:
+        for tile in self.tiles[p]:
+            if tile.kind == name and not tile.used and not tile.new:
+                if name in self.game.single_use:
+                    self.tiles[p].remove(tile)
+                else:
+                    tile.used = True
+                return
+
+    def refresh_tiles(self, p: int) -> None:
+        """The end of p's turn: tiles kept until then expire, the others are usable again next turn."""
+        g = self.game
+        if g.lose_later:
+            self.lose(p, None, g.lose_later)
+        if g.expiring:
+            for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
+                self._discard(p, tile)
+        for tile in self.tiles[p]:
+            tile.used = tile.new = False
+
+    def gains(self, p: int, i: int) -> list[int]:
+        """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
+        one with a tile left that p never took from)."""
+        g = self.game
+        near = g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]
+        if not near:  # most hexes touch no tile hex
+            return []
+        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
+
+    def gain(self, p: int, i: int) -> None:
+        g = self.game
+        location_of = g.tables.location_of
+        for loc in self.gains(p, i):
+            self.loc_supply[loc] -= 1
+            self.taken[p] |= 1 << loc
+            kind = location_of[loc] or self.dealt.pop(loc)
+            self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
+
+    def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
+        """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
+        nbr_mask = self.game.tables.nbr_mask
+        own = self.own[p] if own is None else own
+        return [x for x in self.tiles[p] if x.kind in kinds and not nbr_mask[x.at] & own]
+
+    def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
+        """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
+        for tile in self.lost(p, kinds):
+            twin = next(
+                (
+                    x
+                    for x in self.tiles[p]
+                    if x.kind == tile.kind and x is not tile and x.status == discard and x.status != tile.status
+                ),
+                None,
+            )
+            if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
+                twin.used, twin.new = tile.used, tile.new
+            self._discard(p, tile)
+
+    def _discard(self, p: int, tile: Tile) -> None:
+        """p gives up a tile: it leaves the game, or goes back onto its hex if its lifecycle says so."""
+        self.tiles[p].remove(tile)
+        if tile.kind in self.game.returning:
+            self.loc_supply[tile.at] += 1
+            if not self.game.tables.location_of[tile.at]:
+                self.dealt[tile.at] = tile.kind
+
+    def sole_touchers(self, p: int) -> int:
+        """Pieces of p that alone touch the hex of one of p's tiles lost at once (moving one may lose it)."""
+        now = self.game.lose_now
+        if not now:
+            return 0
+        nbr_mask, own, out = self.game.tables.nbr_mask, self.own[p], 0
+        for x in self.tiles[p]:
+            if x.kind in now:
+                touching = nbr_mask[x.at] & own
+                if touching & (touching - 1) == 0:
+                    out |= touching
+        return out
+
+    def discard_choices(self, p: int, frm: int, to: int) -> list[int]:
+        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
+        (RULINGS 10), a tile of the same kind with another status (RULINGS 11)."""
+        g = self.game
+        held = [(x.kind, x.status, x) for x in self.tiles[p]]
+        for loc in self.gains(p, to):
+            kind = self.tile_on(loc)
+            held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
+        out = []
+        for tile in self.lost(p, g.lose_now, (self.own[p] ^ (1 << frm)) | (1 << to)):
+            for kind, status, x in held:
+                d = DISCARDS.index(status)
+                if x is not tile and kind == tile.kind and status != tile.status and d not in out:
+                    out.append(d)
+        return out

@@ -1,0 +1,324 @@
+"""The turn flow (RULINGS 6-12, 28): legal moves as action codes, and applying them.
+
+`legal_actions` and `apply_action` are the hot path of bots and simulations: bitsets over the
+compiled tables, no checks beyond what the move generator already guarantees.
+"""
+
+from __future__ import annotations
+
+from kbdsl.bitset import bit_list
+from kbdsl.engine.gold import Gold
+from kbdsl.engine.targets import Targets
+from kbdsl.engine.tiles import Holdings
+from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
+from kbdsl.scoring import score, totals
+
+
+class Turn(Holdings, Targets, Gold):
+    """Whose turn it is, how far it has got, and the rules that move it on."""
+
+    current: int
+    start_player: int
+    turn: int
+    ending: bool  # the end of the game is triggered (RULINGS 28): latched
+    over: bool
+    idle: int  # turns in a row in which nobody placed a settlement
+    mand_left: int  # settlements of the mandatory action still due this turn
+    built: int  # settlements of the mandatory action built this turn
+    mand_built: int  # the hexes they were built on
+    pending: int  # the kind of a tile action of several steps, while unfinished
+    pending_left: int  # steps still due (or allowed, for an `up-to` action)
+    pending_up_to: bool  # the player may stop: any other move ends the action
+    hit: int  # players a per-opponent action has taken a piece from
+    turn_supply: int  # the player's supply when the turn started
+    log: list[int]
+
+    def _copy_turn(self, s: Turn) -> None:
+        s.current, s.start_player, s.turn, s.ending, s.over = (
+            self.current,
+            self.start_player,
+            self.turn,
+            self.ending,
+            self.over,
+        )
+        s.mand_left, s.built, s.mand_built, s.log = self.mand_left, self.built, self.mand_built, list(self.log)
+        s.pending, s.pending_left, s.pending_up_to, s.hit = (
+            self.pending,
+            self.pending_left,
+            self.pending_up_to,
+            self.hit,
+        )
+        s.idle, s.turn_supply, s.waived = self.idle, self.turn_supply, self.waived
+
+    # -- queries ---------------------------------------------------------------
+    @property
+    def card(self) -> str | None:
+        """The terrain card the player to move has played this turn (None if the deck ran dry)."""
+        return self.hand[self.current]
+
+    def scores(self) -> list[dict[str, int]]:
+        """Per player, gold per card, always-on scoring and source of gold won during play, plus 'total'."""
+        g = self.game
+        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ)
+        for sheet, won in zip(sheets, self.gold, strict=True):
+            for source, amount in won.items():
+                sheet[source] = sheet.get(source, 0) + amount
+        for sheet, total in zip(sheets, totals(sheets), strict=True):
+            sheet["total"] = total
+        return sheets
+
+    def winners(self) -> list[int]:
+        """Seats with the most gold (a tie is a shared victory)."""
+        tot = [s["total"] for s in self.scores()]
+        best = max(tot)
+        return [p for p, v in enumerate(tot) if v == best]
+
+    def mandatory_open(self) -> bool:
+        """Whether settlements of the mandatory action are still due this turn."""
+        return self.mand_left > 0
+
+    def tiles_allowed(self) -> bool:
+        """Tiles are used before or after the mandatory action, never between its builds."""
+        return not (self.built and self.mand_left > 0)
+
+    # -- legal moves -------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        """Every legal move as an action code (see BaseGame.decode)."""
+        if self.over:
+            return []
+        g, p = self.game, self.current
+        out: list[int] = []
+        self._risky = -1  # pieces whose move may lose a tile (sole_touchers), found when needed
+        if self.pending_left:  # a tile action of several steps goes on
+            self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
+            if not self.pending_up_to:  # ... and is finished first
+                if g.any_time:
+                    self._any_time(out)
+                return out
+        if self.mandatory_open():
+            base = g.encode(BUILD)
+            out.extend(base + i for i in bit_list(self.build_targets(g.mandatory, p)))
+            if self.built:
+                if g.any_time:
+                    self._any_time(out)
+                return out
+        actions = g.rules.actions
+        for name in self.usable_tiles(p):
+            action = actions[name]
+            if action.kind == "build":  # the commonest case, inline
+                if self.supply[p] > 0:
+                    base = g.encode(g.kind_index[name])
+                    out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+            else:
+                self._steps(name, action, out)
+        if not self.mandatory_open():
+            out.append(g.encode(END_TURN))
+        return out
+
+    _risky: int = -1
+
+    def _any_time(self, out: list[int]) -> None:
+        """Tiles usable between builds (window: any-time)."""
+        for name in self.usable_tiles(self.current):
+            if name in self.game.any_time:
+                self._steps(name, self.game.rules.actions[name], out)
+
+    def _steps(self, name: str, action, out: list[int]) -> None:
+        """The codes of one step of a tile's action."""
+        g, p = self.game, self.current
+        kind = g.kind_index[name]
+        what = action.kind
+        if what == "build":
+            if self.supply[p] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+        elif what == "move":
+            if self._risky < 0:
+                self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
+            risky = self._risky
+            for s, targets in self.move_targets(action, p):
+                base = g.encode(kind, 0, s)
+                if not (risky >> s) & 1:
+                    out.extend(base + i for i in bit_list(targets))
+                    continue
+                for i in bit_list(targets):
+                    out.append(base + i)
+                    for d in self.discard_choices(p, s, i):
+                        out.append(g.encode(kind, i, s, d))
+        elif what == "place":
+            if self.stock[action.piece] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+        elif what == "remove":
+            base = g.encode(kind)
+            hit = self.hit if self.pending_left and g.kinds[self.pending] == name else 0
+            out.extend(base + i for i in bit_list(self.remove_targets(action, p, hit)))
+        else:  # gold, ignore: no choice
+            out.append(g.encode(kind))
+
+    def loses_status(self, move: Move, status: str) -> bool:
+        """Whether `move` (a tile move) loses a tile of this status on its own."""
+        g, p = self.game, self.current
+        if move.frm is None:
+            return False
+        t = g.tables
+        own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << t.index[g.board.hex(move.to)])
+        return any(x.status == status for x in self.lost(p, g.lose_now, own))
+
+    # -- applying ----------------------------------------------------------------
+    def apply_action(self, code: int) -> None:
+        """Apply a code from legal_actions() (trusted: no legality check)."""
+        g = self.game
+        kind, disc, frm, to = g.split(code)
+        p = self.current
+        self.log.append(code)
+        if self.pending_left and self.pending_up_to and kind != self.pending:
+            self._end_pending()  # another move ends an action one may stop
+        if kind == END_TURN:
+            self._end_turn()
+            return
+        if kind == BUILD:
+            self.built += 1
+            self.mand_left -= 1
+            self.mand_built |= 1 << to
+            self._build(p, to)
+            if not self.mand_left and g.on_mandatory:
+                self._pay(p, g.on_mandatory, self.mand_built)
+        else:
+            name = g.kinds[kind]
+            action = g.rules.actions[name]
+            if self.pending_left and kind == self.pending:
+                self.pending_left -= 1
+                if not self.pending_left:
+                    self._end_pending()
+            else:
+                self.mark_used(p, name)
+                if action.steps:  # per-opponent: one piece of each other player who has one
+                    left = self.players - 2 if action.per_opponent else action.count - 1
+                    if left > 0:
+                        self.pending, self.pending_up_to, self.pending_left = kind, action.up_to, left
+            if action.kind == "build":
+                self._build(p, to)
+            elif action.kind == "move":
+                self._move(p, frm, to, DISCARDS[disc])
+            else:
+                self._do(p, name, action, frm, to, DISCARDS[disc])
+        self._settle()
+
+    def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
+        what = action.kind
+        if what == "build":
+            self._build(p, to)
+        elif what == "move":
+            self._move(p, frm, to, discard)
+        elif what == "place":
+            self.place_neutral(action.piece, to)
+        elif what == "remove":
+            q = self.owner(to)
+            self.take_back(q, to)
+            if not self.game.end_latched:
+                self.ending = min(self.supply) == 0
+            if self.pending_left:
+                self.hit |= 1 << q
+            if self.game.lose_now:
+                self.lose(q, None, self.game.lose_now)  # the owner's tiles by that hex may go
+        elif what == "gold":
+            self.pay(p, name, action.count)
+        else:  # ignore adjacent-if-possible: for the next settlement built
+            self.waived = True
+
+    def _build(self, p: int, i: int) -> None:
+        g = self.game
+        self.place_piece(p, i)
+        self.waived = False
+        if self.supply[p] == 0:
+            self.ending = True  # RULINGS 28: latched; nothing cancels it
+        if g.on_gain:
+            self._landed(p, i)
+        else:
+            self.gain(p, i)
+        if g.on_build:
+            self._pay(p, g.on_build, 1 << i)
+
+    def _pay(self, p: int, triggers, built: int) -> None:
+        """Gold of the cards whose trigger fired, for the hexes just built."""
+        c = self.ctx(p)
+        for card, fn in triggers:
+            c.built = built
+            self.pay(p, card, fn(c))
+
+    def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
+        if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
+            return
+        self.move_piece(p, frm, to)
+        self._landed(p, to)
+        if self.game.lose_now:
+            self.lose(p, discard, self.game.lose_now)
+
+    def _landed(self, p: int, i: int) -> None:
+        """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
+        on_gain = self.game.on_gain
+        if not on_gain:
+            self.gain(p, i)
+            return
+        held = len(self.tiles[p])
+        self.gain(p, i)
+        if len(self.tiles[p]) > held:
+            for tile in self.tiles[p][held:]:
+                if tile.kind in on_gain:
+                    self.tiles[p].remove(tile)
+                    action = self.game.rules.actions[tile.kind]
+                    self._do(p, tile.kind, action, 0, 0, None)
+
+    def _settle(self) -> None:
+        """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
+
+        Also ends a tile action of several steps when nothing more can be done with it."""
+        g, p = self.game, self.current
+        if self.pending_left:
+            codes: list[int] = []
+            self._risky = -1
+            name = g.kinds[self.pending]
+            self._steps(name, g.rules.actions[name], codes)
+            if not codes:
+                self._end_pending()
+        if self.mand_left <= 0 or g.mandatory is None:
+            return
+        if self.supply[p] == 0:
+            self.mand_left = 0
+            return
+        while not self.has_targets(g.mandatory, p):
+            if not g.uses_card.get("build") or self.hand[p] is None:
+                self.mand_left = 0
+                return
+            self.replace_card(p)
+            if self.hand[p] is None:
+                self.mand_left = 0
+                return
+
+    def _end_pending(self) -> None:
+        self.pending = self.pending_left = self.hit = 0
+        self.pending_up_to = False
+
+    def _end_turn(self) -> None:
+        p = self.current
+        self.refresh_tiles(p)
+        self.discard_and_draw(p)
+        self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
+        if self.idle >= self.players:
+            self.over = True  # a whole round without a new settlement: nobody can build any more
+            return
+        if self.ending and (p + 1) % self.players == self.start_player:
+            self.over = True
+            return
+        self.current = (p + 1) % self.players
+        self.turn += 1
+        self._new_turn()
+
+    def _new_turn(self) -> None:
+        self.turn_supply = self.supply[self.current]
+        self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
+        self.built = self.mand_built = 0
+        self._end_pending()
+        self.waived = False
+        self._settle()

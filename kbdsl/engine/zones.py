@@ -1,0 +1,61 @@
+"""Terrain cards: the deck, each player's hand, the discard pile, and cards out of the game.
+
+The deck is shuffled by its own streams of the game's seed (kbdsl.seeds, one per reshuffle),
+never by global state, so the same seed always deals the same cards.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kbdsl.seeds import stream
+
+if TYPE_CHECKING:
+    from kbdsl.engine.setup import BaseGame
+
+
+class Cards:
+    """Where the terrain cards are."""
+
+    game: BaseGame
+    deck: list[str]
+    discard: list[str]
+    removed: list[str]
+    reshuffles: int
+    hand: list[str | None]
+
+    def _init_cards(self, players: int) -> None:
+        deck = [terrain for terrain, count in self.game.rules.deck.items() for _ in range(count)]
+        stream(self.game.setup.seed, "deck:0").shuffle(deck)
+        self.deck, self.discard, self.removed, self.reshuffles = deck, [], [], 0
+        self.hand = [None] * players
+        for p in range(players):
+            self.hand[p] = self.draw()
+
+    def _copy_cards(self, s: Cards) -> None:
+        s.deck, s.discard, s.removed, s.reshuffles = (
+            list(self.deck),
+            list(self.discard),
+            list(self.removed),
+            self.reshuffles,
+        )
+        s.hand = list(self.hand)
+
+    def draw(self) -> str | None:
+        """The top card of the deck (the discard pile is reshuffled into an empty deck; None if both are empty)."""
+        if not self.deck and self.discard:
+            self.reshuffles += 1
+            self.deck, self.discard = self.discard, []
+            stream(self.game.setup.seed, f"deck:{self.reshuffles}").shuffle(self.deck)
+        return self.deck.pop() if self.deck else None
+
+    def replace_card(self, p: int) -> None:
+        """RULINGS 8: p's card leaves the game and p draws another."""
+        self.removed.append(self.hand[p])
+        self.hand[p] = self.draw()
+
+    def discard_and_draw(self, p: int) -> None:
+        """The end of p's turn: the played card goes to the discard pile, a new one is drawn."""
+        if self.hand[p] is not None:
+            self.discard.append(self.hand[p])
+        self.hand[p] = self.draw()
