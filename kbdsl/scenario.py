@@ -110,6 +110,9 @@ class Runner:
             tiles=spec.get("tiles"),
             location_supply=spec.get("location_supply"),
             ending=spec.get("ending", False),
+            kinds=spec.get("kinds"),
+            spare=spec.get("spare"),
+            deck=spec.get("deck"),
         )
         for i, m in enumerate(d.get("moves", [])):
             try:
@@ -162,7 +165,7 @@ class _Checks:
     def check_targets(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             action, frm = item["action"], item.get("from")
-            if action != "build" and action not in self.game_state.game.rules.tiles:
+            if action != "build" and action not in self.game_state.game.rules.actions:
                 self.fail(f"unknown action {action!r}", "targets", i, "action")
                 continue
             got = self.game_state.targets(action, frm)
@@ -246,6 +249,20 @@ class _Checks:
                     "state",
                     key,
                 )
+            elif key in ("kinds", "settlements"):
+                hexes = lambda hs: sorted(map(s.game.board.hex, hs))  # noqa: E731
+                got = actual.get(key, {}) if key == "kinds" else actual[key]
+                if key == "kinds":
+                    got = {k: [sorted(x) for x in got.get(k, [])] for k in want}
+                    want = {k: [hexes(x) for x in v] for k, v in want.items()}
+                else:
+                    got, want = [sorted(x) for x in got], [hexes(x) for x in want]
+                self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
+            elif key in ("kind_supply", "spare", "discard", "drawn"):
+                got = actual.get(key)
+                if key == "kind_supply":
+                    got = {k: (got or {}).get(k) for k in want}
+                self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
             elif key == "location_supply":
                 for h, v in want.items():
                     name = s.game.board.hex(h)

@@ -28,12 +28,14 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
             f" with status {move.discard} [RULINGS 11]"
         )
+    tile_of = g.rules.action_tile
     if state.pending_left and g.split(code)[0] != state.pending:
-        title = g.rules.tiles[g.kinds[state.pending]].title
+        title = g.rules.tiles[tile_of[g.kinds[state.pending]]].title
         return f"the {title} action is not finished ({state.pending_left} settlement(s) still to build)"
     if state.pending_left:
         action = g.rules.actions[name]
-        return why_target(state, action, p, t.index[g.board.hex(move.to)], f"the {g.rules.tiles[name].title} action")
+        what = f"the {g.rules.tiles[tile_of[name]].title} action"
+        return why_target(state, action, p, t.index[g.board.hex(move.to)], what)
     if name == "end":
         return (
             f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
@@ -44,8 +46,8 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
         if not state.mandatory_open():
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, to, "the mandatory build")
-    title = g.rules.tiles[name].title
-    held = [x for x in state.tiles[p] if x.kind == name]
+    title = g.rules.tiles[tile_of[name]].title
+    held = [x for x in state.tiles[p] if x.kind == tile_of[name]]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
     if not state.tiles_allowed():
@@ -62,6 +64,8 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
         if state.supply[p] == 0:
             return "your supply is empty"
         return why_target(state, action, p, to, f"the {title} action")
+    if action.kind in ("place", "return") and action.piece in g.rules.kinds:
+        return why_kind(state, action, p, to, f"the {title} action")
     frm = t.index[g.board.hex(move.frm)]
     if not (state.own[p] >> frm) & 1:
         return f"{move.frm} does not hold one of your settlements"
@@ -87,6 +91,8 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
         occ ^= 1 << frm
     if (occ >> to) & 1:
         return f"{hexname} is already occupied [rulebook: Building Rules]"
+    if (state.blocked_without(p, frm) if frm >= 0 else state.blocked) >> to & 1:
+        return f"{hexname} is next to a {_blocker(state, to, frm)}, which blocks the hexes around it"
     if not (action.target(state.ctx(p, own, occ, frm)) >> to) & 1:
         attrs = state.game.board.graph.nodes[hexname]
         rules = state.game.rules
@@ -99,6 +105,34 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
         f"{hexname} is not next to your settlements, but other hexes {what} allows are"
         " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]"
     )
+
+
+def why_kind(state: Turn, action: CompiledAction, p: int, to: int, what: str) -> str:
+    """Why a piece of a player-owned kind may not be placed on, or taken back from, hex `to`."""
+    g = state.game
+    piece = g.rules.pieces[action.piece].title.lower()
+    hexname = g.tables.ids[to]
+    if action.kind == "return":
+        return f"{hexname} holds no {piece} of yours that {what} may take back"
+    if not state.kind_supply[action.piece][p]:
+        return f"you have no {piece} left to place"
+    if action.piece in g.footprints and not state.cover(action.piece, to):
+        return f"a {piece} centred on {hexname} would not lie on the board"
+    cover = state.cover(action.piece, to)
+    for i in (i for i in range(g.tables.n) if (cover >> i) & 1):
+        if (state.occ >> i) & 1 or (state.blocked >> i) & 1 or not (action.target(state.ctx(p)) >> i) & 1:
+            return why_target(state, action, p, i, what)
+    return f"a {piece} on {hexname} would not be next to your pieces, but other hexes {what} allows are"
+
+
+def _blocker(state: Turn, to: int, frm: int) -> str:
+    """The title of a piece kind with an aura next to hex `to` (not the lifted piece on `frm`)."""
+    g = state.game
+    near = g.tables.nbr_mask[to] & ~((1 << frm) if frm >= 0 else 0)
+    for k in sorted(g.aura_kinds):
+        if any(m & near for m in state.kind_own[k]):
+            return g.rules.pieces[k].title.lower()
+    return "piece"
 
 
 def action_key(action: CompiledAction, game: BaseGame) -> str:

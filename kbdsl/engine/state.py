@@ -34,8 +34,10 @@ class State(Turn):
         s = cls(game)
         n = game.setup.players
         s._init_pieces(n)
+        s._init_kinds(n)
         s._init_tiles(n)
         s._init_cards(n)
+        s._init_hand(n)
         s._init_gold(n)
         s.current = s.start_player = 0
         s.turn = 1
@@ -48,8 +50,10 @@ class State(Turn):
     def clone(self) -> State:
         s = State(self.game)
         self._copy_pieces(s)
+        self._copy_kinds(s)
         self._copy_tiles(s)
         self._copy_cards(s)
+        self._copy_hand(s)
         self._copy_gold(s)
         self._copy_turn(s)
         return s
@@ -133,6 +137,7 @@ class State(Turn):
             "stock": dict(self.stock),
             "gold": [dict(sorted(x.items())) for x in self.gold],
             "hand": list(self.hand),
+            **self._kinds_json(),
             "tiles": [
                 [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
             ],
@@ -145,6 +150,21 @@ class State(Turn):
             "reshuffles": self.reshuffles,
             "log": [g.decode(c).to_json() for c in self.log],
         }
+
+    def _kinds_json(self) -> dict[str, Any]:
+        """Pieces of the other player-owned kinds (their hexes are among `settlements` too), the cards
+        in hand beside the played one, and the card a tile's action drew (only when a rule set has them)."""
+        names = self.game.tables.names
+        out: dict[str, Any] = {}
+        if self.kind_own:
+            out["kinds"] = {k: [names(m) for m in ms] for k, ms in self.kind_own.items()}
+            out["kind_supply"] = {k: list(v) for k, v in self.kind_supply.items()}
+        if self.game.hand_tiles:
+            out["spare"] = [list(x) for x in self.spare]
+            out["choosing"] = self.choosing
+        if self.drawn is not None:
+            out["drawn"] = self.drawn
+        return out
 
     def _pending_json(self) -> dict[str, Any] | None:
         if not self.pending_left:
@@ -160,6 +180,8 @@ class State(Turn):
         """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
         data = self.to_json()
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
+        if "spare" in data:  # the other cards in hand are as hidden as the played one
+            data["spare"] = [x if p == player else None for p, x in enumerate(data["spare"])]
         data["deck"] = len(self.deck)
         data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
         data["viewer"] = player
@@ -183,6 +205,9 @@ class State(Turn):
         neutral: Mapping[str, Sequence[str]] | None = None,
         gold: Sequence[Mapping[str, int]] | None = None,
         dealt: Mapping[str, str] | None = None,
+        kinds: Mapping[str, Sequence[Sequence[str]]] | None = None,
+        spare: Sequence[Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
     ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
@@ -190,6 +215,10 @@ class State(Turn):
         one tile per tile held from them unless `location_supply` says otherwise. `neutral` places
         pieces owned by nobody (kind -> hexes, taken from the shared stock), `gold` sets the gold
         won so far (per player, source -> gold), `dealt` chooses the tile lying on pool hexes.
+        `kinds` places pieces of the other player-owned kinds (kind -> per player, the hexes; a
+        piece covering several hexes by its centre), from each player's supply of the kind;
+        `spare` gives the cards in hand beside the played one (the player to move chooses);
+        `deck` puts these cards on top of the deck, the next one to be drawn first.
         """
         s = cls.start(game)
         n, t, board = s.players, game.tables, game.board
@@ -216,7 +245,25 @@ class State(Turn):
             s.stock[kind] -= placed[kind].bit_count()
             if s.stock[kind] < 0:
                 raise SetupError(f"more {kind} pieces than the stock of {game.rules.neutral[kind]}")
+        kind_own = {k: [0] * n for k in game.rules.kinds}
+        for kind, per_player in (kinds or {}).items():
+            if kind not in kind_own or len(per_player) > n:
+                raise SetupError(f"{kind!r} is not a kind of piece of the players ({', '.join(kind_own) or 'none'})")
+            for p, hexes in enumerate(per_player):
+                for h in hexes:
+                    cover = s.cover(kind, t.index[board.hex(h)])
+                    if not cover or occ & cover:
+                        raise SetupError(f"a {kind} on {h} does not fit: a hex it covers is taken or off the board")
+                    kind_own[kind][p] |= cover
+                    own[p] |= cover
+                    occ |= cover
+                    s.kind_supply[kind][p] -= 1
+                    if s.kind_supply[kind][p] < 0:
+                        raise SetupError(
+                            f"player {p} has more {kind} pieces than the supply of {game.rules.kinds[kind]}"
+                        )
         s._set_pieces(own, placed)
+        s._set_kinds(kind_own)
         for h, name in (dealt or {}).items():
             at = t.index[board.hex(h)]
             if at not in s.dealt or game.rules.tiles.get(name) is None or game.rules.tiles[name].pool is None:
@@ -251,6 +298,21 @@ class State(Turn):
         if not (0 <= current < n and 0 <= start < n):
             raise SetupError(f"current and start must be seats 0 to {n - 1}")
         s.current, s.start_player, s.ending = current, start, ending
+        if spare is not None:
+            if len(spare) != n or any(c not in game.rules.deck for x in spare for c in x):
+                raise SetupError(f"spare must give terrain cards of the deck for each of the {n} players")
+            for p, cards in enumerate(spare):
+                for c in cards:
+                    if c not in s.deck:
+                        raise SetupError(f"spare: the deck has no more {c!r} cards")
+                    del s.deck[len(s.deck) - 1 - s.deck[::-1].index(c)]
+                s.spare[p] = list(cards)
+        s.choosing = bool(s.spare[current])
+        for c in reversed(deck or ()):
+            if c not in s.deck:
+                raise SetupError(f"deck: the deck has no more {c!r} cards")
+            s.deck.remove(c)
+            s.deck.append(c)  # the deck is drawn from its end
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
         s.turn_supply = s.supply[current] + built
@@ -281,6 +343,13 @@ class State(Turn):
         idx = lambda h: t.index[game.board.hex(h)]  # noqa: E731
         neutral = {k: game.board.mask(data["neutral"].get(k, [])) for k in game.rules.neutral}
         s._set_pieces([game.board.mask(hs) for hs in data["settlements"]], neutral)
+        kinds = data.get("kinds", {})
+        s._set_kinds({k: [game.board.mask(hs) for hs in kinds[k]] for k in game.rules.kinds if k in kinds})
+        supply = data.get("kind_supply", {})
+        s.kind_supply = {k: list(supply.get(k, [v] * game.setup.players)) for k, v in game.rules.kinds.items()}
+        s.spare = [list(x) for x in data.get("spare", [[] for _ in range(game.setup.players)])]
+        s.choosing = bool(data.get("choosing", False))
+        s.drawn = data.get("drawn")
         s.stock = {k: data["stock"][k] for k in game.rules.neutral}
         s.gold = [dict(x) for x in data["gold"]]
         s.dealt = {idx(h): v for h, v in data["dealt"].items()}
@@ -315,6 +384,11 @@ class State(Turn):
             tuple(tuple(sorted(x.items())) for x in self.gold),
             tuple(sorted(self.dealt.items())),
             tuple(self.hand),
+            tuple(tuple(x) for x in self.spare),
+            self.choosing,
+            self.drawn,
+            tuple(sorted((k, tuple(v)) for k, v in self.kind_own.items())),
+            tuple(sorted((k, tuple(v)) for k, v in self.kind_supply.items())),
             tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
             tuple(self.taken),
             tuple(sorted(self.loc_supply.items())),
@@ -330,7 +404,7 @@ class State(Turn):
             self.mand_built,
             self.pending,
             self.pending_left,
-            self.pending_up_to,
+            self.pending_up_to and bool(self.pending_left),  # meaningless once the action is over
             self.hit,
             self.waived,
             self.ending,

@@ -48,7 +48,7 @@ class Turn(Holdings, Targets, Gold):
             self.pending_up_to,
             self.hit,
         )
-        s.idle, s.turn_supply, s.waived = self.idle, self.turn_supply, self.waived
+        s.idle, s.turn_supply, s.waived, s.drawn = self.idle, self.turn_supply, self.waived, self.drawn
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -99,8 +99,10 @@ class Turn(Holdings, Targets, Gold):
             if self.built:
                 self._any_time(out)
                 return out
-        for name in self.usable_tiles(p):
-            self._steps(name, g.rules.actions[name], out)
+        entries, actions = g.rules.entries, g.rules.actions
+        for tile in self.usable_tiles(p):
+            for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
+                self._steps(name, actions[name], out)
         if not self.mandatory_open():
             out.append(g.encode(END_TURN))
         return out
@@ -108,9 +110,10 @@ class Turn(Holdings, Targets, Gold):
     def _any_time(self, out: list[int]) -> None:
         """Tiles usable between builds (window: any-time)."""
         if self.game.any_time:
-            for name in self.usable_tiles(self.current):
-                if name in self.game.any_time:
-                    self._steps(name, self.game.rules.actions[name], out)
+            for tile in self.usable_tiles(self.current):
+                if tile in self.game.any_time:
+                    for name in self.game.rules.entries.get(tile, ()):
+                        self._steps(name, self.game.rules.actions[name], out)
 
     def _steps(self, name: str, action, out: list[int]) -> None:
         """The codes of one step of a tile's action."""
@@ -132,6 +135,13 @@ class Turn(Holdings, Targets, Gold):
                             out.append(g.encode(kind, i, s, d))
                 else:
                     out.extend(base + i for i in bit_list(targets))
+        elif what == "place" and action.piece in self.kind_supply:
+            if self.kind_supply[action.piece][p] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.place_targets(action, p)))
+        elif what == "return":
+            base = g.encode(kind)
+            out.extend(base + i for i in bit_list(self.return_targets(action, p)))
         elif what == "place":
             if self.stock[action.piece] > 0:
                 base = g.encode(kind)
@@ -140,8 +150,22 @@ class Turn(Holdings, Targets, Gold):
             base = g.encode(kind)
             hit = self.hit if self.pending_left and g.kinds[self.pending] == name else 0
             out.extend(base + i for i in bit_list(self.remove_targets(action, p, hit)))
-        else:  # gold, ignore: no choice
+        else:  # gold, ignore, draw: no choice
             out.append(g.encode(kind))
+
+    def place_targets(self, action, p: int) -> int:
+        """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
+        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | self.blocked)
+        return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
+
+    def return_targets(self, action, p: int) -> int:
+        """Hexes of p's pieces of the action's kind that p may take back to the supply."""
+        mine = self.kind_own[action.piece][p]
+        if action.piece in self.game.footprints:  # a piece covering several hexes is named by its centre
+            mine = sum(
+                1 << i for i in bit_list(mine) if self.cover(action.piece, i) & mine == self.cover(action.piece, i)
+            )
+        return mine & action.source(self.ctx(p)) if action.source else mine
 
     def loses_status(self, move: Move, status: str) -> bool:
         """Whether `move` (a tile move) loses a tile of this status on its own."""
@@ -164,6 +188,8 @@ class Turn(Holdings, Targets, Gold):
         if kind == END_TURN:
             self._end_turn()
             return
+        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
+            self.commit(p, g.board.graph.nodes[g.tables.ids[to]]["terrain"])
         if kind == BUILD:
             self.built += 1
             self.mand_left -= 1
@@ -179,13 +205,17 @@ class Turn(Holdings, Targets, Gold):
                 if not self.pending_left:
                     self.pending = self.hit = 0
             else:
-                self.mark_used(p, name)
+                self.mark_used(p, g.rules.action_tile[name])
                 if action.steps:
                     self.pending, self.pending_up_to = kind, action.up_to
                     self.pending_left = action.count - 1
                     if "per-opponent" in action.decl.modifiers:
                         self.pending_left = self.players - 2  # one piece of each other player who has one
             self._do(p, name, action, frm, to, DISCARDS[disc])
+            if not self.pending_left and name in g.rules.follow:  # `A then B`: B is due next
+                after = g.rules.follow[name]
+                self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
+                self.pending_up_to = g.rules.actions[after].up_to
         self._settle()
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
@@ -194,6 +224,19 @@ class Turn(Holdings, Targets, Gold):
             self._build(p, to)
         elif what == "move":
             self._move(p, frm, to, discard)
+        elif what == "place" and action.piece in self.kind_supply:
+            for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
+                self._landed(p, i)
+                if self.game.on_build:
+                    self._pay(p, self.game.on_build, 1 << i)
+        elif what == "return":
+            self.return_kind(p, to)
+            if self.game.lose_now:
+                self.lose(p, None, self.game.lose_now)
+        elif what == "draw":  # the top card, face up onto the discard pile: its terrain is `drawn`
+            self.drawn = self.draw()
+            if self.drawn is not None:
+                self.discard.append(self.drawn)
         elif what == "place":
             self.place_neutral(action.piece, to)
         elif what == "remove":
@@ -270,8 +313,10 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
+        hand = self.game.hand_tiles
+        draws = max((hand.get(x.kind, 1) for x in self.tiles[p]), default=1) if hand else 1
         self.refresh_tiles(p)
-        self.discard_and_draw(p)
+        self.draw_hand(p, draws)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
@@ -289,4 +334,6 @@ class Turn(Holdings, Targets, Gold):
         self.built = self.mand_built = 0
         self.pending = self.pending_left = self.hit = 0
         self.pending_up_to = self.waived = False
+        self.drawn = None
+        self.choosing = bool(self.spare[self.current])
         self._settle()
