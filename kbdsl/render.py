@@ -102,6 +102,9 @@ def _cell(
         terrain = rules.terrains[attrs["terrain"]] if attrs["terrain"] else None
         letter = (terrain.letter if terrain else None) or "?"
         code = terrain_color(rules, attrs["terrain"])
+        kind = _kind_on(data, name)
+        if kind is not None:  # a piece of another kind than settlements shows its glyph for the letter
+            letter = rules.pieces[kind].glyph or letter
         if name in owner:
             return (
                 paint(letter, code, color)
@@ -152,6 +155,14 @@ def render_board(
     return "\n".join(out)
 
 
+def _kind_on(data: dict[str, Any], name: str) -> str | None:
+    """The kind of the player-owned piece on hex `name`, if it is not a settlement."""
+    for kind, per_seat in data.get("kinds", {}).items():
+        if any(name in hexes for hexes in per_seat):
+            return kind
+    return None
+
+
 # -- status ----------------------------------------------------------------------------
 def _tiles_text(rules: RuleSet, tiles: Sequence[dict[str, Any]]) -> str:
     parts = []
@@ -185,6 +196,11 @@ def render_status(
         hand = data["hand"][cur]
         if hand is not None:
             head += f" · card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}"
+        spare = (data.get("spare") or [None] * (cur + 1))[cur]
+        if spare and data.get("choosing"):
+            head += " or " + " or ".join(paint(rules.terrains[c].title, terrain_color(rules, c), color) for c in spare)
+        if data.get("drawn"):
+            head += f" · drawn: {rules.terrains[data['drawn']].title}"
         if data["mandatory_left"]:
             head += f" · {data['mandatory_left']} mandatory build(s) left"
         if data["ending"]:
@@ -195,7 +211,11 @@ def render_status(
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
         who = f"{seat_label(p, color)} {kind:<{width}}" if width else seat_label(p, color)
-        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}  tiles: {_tiles_text(rules, data['tiles'][p])}")
+        kinds = "".join(
+            f"  {rules.pieces[k].title.lower()} {left[p]}" for k, left in data.get("kind_supply", {}).items() if left[p]
+        )
+        tiles = _tiles_text(rules, data["tiles"][p])
+        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}{kinds}  tiles: {tiles}")
     return "\n".join(lines)
 
 
@@ -207,9 +227,11 @@ def render_legend(rules: RuleSet, color: bool = False) -> str:
         if t.letter
     )
     tiles = "  ".join(f"{paint(t.letter, LOCATION_COLOR, color)} {t.title}" for t in rules.tiles.values() if t.letter)
+    pieces = "  ".join(f"{rules.pieces[k].glyph} {rules.pieces[k].title}" for k in rules.kinds if rules.pieces[k].glyph)
     return (
         f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
-        "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move"
+        + (f"Pieces (in place of the letter): {pieces}\n" if pieces else "")
+        + "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move"
     )
 
 

@@ -260,16 +260,21 @@ class _Loader:
             raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
         doc = read_yaml(path)
         validate(doc, "manifest")
-        docs = []
-        parent = doc.data.get("extends")
-        if parent:
+        docs: list[Document] = []
+        parents = doc.data.get("extends") or []
+        for k, parent in enumerate([parents] if isinstance(parents, str) else parents):
             target = path.parent / parent
             if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
                 target = rules_path(parent)  # a shipped rule set by name
             target = target / MANIFEST if target.is_dir() else target
             if not target.is_file():
-                raise doc.error(f"extends {parent!r}: no game manifest there", "extends", code="E203")
-            docs = self._manifests(target, chain + (path.resolve(),))
+                where = ("extends",) if isinstance(parents, str) else ("extends", k)
+                raise doc.error(f"extends {parent!r}: no game manifest there", *where, code="E203")
+            seen = {Path(d.path).resolve() for d in docs}
+            # several parents: each one's chain in order, a rule set they share (base) only once
+            docs += [
+                d for d in self._manifests(target, chain + (path.resolve(),)) if Path(d.path).resolve() not in seen
+            ]
         return docs + [doc]
 
     def load(self, path: Path) -> RuleSet:

@@ -113,6 +113,7 @@ class Runner:
             kinds=spec.get("kinds"),
             spare=spec.get("spare"),
             deck=spec.get("deck"),
+            discard=spec.get("discard"),
         )
         for i, m in enumerate(d.get("moves", [])):
             try:

@@ -43,10 +43,11 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     assert occ == state.occ
     water = t.terrain.get("water", 0)
     for p in range(n):
+        settlements = state.own[p] & ~check_kinds(state, p)
         assert state.supply[p] >= 0
-        assert state.supply[p] + state.own[p].bit_count() == rules.settlements
+        assert state.supply[p] + settlements.bit_count() == rules.settlements
         # settlements stand on buildable hexes (or water, where only the Harbor moves them)
-        assert not state.own[p] & ~(t.buildable | water)
+        assert not settlements & ~(t.buildable | water)
         assert not state.own[p] & (t.location | t.special)
         assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
         ats = [x.at for x in state.tiles[p]]
@@ -66,6 +67,7 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert left >= 0 and left + taken == rules.tiles[t.location_of[loc]].supply
     # terrain cards: deck + discard + removed + hands is the whole deck
     cards = len(state.deck) + len(state.discard) + len(state.removed) + sum(h is not None for h in state.hand)
+    cards += sum(len(x) for x in state.spare)
     assert cards == sum(rules.deck.values())
     assert 0 <= state.current < n and 0 <= state.start_player < n
     mandatory = g.mandatory.count if g.mandatory else 0
@@ -74,6 +76,31 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:
         assert state.ending and state.legal_actions() == []
+
+
+def check_kinds(state: State, p: int) -> int:
+    """Pieces of the other player-owned kinds (warriors, ships, a city hall...) are among p's pieces,
+    pieces on the board plus the supply make the kind's supply, a piece with a footprint covers
+    whole footprints (it never moves), and the blocked hexes are those next to aura pieces.
+    Returns the hexes of p's pieces of those kinds."""
+    g = state.game
+    t = g.tables
+    out = aura = 0
+    for kind, masks in state.kind_own.items():
+        mine = masks[p]
+        assert not out & mine, "two kinds on one hex"
+        assert mine & ~state.own[p] == 0, f"a {kind} that is not one of the player's pieces"
+        assert not mine & (t.location | t.special), f"a {kind} on a location or special hex"
+        centres = state.centres(kind, mine)
+        assert sum(state.cover(kind, i) for i in centres) == mine, f"a {kind} that lost part of its footprint"
+        placed = len(centres)
+        assert placed + state.kind_supply[kind][p] == g.rules.kinds[kind], f"{kind}: board plus supply"
+        out |= mine
+    for kind in g.aura_kinds:
+        for m in state.kind_own[kind]:
+            aura |= m
+    assert state.blocked == dilate(aura, t.nbr_mask), "stale blocked hexes"
+    return out
 
 
 def check_round_trip(state: State) -> None:
@@ -228,6 +255,19 @@ def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay
 def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
     game = Game.new(shipped("island"), players=players, seed=seed, options={"island-edge": edge})
     assert [b for b, _ in game.setup.layout.boards] == ["main", "island"]
+    play_checked(game, bot_seed)
+
+
+@settings(max_examples=scaled(200))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
+def test_random_crossroads_games_keep_the_invariants(players, seed, bot_seed):
+    """Base + Crossroads (rules/combined adds Nomads and the Island): sections drawn from both."""
+    rules = shipped("crossroads")
+    game = Game.new(rules, players=players, seed=seed)
+    dealt = sum(rules.sections[p.name].deals == "tasks" for _, placed in game.setup.layout.boards for p in placed)
+    tasks = [c for c in game.setup.cards if rules.cards[c].deck == "tasks"]
+    assert len(tasks) == dealt and len(set(tasks)) == len(tasks)  # one distinct task per Crossroads section
+    assert len(game.setup.cards) == rules.cards_in_play + dealt
     play_checked(game, bot_seed)
 
 

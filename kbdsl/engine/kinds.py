@@ -78,6 +78,17 @@ class Kinds(Pieces):
         ring = t.nbr_mask[i]
         return ring | (1 << i) if ring.bit_count() == 6 else 0
 
+    def centres(self, kind: str, mask: int) -> list[int]:
+        """The hexes of `mask` on which a piece of `kind` is centred (its whole cover in `mask`)."""
+        if kind not in self.game.footprints:
+            return bit_list(mask)
+        out = []
+        for i in bit_list(mask):
+            cover = self.cover(kind, i)
+            if cover and cover & mask == cover:
+                out.append(i)
+        return out
+
     def kind_targets(self, kind: str, p: int, allowed: int, adjacent: bool, required: bool) -> int:
         """Hexes where a piece of `kind` may be placed: its whole cover within `allowed` (empty, not
         blocked hexes the action allows); next to p's pieces if the action says so (and can)."""

@@ -208,6 +208,7 @@ class State(Turn):
         kinds: Mapping[str, Sequence[Sequence[str]]] | None = None,
         spare: Sequence[Sequence[str]] | None = None,
         deck: Sequence[str] | None = None,
+        discard: Sequence[str] | None = None,
     ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
@@ -218,7 +219,8 @@ class State(Turn):
         `kinds` places pieces of the other player-owned kinds (kind -> per player, the hexes; a
         piece covering several hexes by its centre), from each player's supply of the kind;
         `spare` gives the cards in hand beside the played one (the player to move chooses);
-        `deck` puts these cards on top of the deck, the next one to be drawn first.
+        `deck` puts these cards on top of the deck, the next one to be drawn first; `discard`
+        moves cards from the deck onto the discard pile.
         """
         s = cls.start(game)
         n, t, board = s.players, game.tables, game.board
@@ -313,6 +315,11 @@ class State(Turn):
                 raise SetupError(f"deck: the deck has no more {c!r} cards")
             s.deck.remove(c)
             s.deck.append(c)  # the deck is drawn from its end
+        for c in discard or ():
+            if c not in s.deck[: len(s.deck) - len(deck or ())]:
+                raise SetupError(f"discard: the deck has no more {c!r} cards")
+            s.deck.remove(c)
+            s.discard.append(c)
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
         s.turn_supply = s.supply[current] + built

@@ -162,9 +162,7 @@ class Turn(Holdings, Targets, Gold):
         """Hexes of p's pieces of the action's kind that p may take back to the supply."""
         mine = self.kind_own[action.piece][p]
         if action.piece in self.game.footprints:  # a piece covering several hexes is named by its centre
-            mine = sum(
-                1 << i for i in bit_list(mine) if self.cover(action.piece, i) & mine == self.cover(action.piece, i)
-            )
+            mine = sum(1 << i for i in self.centres(action.piece, mine))
         return mine & action.source(self.ctx(p)) if action.source else mine
 
     def loses_status(self, move: Move, status: str) -> bool:
