@@ -25,7 +25,9 @@ from kbdsl.ruleset import RuleSet
 
 #: Axial steps of the 6 directions; direction d and d+3 are opposite.
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
-_HEX_RE = re.compile(r"^\s*(?:([a-z][a-z0-9_-]*)\s*:\s*)?\(?\s*(\d+)\s*[, ]\s*(\d+)\s*\)?\s*$", re.I)
+_BOARD_RE = re.compile(r"[a-z][a-z0-9_-]*", re.I)  # matched whole: no backtracking
+#: Longer typed text is refused before it is looked at (a hex name is a dozen characters).
+MAX_HEX_TEXT = 64
 
 
 @dataclass(frozen=True)
@@ -126,15 +128,41 @@ def _sides(board: str, primary: bool, attrs: dict, rows: int, cols: int) -> tupl
 
 
 def parse_hex(text: str, g: nx.Graph) -> str:
-    """Normalise a typed hex ('3,4', '(3, 4)', 'board:2,3') to its node name, or raise ValueError."""
-    m = _HEX_RE.match(str(text))
-    if not m:
-        raise ValueError(f"{text!r} is not a hex (write row,col or board:row,col)")
-    board, row, col = m.group(1), int(m.group(2)), int(m.group(3))
+    """Normalise a typed hex ('3,4', '(3, 4)', 'board:2,3') to its node name, or raise ValueError.
+
+    Parsed by splitting, in time linear in the text, after a length check: the text may come
+    from a stranger over the network."""
+    text = str(text)
+    found = _split_hex(text) if len(text) <= MAX_HEX_TEXT else None
+    if found is None:
+        shown = repr(text) if len(text) <= MAX_HEX_TEXT else f"a text of {len(text)} characters"
+        raise ValueError(f"{shown} is not a hex (write row,col or board:row,col)")
+    board, row, col = found
     name = f"{board}:{row},{col}" if board else f"{row},{col}"
     if name not in g:
         raise ValueError(f"there is no hex {name} on this board")
     return name
+
+
+def _split_hex(text: str) -> tuple[str | None, int, int] | None:
+    """(board or None, row, col) of `[board:] [(] row , col [)]` (a space may stand for the comma)."""
+    board, colon, rest = text.partition(":")
+    if colon:
+        board = board.strip()
+        if not _BOARD_RE.fullmatch(board):
+            return None
+    else:
+        board, rest = "", text
+    rest = rest.strip()
+    rest = rest[1:] if rest.startswith("(") else rest
+    rest = rest[:-1] if rest.endswith(")") else rest
+    parts = rest.split(",") if "," in rest else rest.split()
+    if len(parts) != 2:
+        return None
+    row, col = (x.strip() for x in parts)
+    if not (row.isascii() and row.isdigit() and col.isascii() and col.isdigit()):
+        return None
+    return board or None, int(row), int(col)
 
 
 @dataclass

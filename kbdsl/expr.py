@@ -19,12 +19,13 @@ from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
+MAX_DEPTH = 100  # levels of one expression with the definitions it uses written out
 
 #: Bare words that denote hex sets, with what they mean (the guide lists these).
 HEX_WORDS = {
     "own": "hexes holding a settlement of the player in question",
     "other": "hexes holding another player's piece",
-    "occupied": "hexes holding any piece (neutral pieces such as walls included)",
+    "occupied": "hexes holding any piece (pieces owned by nobody included)",
     "empty": "hexes holding no piece",
     "buildable": "hexes whose terrain is marked buildable",
     "edge": "hexes on the edge of a board that counts its edge",
@@ -77,7 +78,21 @@ Fn = Callable[["Ctx"], object]
 class Ctx:
     """Everything an expression may read; reused and mutated by the engine for speed."""
 
-    __slots__ = ("t", "own", "occ", "owned", "p", "card", "drawn", "origin", "built", "region", "options", "_areas")
+    __slots__ = (
+        "t",
+        "own",
+        "occ",
+        "owned",
+        "p",
+        "card",
+        "drawn",
+        "origin",
+        "built",
+        "region",
+        "options",
+        "_areas",
+        "memo",
+    )
 
     def __init__(
         self,
@@ -101,11 +116,14 @@ class Ctx:
         self.region: int | None = None
         self.options = options
         self._areas: dict[int, list[int]] = {}
+        self.memo: dict[tuple, object] = {}  # values of definitions, see Compiler._shared
 
-    def forget_areas(self) -> None:
-        """Drop cached areas (the settlements changed)."""
+    def forget(self) -> None:
+        """Drop cached areas and definition values (the settlements or the card changed)."""
         if self._areas:
             self._areas = {}
+        if self.memo:
+            self.memo = {}
 
     def areas(self) -> list[int]:
         """The current player's settlement areas (cached per evaluation)."""
@@ -142,6 +160,7 @@ class Compiler:
         self._expanding: list[str] = []
         self._keys = 0
         self._trigger = False  # compiling a card's `on` trigger: `built` is known
+        self._depth = 0
 
     # -- entry points ------------------------------------------------------
     def hexset(self, node: ast.Expr, *, move: bool = False) -> Fn:
@@ -199,6 +218,18 @@ class Compiler:
 
     # -- the compiler ------------------------------------------------------
     def compile(self, node, *, move: bool = False, region: str | None = None) -> Compiled:
+        if self._depth >= MAX_DEPTH:  # a located error, not a RecursionError
+            return self._err(
+                getattr(node, "pos", Pos("?")),
+                f"expression nested more than {MAX_DEPTH} levels deep (definitions included)",
+            )
+        self._depth += 1
+        try:
+            return self._compile(node, move, region)
+        finally:
+            self._depth -= 1
+
+    def _compile(self, node, move: bool, region: str | None) -> Compiled:
         kw = {"move": move, "region": region}
         if isinstance(node, ast.Num):
             v = node.value
@@ -265,11 +296,30 @@ class Compiler:
             return self._err(node.pos, f"definition {name!r} refers to itself", "E106")
         self._expanding.append(name)
         try:
-            got = self.compile(self.v.defines[name].expr, move=move, region=region)
+            got = self._shared(self.compile(self.v.defines[name].expr, move=move, region=region))
         finally:
             self._expanding.pop()
         self._defines[key] = got
         return got
+
+    @staticmethod
+    def _shared(got: Compiled) -> Compiled:
+        """A definition is one shared subexpression: evaluated once per evaluation context (player,
+        region, origin; Ctx.forget drops the values when the settlements change) and reused by
+        every use, so definitions form a DAG and a chain that uses each link twice stays linear."""
+        if got.static and got.type == HEX:
+            return got  # already computed once per board
+        fn, slot = got.fn, object()
+
+        def shared(c: Ctx):
+            key = (slot, c.p, c.region, c.origin)
+            memo = c.memo
+            if key in memo:
+                return memo[key]
+            value = memo[key] = fn(c)
+            return value
+
+        return Compiled(got.type, shared, got.static)
 
     def _names(self, node: ast.Call, known: set[str], what: str) -> list[str]:
         names = []

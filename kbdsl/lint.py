@@ -59,7 +59,8 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
     """Content that loads but cannot matter: unused definitions, letters, tiles, terrains."""
     out: list[Diagnostic] = []
     used_refs: set[str] = set()
-    nodes = [c.score for c in list(rules.cards.values()) + list(rules.scorings.values())]
+    scored = list(rules.cards.values()) + list(rules.scorings.values())
+    nodes = [c.score for c in scored] + [expr for c in scored for _, expr in c.triggers]
     nodes += [t.action for t in rules.tiles.values()] + [a.decl for a in rules.mandatory]
     nodes += [d.expr for d in rules.defines.values()]
     for node in nodes:
@@ -71,7 +72,9 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
             out.append(Diagnostic(d.pos, f"definition {d.name!r} is never used", "W001"))
     letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
     for tile in rules.tiles.values():
-        if tile.letter not in letters:
+        pool = rules.pools.get(tile.pool) if tile.pool else None
+        letter = rules.terrains[pool.on].letter if pool is not None else tile.letter
+        if letter not in letters:
             out.append(
                 Diagnostic(
                     tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"

@@ -25,11 +25,12 @@ from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
 from kbdsl.resources import rules_path
 from kbdsl.ruleset import MANIFEST, RuleSet, load
-from kbdsl.yamlio import schema
+from kbdsl.yamlio import schema, strict_validator
 
 PROTOCOL = 1
 MAX_LINE = 4_000_000  # bytes; a whole saved game is far smaller
 MAX_GAMES = 256
+MAX_TEXT = 4096  # characters in any one string of a request (a rule folder path is the longest)
 MAX_BOT_MOVES = 100_000  # a safety net for "until": "over"
 ERRORS = ("bad_request", "unknown_game", "illegal_move", "setup", "rules", "internal")
 
@@ -56,12 +57,12 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     if name not in root["$defs"]:
         raise KeyError(name)
     sub = {"$schema": root["$schema"], "$defs": root["$defs"], "$ref": f"#/$defs/{name}"}
-    return jsonschema.Draft202012Validator(sub)
+    return strict_validator(sub)
 
 
 @cache
 def _save_validator() -> jsonschema.protocols.Validator:
-    return jsonschema.Draft202012Validator(schema("game"))
+    return strict_validator(schema("game"))
 
 
 def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
@@ -70,6 +71,20 @@ def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
     if error is not None:
         where = "/".join(map(str, error.absolute_path))
         raise bad(f"{where + ': ' if where else ''}{error.message}")
+
+
+def _check_texts(data: Any) -> None:
+    """Refuse a request with an over-long string (key or value) before anything parses one."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and len(item) > MAX_TEXT:
+            raise bad(f"a string of {len(item)} characters is longer than the {MAX_TEXT} a request may hold")
 
 
 # -- what the server knows without a game ------------------------------------------------------
@@ -270,16 +285,28 @@ class Server:
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
-        """Answer one request (a parsed JSON value); never raises."""
+        """Answer one request (a parsed JSON value); never raises.
+
+        A request is a transaction: methods never change a State in place (they play on clones
+        and put the result in `games`), so restoring `games` and the id counter on any error
+        leaves the server exactly as it was before a refused request."""
         rid = request.get("id") if isinstance(request, dict) else None
         if not (rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))):
             rid = None
+        before = dict(self.games), self._opened
+        response = self._answer(request, rid)
+        if not response["ok"]:
+            self.games, self._opened = before
+        return response
+
+    def _answer(self, request: Any, rid: Any) -> Json:
         try:
             if not isinstance(request, dict):
                 raise bad('a request is a JSON object such as {"cmd": "hello"}')
             cmd = request.get("cmd")
             if not isinstance(cmd, str) or cmd not in self.methods:
                 raise bad(f"unknown cmd {cmd!r} (one of {', '.join(self.methods)})")
+            _check_texts(request)
             _check(request, validator(f"{cmd}_request"))
             return {"id": rid, "ok": True, "result": self.methods[cmd](request)}
         except RequestError as e:
@@ -341,11 +368,14 @@ class Server:
         who = req.get("player")
         if who == "current":
             who = state.current
-        if who is None:
-            return state.view(None)
-        if not 0 <= who < state.players:
-            raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
+        if who is not None:
+            self._check_seat(state, who)
         return state.view(who)
+
+    @staticmethod
+    def _check_seat(state: State, who: Any) -> None:
+        if who not in ("current", None) and not 0 <= who < state.players:
+            raise bad(f"player {who} is not a seat of this game (0 to {state.players - 1})")
 
     # -- methods -------------------------------------------------------------------------
     def hello(self, req: Json) -> Json:
@@ -373,7 +403,7 @@ class Server:
             req["players"],
             req.get("sections"),
             req.get("cards"),
-            req.get("seed", 0),
+            req.get("seed"),
             req.get("options"),
             req.get("preset"),
         )
@@ -418,21 +448,24 @@ class Server:
 
     def play(self, req: Json) -> Json:
         state = self._state(req)
+        self._check_seat(state, req.get("player"))  # refuse before playing anything
         trial = state.clone()  # atomic even if the engine failed half-way
         events = trial.play(req["move"])
-        self.games[req["game"]] = trial
         move = trial.game.decode(trial.log[-1]).to_json()
-        return {
+        out = {
             "game": req["game"],
             "played": [{"player": state.current, "move": move, "events": events}],
             "state": self._view(trial, req),
         }
+        self.games[req["game"]] = trial  # committed last, once nothing can fail
+        return out
 
     def bot(self, req: Json) -> Json:
         state = self._state(req)
         name, until = req.get("bot", "random"), req.get("until", "move")
         if name not in BOTS:
             raise bad(f"unknown bot {name!r} (one of {', '.join(BOTS)})")
+        self._check_seat(state, req.get("player"))
         if state.over:
             raise RequestError("illegal_move", "illegal move: the game is over", reason="the game is over", rule="")
         seed = req.get("seed", state.game.setup.seed)
@@ -446,8 +479,9 @@ class Server:
             played.append({"player": p, "move": move.to_json(), "events": trial.play(move)})
             if until == "move" or (until == "turn" and move.do == "end"):
                 break
-        self.games[req["game"]] = trial
-        return {"game": req["game"], "played": played, "state": self._view(trial, req)}
+        out = {"game": req["game"], "played": played, "state": self._view(trial, req)}
+        self.games[req["game"]] = trial  # committed last, once nothing can fail
+        return out
 
     def scores(self, req: Json) -> Json:
         state = self._state(req)

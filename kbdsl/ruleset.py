@@ -23,6 +23,7 @@ from kbdsl.yamlio import Document, read_yaml, validate
 MANIFEST = "game.yaml"
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
+MAX_EXTENDS = 32  # manifests in one extends chain
 
 Flag = bool | str  # a fixed value, or the name of the rule option that decides it
 
@@ -49,41 +50,34 @@ class Option:
 
 @dataclass(frozen=True)
 class CompiledAction:
-    """An action with its filters compiled to bitset closures (see ast.Action for the kinds)."""
+    """An action with its filters compiled to bitset closures (see ast.Action for the kinds).
+
+    What the turn engine reads in its hot path is copied out of the declaration into plain
+    attributes once: `kind`, `count`, `up_to`, `piece`, `adjacent` (adjacent-if-possible),
+    `per_opponent` and `steps` (a sequence of moves: several steps, or a piece of each opponent)."""
 
     decl: ast.Action
     target: Fn | None
     source: Fn | None
+    kind: str = field(init=False)
+    count: int = field(init=False)
+    up_to: bool = field(init=False)
+    piece: str | None = field(init=False)
+    adjacent: bool = field(init=False)
+    per_opponent: bool = field(init=False)
+    steps: bool = field(init=False)
+    required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
 
-    @property
-    def kind(self) -> str:
-        return self.decl.kind
-
-    @property
-    def count(self) -> int:
-        return self.decl.count
-
-    @property
-    def up_to(self) -> bool:
-        return self.decl.up_to
-
-    @property
-    def piece(self) -> str | None:
-        return self.decl.piece
-
-    @property
-    def adjacent(self) -> bool:
-        return self.decl.adjacent_if_possible
-
-    @property
-    def required(self) -> bool:
-        """`adjacent`: the hex (or a piece's cover) must touch one of the player's pieces."""
-        return "adjacent" in self.decl.modifiers
-
-    @property
-    def steps(self) -> bool:
-        """Whether the action is a sequence of moves (several steps, or a piece of each opponent)."""
-        return self.count > 1 or "per-opponent" in self.decl.modifiers
+    def __post_init__(self) -> None:
+        d, put = self.decl, object.__setattr__
+        put(self, "kind", d.kind)
+        put(self, "count", d.count)
+        put(self, "up_to", d.up_to)
+        put(self, "piece", d.piece)
+        put(self, "adjacent", d.adjacent_if_possible)
+        put(self, "required", "adjacent" in d.modifiers)
+        put(self, "per_opponent", "per-opponent" in d.modifiers)
+        put(self, "steps", d.count > 1 or self.per_opponent)
 
 
 #: Action kinds that put a hex choice on the board, and those that take none.
@@ -147,6 +141,10 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "moves": {
         "must-leave": "a moved settlement ends on another hex than the one it left",
         "may-stay": "a moved settlement may end on the hex it left",
+    },
+    "end": {
+        "latched": "once a player's supply is empty, the game ends after the round, whatever happens",
+        "while-a-supply-is-empty": "the end is called off if removed pieces refill every empty supply",
     },
 }
 
@@ -239,11 +237,16 @@ def load(where: str | Path) -> RuleSet:
         path = rules_path(str(where))
     if path.is_dir():
         path = path / MANIFEST
-    if not path.is_file():
+    if not path.is_file() or path.name != MANIFEST:  # any other file is not read at all
         raise RuleError(
             [Diagnostic(Pos(str(path)), "no game manifest here (expected a folder with game.yaml)", "E200")]
         )
     return _Loader().load(path)
+
+
+def _leaves(path: Path, folder: Path) -> bool:
+    """Whether a file reached from `folder` is really elsewhere (through a symbolic link)."""
+    return not path.resolve().is_relative_to(folder.resolve())
 
 
 class _Loader:
@@ -254,28 +257,50 @@ class _Loader:
         self.diags.append(Diagnostic(pos, msg, code))
 
     # -- manifests -----------------------------------------------------------
-    def _manifests(self, path: Path, chain: tuple[Path, ...] = ()) -> list[Document]:
-        path = _display(path)
-        if path.resolve() in chain:
-            raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
-        doc = read_yaml(path)
-        validate(doc, "manifest")
+    def _manifests(self, path: Path, seen: frozenset[Path] = frozenset()) -> list[Document]:
+        """The manifest and the ones it extends, parents first (a loop, not a recursion, along one
+        chain: a chain longer than MAX_EXTENDS is an error at the `extends` that goes too far).
+        `extends` may list several rule sets: each one's manifests in order, and a manifest they
+        share (the base game) only once."""
         docs: list[Document] = []
-        parents = doc.data.get("extends") or []
-        for k, parent in enumerate([parents] if isinstance(parents, str) else parents):
-            target = path.parent / parent
-            if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
-                target = rules_path(parent)  # a shipped rule set by name
-            target = target / MANIFEST if target.is_dir() else target
-            if not target.is_file():
-                where = ("extends",) if isinstance(parents, str) else ("extends", k)
-                raise doc.error(f"extends {parent!r}: no game manifest there", *where, code="E203")
-            seen = {Path(d.path).resolve() for d in docs}
-            # several parents: each one's chain in order, a rule set they share (base) only once
-            docs += [
-                d for d in self._manifests(target, chain + (path.resolve(),)) if Path(d.path).resolve() not in seen
-            ]
-        return docs + [doc]
+        seen = set(seen)
+        while True:
+            if _leaves(path, path.parent):
+                raise RuleError(
+                    [Diagnostic(Pos(str(path)), "the manifest is a symbolic link out of its rule folder", "E200")]
+                )
+            path = _display(path)
+            if path.resolve() in seen:
+                raise RuleError([Diagnostic(Pos(str(path), 1, 1), "manifests extend each other in a cycle", "E203")])
+            seen.add(path.resolve())
+            doc = read_yaml(path)
+            validate(doc, "manifest")
+            docs.append(doc)
+            parent = doc.data.get("extends")
+            if not parent:
+                return docs[::-1]
+            if len(seen) >= MAX_EXTENDS:
+                raise doc.error(
+                    f"extends: a rule set may extend at most {MAX_EXTENDS} manifests", "extends", code="E203"
+                )
+            if isinstance(parent, list):
+                out: list[Document] = []
+                for k, each in enumerate(parent):
+                    loaded = {Path(d.path).resolve() for d in out}
+                    chain = self._manifests(self._parent(doc, path, each, ("extends", k)), frozenset(seen))
+                    out += [d for d in chain if Path(d.path).resolve() not in loaded]
+                return out + docs[::-1]
+            path = self._parent(doc, path, parent, ("extends",))
+
+    def _parent(self, doc: Document, path: Path, parent: str, where: tuple) -> Path:
+        """The manifest an `extends` entry names: a folder relative to `path`, or a shipped rule set."""
+        target = path.parent / parent
+        if not target.exists() and "/" not in parent and rules_path(parent).is_dir():
+            target = rules_path(parent)  # a shipped rule set by name
+        target = target / MANIFEST if target.is_dir() else target
+        if not target.is_file() or target.name != MANIFEST:
+            raise doc.error(f"extends {parent!r}: no game manifest there", *where, code="E203")
+        return target
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
@@ -315,7 +340,15 @@ class _Loader:
                     continue
                 if not found:
                     self.err(doc.pos("files", i), f"no rule file matches {pattern!r}", "E204")
-                files.extend((f, doc.pos("files", i)) for f in found if f.is_file())
+                for f in found:
+                    if f.is_file() and _leaves(f, base):
+                        self.err(
+                            doc.pos("files", i),
+                            f"rule file {f.name!r} is a symbolic link out of the rule folder",
+                            "E204",
+                        )
+                    elif f.is_file():
+                        files.append((f, doc.pos("files", i)))
         if len(files) > MAX_FILES:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
         decls = self._parse(files)
@@ -465,7 +498,7 @@ class _Loader:
         }
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
-        tile_life = {name: self._tile_lifecycle(comp, t, life) for name, t in tiles.items()}
+        tile_life = {name: self._tile_lifecycle(comp, t, life, pools) for name, t in tiles.items()}
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
             if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
                 self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
@@ -557,17 +590,19 @@ class _Loader:
             lines.append((st.key, st.value, when))
         return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
 
-    def _tile_lifecycle(self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings]) -> Settings:
-        """The lifecycle a tile follows (the one it names, the only one declared, or the defaults),
-        followed by the tile's own setting lines."""
+    def _tile_lifecycle(
+        self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings], pools: dict[str, ast.Pool]
+    ) -> Settings:
+        """The lifecycle a tile follows (the one it names, else its pool's, else the first declared,
+        else the defaults), followed by the tile's own setting lines."""
         base = self._settings(comp, None, LIFECYCLE_SETTINGS)
-        if tile.lifecycle is not None:
-            if tile.lifecycle not in life:
-                self.err(tile.pos, f"tile {tile.name!r} names unknown lifecycle {tile.lifecycle!r}", "E101")
+        pool = pools.get(tile.pool) if tile.pool else None
+        name = tile.lifecycle or (pool.lifecycle if pool else None)
+        if name is not None:
+            if name not in life:
+                self.err(tile.pos, f"tile {tile.name!r} follows unknown lifecycle {name!r}", "E101")
             else:
-                base = life[tile.lifecycle]
-        elif len(life) > 1:
-            self.err(tile.pos, f"tile {tile.name!r} must name its lifecycle: {', '.join(life)} are declared", "E107")
+                base = life[name]
         elif life:
             base = next(iter(life.values()))
         if not tile.settings:

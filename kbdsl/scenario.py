@@ -110,6 +110,9 @@ class Runner:
             tiles=spec.get("tiles"),
             location_supply=spec.get("location_supply"),
             ending=spec.get("ending", False),
+            neutral=spec.get("neutral"),
+            gold=spec.get("gold"),
+            dealt=spec.get("dealt"),
             kinds=spec.get("kinds"),
             spare=spec.get("spare"),
             deck=spec.get("deck"),
@@ -228,6 +231,8 @@ class _Checks:
             "ending": actual["ending"],
             "built": actual["built"],
             "location_supply": actual["location_supply"],
+            "stock": actual["stock"],
+            "gold": actual["gold"],
         }
         for key, want in exp.items():
             if key == "tiles":
@@ -250,6 +255,17 @@ class _Checks:
                     "state",
                     key,
                 )
+            elif key in ("neutral", "dealt"):
+                want_norm = {
+                    s.game.board.hex(h) if key == "dealt" else h: v
+                    if key == "dealt"
+                    else sorted(map(s.game.board.hex, v))
+                    for h, v in want.items()
+                }
+                got = (
+                    actual[key] if key == "dealt" else {k: sorted(v) for k, v in actual[key].items() if v or k in want}
+                )
+                self.check(got == want_norm, f"{key}: expected {want_norm}, got {got}", "state", key)
             elif key in ("kinds", "settlements"):
                 hexes = lambda hs: sorted(map(s.game.board.hex, hs))  # noqa: E731
                 got = actual.get(key, {}) if key == "kinds" else actual[key]

@@ -8,6 +8,7 @@ and depth are capped, and every schema error names file:line:col.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -46,7 +47,7 @@ class Document:
 def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int) -> Any:
     pos = Pos(path, node.start_mark.line + 1, node.start_mark.column + 1)
     if depth > MAX_DEPTH:
-        raise RuleError([Diagnostic(pos, f"YAML nested deeper than {MAX_DEPTH} levels", "E201")])
+        raise RuleError([Diagnostic(pos, _TOO_DEEP, "E201")])
     marks[here] = pos
     if isinstance(node, yaml.MappingNode):
         out: dict = {}
@@ -63,21 +64,60 @@ def _construct(node: yaml.Node, path: str, here: tuple, marks: dict, depth: int)
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(v, path, here + (i,), marks, depth + 1) for i, v in enumerate(node.value)]
-    value = _SCALARS.construct_object(node)  # resolved exactly as yaml.safe_load would
+    value = _scalar(node)
     if hasattr(value, "isoformat"):  # dates and times are not JSON: keep the text
         return node.value
     return value
 
 
-_SCALARS = yaml.SafeLoader("")
+_CONSTRUCTORS = yaml.constructor.SafeConstructor.yaml_constructors
+_STATELESS = yaml.constructor.SafeConstructor()  # its scalar constructors read only the node
+
+
+def _scalar(node: yaml.Node) -> Any:
+    """A scalar resolved exactly as yaml.safe_load would, but with no cache that outlives the
+    call (a loader's construct_object keeps every node it ever built)."""
+    construct = _CONSTRUCTORS.get(node.tag, _CONSTRUCTORS[None])
+    return construct(_STATELESS, node)
+
+
+_TOO_DEEP = f"YAML nested deeper than {MAX_DEPTH} levels"
+_OPEN_CLOSE = re.compile(r"[\[\]{}]")
+
+
+def _check_brackets(text: str, path: str) -> None:
+    """Refuse flow brackets nested too deeply before PyYAML sees them: its scanner takes time
+    quadratic in the nesting depth. Brackets in quoted text count too, so this errs only on the
+    side of refusing (more than MAX_DEPTH unclosed brackets in one document)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    depth = 0
+    for m in _OPEN_CLOSE.finditer(text):
+        if m.group() in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                i = m.start()
+                line, col = text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+                raise RuleError([Diagnostic(Pos(path, line, col), _TOO_DEEP, "E201")])
+        elif depth:
+            depth -= 1
 
 
 def parse_yaml(text: str, path: str) -> Document:
     """Parse YAML text into a Document; malformed YAML becomes a positioned RuleError."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_YAML_BYTES:
         raise RuleError([Diagnostic(Pos(path, 1, 1), f"file is larger than {MAX_YAML_BYTES} bytes", "E201")])
+    _check_brackets(text, path)
     try:
+        depth = 0
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise RuleError([Diagnostic(Pos(path, mark.line + 1, mark.column + 1), _TOO_DEEP, "E201")])
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
             if getattr(event, "anchor", None) is not None:
                 mark = event.start_mark
                 raise RuleError(
@@ -117,18 +157,29 @@ def schema(name: str) -> dict:
     return json.loads((data_dir("schemas") / f"{name}.schema.json").read_text(encoding="utf-8"))
 
 
+def _is_whole(checker: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def strict_validator(s: dict) -> jsonschema.protocols.Validator:
+    """A validator for schema `s` in which "integer" means an integer: JSON Schema would let 2.0
+    pass, but a count or a seed written 2.0 is a mistake (and would make another game)."""
+    cls = jsonschema.validators.validator_for(s)
+    strict = jsonschema.validators.extend(cls, type_checker=cls.TYPE_CHECKER.redefine("integer", _is_whole))
+    return strict(s)
+
+
 @cache
 def _validator(name: str) -> jsonschema.protocols.Validator:
-    s = schema(name)
-    cls = jsonschema.validators.validator_for(s)
-    return cls(s)
+    return strict_validator(schema(name))
 
 
 def validate(doc: Document, schema_name: str) -> None:
     """Check a document against a schema; every violation becomes a positioned finding."""
     errors = sorted(_validator(schema_name).iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        raise RuleError([Diagnostic(_where(doc, e), _message(e), "E202") for e in errors[:20]])
+        title = schema(schema_name).get("title", schema_name)
+        raise RuleError([Diagnostic(_where(doc, e), _message(e, title), "E202") for e in errors[:20]])
 
 
 def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
@@ -142,6 +193,18 @@ def _where(doc: Document, err: jsonschema.ValidationError) -> Pos:
     return doc.pos(*path)
 
 
-def _message(err: jsonschema.ValidationError) -> str:
+def _message(err: jsonschema.ValidationError, title: str) -> str:
+    """One sentence naming the key; a document that is not a mapping at all is not quoted,
+    since it may be any file at all (a path given by a stranger)."""
+    if not err.absolute_path and err.validator == "type":
+        return f"the document is {_kind(err.instance)}, not a mapping of keys: it is not a {title}"
     where = "/".join(str(p) for p in err.absolute_path) or "the document"
     return f"{where}: {err.message}"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "a truth value"
+    return {str: "a text", list: "a list", int: "a number", float: "a number"}.get(type(value), "a value")

@@ -16,7 +16,7 @@ from kbdsl.saves import game_of, read_save
 from kbdsl.errors import IllegalMove
 from kbdsl.game import Game, State
 from kbdsl.moves import END
-from kbdsl.render import CELL, ROW_LABEL, render_board, render_status, use_color
+from kbdsl.render.terminal import CELL, ROW_LABEL, render_board, render_status, use_color
 from kbdsl.ruleset import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -313,7 +313,7 @@ def test_front_end_names_no_content():
     """Names live in rules/ only: the renderer and the play command use titles and letters."""
     rules = load("base")
     names = set(rules.terrains) | set(rules.tiles) | set(rules.cards) | set(rules.sections) | set(rules.scorings)
-    for f in ("kbdsl/render.py", "kbdsl/cli/play.py"):
+    for f in ("kbdsl/render/terminal.py", "kbdsl/render/svg.py", "kbdsl/cli/play.py"):
         src = (ROOT / f).read_text().lower()
         assert not [n for n in names if re.search(rf"\b{re.escape(n)}\b", src)], f
 
@@ -327,3 +327,19 @@ def test_board_option_picks_a_detached_board_side(capsys, monkeypatch):
         assert f"Sections: main tavern paddock oasis farm; island {side}" in out
     code, _, err = run(capsys, [*args, "--board", "island"])
     assert code == 2 and "write NAME=SECTION" in err
+
+
+def test_terminal_shows_walls_gold_and_dealt_tiles():
+    """Nomads: a wall shows its glyph on its hex; the status names the shared stock, the tiles
+    lying on nomad hexes and each seat's gold won during play."""
+    game = Game.new(load("nomads"), players=2, preset="nomads", seed=7)
+    state = State.arrange(game, [["14,3"], []], neutral={"wall": ["10,0"]}, gold=[{"ambassadors": 3}, {}])
+    board = render_board(state)
+    assert cell(board, 10, 0) == "G#"
+    assert cell(board, 3, 3) == "x1"  # the nomad hex 3,3 still has its tile
+    status = render_status(state, ["random", "random"])
+    assert "Shared supply: Stone wall (#) 24 left" in status
+    lying = ", ".join(f"{h} {game.rules.tiles[k].title}" for h, k in state.to_json()["dealt"].items())
+    assert f"Tiles lying face up: {lying}" in status
+    p0, p1 = (line for line in status.splitlines() if "supply" in line and "tiles:" in line)
+    assert "gold so far  3" in p0 and "gold so far" not in p1

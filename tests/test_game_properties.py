@@ -37,29 +37,46 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     rules, t = g.rules, g.tables
     n = state.players
     occ = 0
-    for p in range(n):
-        assert not occ & state.own[p], "two settlements on one hex"
-        occ |= state.own[p]
-    assert occ == state.occ
+    for m in [*state.own, *state.neutral.values()]:
+        assert not occ & m, "two pieces on one hex"
+        occ |= m
+    assert occ == state.occ and state.neutral_occ == occ & ~_union(state.own)
+    for kind, stock in rules.neutral.items():  # pieces owned by nobody: on the board or in the stock
+        assert state.stock[kind] >= 0 and state.stock[kind] + state.neutral[kind].bit_count() == stock
     water = t.terrain.get("water", 0)
+    # settlements stand on buildable hexes, or water where the Harbor moves them; Nomads' Donation
+    # also builds on water and mountains
+    nomads = any("/nomads/" in f for f in rules.files)  # Nomads alone or combined with other boxes
+    standable = t.buildable | water | (t.terrain.get("mountain", 0) if nomads else 0)
     for p in range(n):
         settlements = state.own[p] & ~check_kinds(state, p)
         assert state.supply[p] >= 0
         assert state.supply[p] + settlements.bit_count() == rules.settlements
-        # settlements stand on buildable hexes (or water, where only the Harbor moves them)
-        assert not settlements & ~(t.buildable | water)
+        assert not settlements & ~standable
         assert not state.own[p] & (t.location | t.special)
+        assert all(v >= 0 for v in state.gold[p].values())
         assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
         ats = [x.at for x in state.tiles[p]]
         assert len(ats) == len(set(ats)), "two tiles from one location hex"
         for x in state.tiles[p]:
-            assert t.location_of[x.at] == x.kind
+            pool = rules.tiles[x.kind].pool
+            if pool is None:
+                assert t.location_of[x.at] == x.kind
+            else:  # dealt onto a hex of its pool's terrain
+                assert (t.terrain[rules.pools[pool].on] >> x.at) & 1 and x.at not in state.dealt
             assert (state.taken[p] >> x.at) & 1
-            if tiles_for is None or p in tiles_for:
+            kept_by_touch = x.kind in g.lose_now or x.kind in g.lose_later
+            if kept_by_touch and (tiles_for is None or p in tiles_for):
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
+            if x.kind in g.expiring and p != state.current:
+                assert not x.new, "a tile taken this turn by someone who is not to move"
     # location tiles: what is left plus what was ever taken is what each hex started with
     # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
+        if not t.location_of[loc]:  # a pool hex: its one dealt tile is there or taken
+            taken = sum((state.taken[p] >> loc) & 1 for p in range(n))
+            assert left == (loc in state.dealt) and left + taken <= 1
+            continue
         if t.location_of[loc] in g.returning:
             taken = sum(x.at == loc for ts in state.tiles for x in ts)
         else:
@@ -100,6 +117,13 @@ def check_kinds(state: State, p: int) -> int:
         for m in state.kind_own[kind]:
             aura |= m
     assert state.blocked == dilate(aura, t.nbr_mask), "stale blocked hexes"
+    return out
+
+
+def _union(masks) -> int:
+    out = 0
+    for m in masks:
+        out |= m
     return out
 
 
@@ -250,6 +274,15 @@ def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay
                  avoid=(lambda m: m.frm is not None and m.frm == m.to) if stay else None)
 
 
+@settings(max_examples=scaled(200))
+@given(players=st.integers(2, 5), seed=seeds, bot_seed=seeds)
+def test_random_nomads_games_keep_the_invariants(players, seed, bot_seed):
+    """Random set-ups drawn from the base and Nomads sections together, 2 to 5 players."""
+    game = Game.new(shipped("nomads"), players=players, seed=seed)
+    final = play_checked(game, bot_seed)
+    assert final.current == (final.start_player - 1) % final.players  # the round is complete (RULINGS 28)
+
+
 @settings(max_examples=scaled(20))
 @given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, edge=st.booleans())
 def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
@@ -259,10 +292,10 @@ def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
 
 
 @settings(max_examples=scaled(200))
-@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
-def test_random_crossroads_games_keep_the_invariants(players, seed, bot_seed):
-    """Base + Crossroads (rules/combined adds Nomads and the Island): sections drawn from both."""
-    rules = shipped("crossroads")
+@given(players=st.integers(2, 5), seed=seeds, bot_seed=seeds)
+def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
+    """Base + Nomads + Crossroads (+ the Island), rules/combined: sections drawn from all boxes."""
+    rules = shipped("combined")
     game = Game.new(rules, players=players, seed=seed)
     dealt = sum(rules.sections[p.name].deals == "tasks" for _, placed in game.setup.layout.boards for p in placed)
     tasks = [c for c in game.setup.cards if rules.cards[c].deck == "tasks"]

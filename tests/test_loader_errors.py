@@ -8,7 +8,7 @@ import pytest
 from conftest import MINI_SECTION, load_error, locate, where
 
 from kbdsl.errors import RuleError
-from kbdsl.ruleset import MAX_GRID, RuleSet
+from kbdsl.ruleset import MAX_GRID, RuleSet, load
 from kbdsl.yamlio import MAX_DEPTH, MAX_YAML_BYTES, parse_yaml
 
 
@@ -137,7 +137,7 @@ def test_turn_setting_names_unknown_option(mini):
     "line, needle, code, message",
     [
         ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
-        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves)"),
+        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves, end)"),
         ("moves: may-stay when own", "own", "E105", "a `when` condition tests rule options only"),
         ("moves: may-stay when count(own) > 1", ">", "E105", "a `when` condition tests rule options only"),
     ],
@@ -159,13 +159,15 @@ def test_lifecycle_settings_are_checked(mini):
     assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
 
 
-def test_a_tile_names_its_lifecycle_when_there_are_several(mini):
+def test_a_tile_follows_the_lifecycle_it_names_or_the_first(mini):
     mini.edit("rules.kb", "tile well", "lifecycle a { use: once }\nlifecycle b { }\ntile well")
-    d = only(mini.error(), "E107")
-    assert d.message == "tile 'well' must name its lifecycle: a, b are declared"
-    mini.edit("rules.kb", "supply: 1", "supply: 1 lifecycle: c")
+    rules = load(mini.root)
+    assert rules.tile_lifecycle["well"] is rules.lifecycles["a"]
+    mini.edit("rules.kb", "supply: 1", "supply: 1 lifecycle: b")
+    assert load(mini.root).tile_lifecycle["well"].decl.name == "b"
+    mini.edit("rules.kb", "lifecycle: b", "lifecycle: c")
     d = only(mini.error(), "E101")
-    assert d.message == "tile 'well' names unknown lifecycle 'c'"
+    assert d.message == "tile 'well' follows unknown lifecycle 'c'"
 
 
 def test_preset_names_unknown_section_and_card(mini):
@@ -536,9 +538,9 @@ def test_deep_expression_without_parentheses(mini):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("", "the document: None is not of type 'object'"),
-    ("- name: mini\n", "the document: [{'name': 'mini'}] is not of type 'object'"),
-    ("just words\n", "the document: 'just words' is not of type 'object'"),
+    ("", "the document is empty, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("- name: mini\n", "the document is a list, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ("just words\n", "the document is a text, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
 ])
 def test_manifest_that_is_not_a_mapping(mini, text, message):
     mini.write("game.yaml", text)

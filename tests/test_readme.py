@@ -20,7 +20,7 @@ def test_api_example_runs(capsys):
     exec(compile(code, "README.md", "exec"), {})
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("the mandatory action is not finished")
-    assert out[1] == "[None, 'grass', None]"
+    assert out[1] == "[None, 'canyon', None]"
     assert "'total': 2" in out[2]
 
 

@@ -7,14 +7,17 @@ from kbdsl.ruleset import load
 ROOT = Path(__file__).resolve().parent.parent
 # The issue tracker's list, plus every name the shipped rule sets declare.
 LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords farmers oracle farm oasis "
-          "tower tavern barn harbor paddock island rope-bridge tree-house").split()
+          "tower tavern barn harbor paddock island rope-bridge tree-house "
+    "caravan garden quarry village nomad nomads treasure resettlement sword outpost donation families "
+    "shepherds ambassadors wall").split()
 
 
 def content_names() -> set[str]:
     names = set(LISTED)
-    for folder in ("base", "island", "examples/hamlets", "crossroads"):
+    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads"):
         rules = load(ROOT / "rules" / folder)
         names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
+        names |= set(rules.pieces) | set(rules.pools)
         names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
         names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
         names |= set(rules.pieces) | {d.title.lower() for d in rules.pieces.values()} | set(rules.decks)

@@ -1,8 +1,9 @@
 """Benchmark the turn engine: random-bot 4-player games on the first-game setup, one core.
 
     python tools/bench.py [--seconds S] [--rules base] [--preset first-game] [--compare DIR]
-Last line: `random games/s: N`. `--compare DIR` runs this bench and the one of another checkout
-(say, the commit before a change) in turns, in subprocesses, and prints both medians and their ratio.
+Last line: `random games/s: N`. `--compare DIR` measures this checkout and another one (say, the
+commit before a change) in turns, in subprocesses, per second of CPU time, and prints both medians
+and their ratio.
 """
 
 from __future__ import annotations
@@ -52,28 +53,40 @@ def main() -> None:
     print(f"random games/s: {games / elapsed:.0f}")
 
 
+#: One measurement in a subprocess, importing kbdsl from the tree it runs in: random games per
+#: second of CPU time (a busy machine slows the wall clock of both trees unevenly, not their CPU time).
+PROBE = """
+import sys, time
+sys.path.insert(0, ".")
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.game import Game
+from kbdsl.ruleset import load
+rules, players, seconds = load(sys.argv[1]), int(sys.argv[3]), float(sys.argv[4])
+game = Game.new(rules, players=players, preset=sys.argv[2], seed=0)
+games, start = 0, time.process_time()
+while time.process_time() - start < seconds:
+    play_out(game.new_state(), [RandomBot(f"{games}:{p}") for p in range(players)])
+    games += 1
+print(games / (time.process_time() - start))
+"""
+
+
 def compare(args: argparse.Namespace) -> None:
-    """Alternate runs of both checkouts' benches so both see the same machine load."""
+    """Alternate runs of both checkouts so both see the same machine load; medians of CPU-time rates."""
     here = Path(__file__).resolve().parent.parent
     trees = {"other": Path(args.compare).resolve(), "this": here}
     rates: dict[str, list[float]] = {k: [] for k in trees}
-    flags = ["--seconds", str(args.seconds), "--rules", args.rules, "--preset", args.preset]
-    flags += ["--players", str(args.players)]
+    argv = [args.rules, args.preset, str(args.players), str(args.seconds)]
     for _ in range(args.rounds):
         for name, tree in trees.items():
             out = subprocess.run(
-                [sys.executable, str(tree / "tools" / "bench.py"), *flags],
-                cwd=tree,
-                capture_output=True,
-                text=True,
-                check=True,
+                [sys.executable, "-c", PROBE, *argv], cwd=tree, capture_output=True, text=True, check=True
             ).stdout
-            rates[name].append(float(out.strip().splitlines()[-1].split(":")[1]))
+            rates[name].append(float(out.strip().splitlines()[-1]))
     other, this = (statistics.median(rates[k]) for k in ("other", "this"))
-    print(
-        f"other ({trees['other']}): {other:.0f} random games/s (runs: {', '.join(f'{r:.0f}' for r in rates['other'])})"
-    )
-    print(f"this ({here}): {this:.0f} random games/s (runs: {', '.join(f'{r:.0f}' for r in rates['this'])})")
+    for name, rate in (("other", other), ("this", this)):
+        runs = ", ".join(f"{r:.0f}" for r in rates[name])
+        print(f"{name} ({trees[name]}): {rate:.0f} random games per CPU second (runs: {runs})")
     print(f"ratio this/other: {this / other:.2f}")
     print(f"random games/s: {this:.0f}")
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 # Island sides go to their own rule folder and board; everything else is a main-board section.
-DESTINATION = {"base": "base/sections", "island": "island/sections", "nomads": None}
+DESTINATION = {"base": "base/sections", "island": "island/sections", "nomads": "nomads/sections"}
 DESTINATION["crossroads"] = "crossroads/sections"
 BOARD = {"island": "island"}
 DEALS = {"crossroads": "tasks"}  # each section of these expansions deals one card of this deck (task cards)

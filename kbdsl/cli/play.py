@@ -21,7 +21,7 @@ from kbdsl.cli.commands import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
 from kbdsl.moves import END, Move
-from kbdsl.render import render, render_board, render_legend, seat_label, use_color
+from kbdsl.render.terminal import render, render_board, render_legend, seat_label, use_color
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.saves import differences, game_of, read_save, save
 
@@ -48,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
     p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
     p.add_argument("--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} (e.g. human,random)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the setup draws, deck shuffles and bots")
+    p.add_argument(
+        "--seed", type=int, help="seed of the setup draws, deck shuffles and bots (default: an unpredictable one)"
+    )
     p.add_argument("--sections", help="sections of the primary board, e.g. a,b@180,c,d (default: drawn from the seed)")
     p.add_argument(
         "--board",
@@ -352,7 +354,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = Game.new(
         rules, len(seats), sections, split_list(args.cards), args.seed, parse_options(args.option), args.preset
     )
-    bots = {p: make_bot(kind, f"{args.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
+    bots = {p: make_bot(kind, f"{game.setup.seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
     session = Session(game.new_state(), seats, bots, color=_color(args), quiet=args.quiet)
     complete = session.run()
     session.finish(complete)

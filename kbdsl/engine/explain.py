@@ -29,28 +29,28 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             f" with status {move.discard} [RULINGS 11]"
         )
     tile_of = g.rules.action_tile
-    if state.pending_left and g.split(code)[0] != state.pending:
-        title = g.rules.tiles[tile_of[g.kinds[state.pending]]].title
-        return f"the {title} action is not finished ({state.pending_left} settlement(s) still to build)"
-    if state.pending_left:
-        action = g.rules.actions[name]
-        what = f"the {g.rules.tiles[tile_of[name]].title} action"
-        return why_target(state, action, p, t.index[g.board.hex(move.to)], what)
+    kind = g.split(code)[0]
+    if state.pending_left and kind == state.pending:
+        return why_step(state, g.rules.actions[name], move, f"the {g.rules.tiles[tile_of[name]].title} action")
+    if state.pending_left and not state.pending_up_to and tile_of.get(name) not in g.any_time:
+        pending = g.kinds[state.pending]
+        left = state.pending_left
+        todo = f"{left} settlement(s) still to build" if g.rules.actions[pending].kind == "build" else f"{left} step(s)"
+        return f"the {g.rules.tiles[tile_of[pending]].title} action is not finished ({todo})"
     if name == "end":
         return (
             f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
             " [rulebook: Mandatory Action]"
         )
-    to = t.index[g.board.hex(move.to)]
     if name == "build":
         if not state.mandatory_open():
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
-        return why_target(state, g.mandatory, p, to, "the mandatory build")
+        return why_target(state, g.mandatory, p, t.index[g.board.hex(move.to)], "the mandatory build")
     title = g.rules.tiles[tile_of[name]].title
     held = [x for x in state.tiles[p] if x.kind == tile_of[name]]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
-    if not state.tiles_allowed():
+    if not state.tiles_allowed() and tile_of[name] not in g.any_time:
         return (
             "tiles may be used before or after the mandatory action, not between its builds"
             " [rulebook: Extra Action; RULINGS 6]"
@@ -59,23 +59,43 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
         return f"the {title} tile was taken this turn; it can be used from your next turn on [RULINGS 9]"
     if all(x.used for x in held):
         return f"the {title} tile was already used this turn [RULINGS 9]"
-    action = g.rules.actions[name]
+    return why_step(state, g.rules.actions[name], move, f"the {title} action")
+
+
+def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:
+    """Why one step of a tile's action (a build, placement, removal or move) is not legal."""
+    g, p = state.game, state.current
+    t = g.tables
+    if action.kind in ("gold", "ignore", "draw"):
+        return f"{what} cannot be used now"
+    to = t.index[g.board.hex(move.to)]
     if action.kind == "build":
         if state.supply[p] == 0:
             return "your supply is empty"
-        return why_target(state, action, p, to, f"the {title} action")
+        return why_target(state, action, p, to, what)
     if action.kind in ("place", "return") and action.piece in g.rules.kinds:
-        return why_kind(state, action, p, to, f"the {title} action")
+        return why_kind(state, action, p, to, what)
+    if action.kind == "place":
+        if state.stock[action.piece] == 0:
+            return f"no {g.rules.pieces[action.piece].title} is left in the shared supply"
+        return why_target(state, action, p, to, what)
+    if action.kind == "remove":
+        q = state.owner(to)
+        if q is None or q == p:
+            return f"{move.to} holds no piece of another player"
+        if (state.hit >> q) & 1 and state.pending_left:
+            return f"{what} already took a piece of player {q}; it takes one of each other player"
+        return f"{move.to} is not a hex {what} allows: {unparse(action.decl.target)}"
     frm = t.index[g.board.hex(move.frm)]
     if not (state.own[p] >> frm) & 1:
         return f"{move.frm} does not hold one of your settlements"
     pairs = dict(state.move_targets(action, p))
     if frm not in pairs:
-        return f"the settlement on {move.frm} cannot be moved by the {title} action"
+        return f"the settlement on {move.frm} cannot be moved by {what}"
     if not (pairs[frm] >> to) & 1:
         if to == frm:
             return "a moved settlement must end on a different hex [RULINGS 12]"
-        return why_target(state, action, p, to, f"the {title} action", frm)
+        return why_target(state, action, p, to, what, frm)
     return (
         f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
         f" with status {move.discard} [RULINGS 11]"

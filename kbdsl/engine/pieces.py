@@ -2,7 +2,7 @@
 
 Per player an int bitset of the hexes they hold (`own`) and of the hexes next to them (`nb`,
 kept up to date so "adjacent if possible" is one AND). Pieces owned by nobody (the rule set's
-neutral kinds, such as walls) have one bitset and one shared stock per kind. `occ` is the union
+neutral kinds) have one bitset and one shared stock per kind. `occ` is the union
 of everything: a hex holds at most one piece.
 """
 

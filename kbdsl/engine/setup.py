@@ -1,7 +1,8 @@
 """The fixed part of a game: a rule set bound to a setup, its board and the action codes of moves.
 
-Randomness (setup draws and deck shuffles) comes from string-seeded `random.Random` instances, so
-the same seed and moves always give the same game. `kbdsl.game.Game` adds the first state.
+Randomness (setup draws, tile deals and deck shuffles) comes from separate streams of the game's
+seed (kbdsl.seeds), so the same seed and moves always give the same game. `kbdsl.game.Game` adds
+the first state.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
+from kbdsl.seeds import new_seed, stream
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,12 @@ class Setup:
     cards: tuple[str, ...]
     seed: int = 0
     options: Mapping[str, bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("players", "seed"):  # 2.0 players or seed 7.0 would make another game
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SetupError(f"{name} must be a whole number, not {value!r}")
 
     def to_json(self) -> dict:
         return {
@@ -70,7 +78,9 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.may_stay = rules.turn.resolve(self.options)["moves"] == "may-stay"
+        turn = rules.turn.resolve(self.options)
+        self.may_stay = turn["moves"] == "may-stay"
+        self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
         life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.tile_names}
         kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
         touching = kinds("keep", "while-touching")
@@ -111,12 +121,16 @@ class BaseGame:
         players: int = 4,
         sections: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
         cards: Sequence[str] | None = None,
-        seed: int = 0,
+        seed: int | None = None,
         options: Mapping[str, bool] | None = None,
         preset: str | None = None,
     ):
-        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset)."""
-        rng = random.Random(f"{seed}:setup")
+        """Make a game; sections and cards not given are drawn from the seed (or taken from a preset).
+
+        Without a seed the game gets an unpredictable one (kbdsl.seeds.new_seed)."""
+        if seed is None:
+            seed = new_seed()
+        rng = stream(seed, "setup")
         if sections is not None and not isinstance(sections, Mapping):
             sections = {rules.primary_board.name: list(sections)}  # a plain list is the primary board
         if preset is not None:
@@ -147,7 +161,7 @@ class BaseGame:
 
     def deal(self) -> dict[int, str]:
         """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
-        rng = random.Random(f"{self.setup.seed}:deal")
+        rng = stream(self.setup.seed, "deal")
         t, out = self.tables, {}
         for pool in self.rules.pools.values():
             tiles = sorted(name for name, d in self.rules.tiles.items() if d.pool == pool.name for _ in range(d.copies))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kbdsl.bitset import bit_list
 from kbdsl.engine.events import Event, changes, snapshot
 from kbdsl.engine.explain import why_illegal
 from kbdsl.engine.setup import BaseGame
@@ -281,7 +282,13 @@ class State(Turn):
         if hand is not None:
             if len(hand) != n or any(h is not None and h not in game.rules.deck for h in hand):
                 raise SetupError(f"hand must name a terrain card of the deck for each of the {n} players")
-            s.hand = list(hand)
+            pile = s.deck + [h for h in reversed(s.hand) if h is not None]  # the dealt cards go back on top
+            for h in hand:  # and the given ones come out of the deck, so every card is somewhere once
+                if h is not None and h not in pile:
+                    raise SetupError(f"hand: the deck has no more {h!r} cards")
+                if h is not None:
+                    del pile[len(pile) - 1 - pile[::-1].index(h)]  # the one nearest the top
+            s.deck, s.hand = pile, list(hand)
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
@@ -335,12 +342,9 @@ class State(Turn):
             s = cls._from_json(data, game)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
             raise SetupError(f"not a saved state of this game: {type(e).__name__} {e}") from None
-        n = game.setup.players
-        sizes = {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken)}
-        if sizes != {n} or not 0 <= s.current < n or not 0 <= s.start_player < n:
-            raise SetupError(f"not a saved state of this game: it is not for {n} players")
-        if sum(m.bit_count() for m in s.own) != s.occ.bit_count():
-            raise SetupError("not a saved state of this game: a hex holds two settlements")
+        problem = _impossible(s, data)
+        if problem:
+            raise SetupError(f"not a saved state of this game: {problem}")
         return s
 
     @classmethod
@@ -363,8 +367,14 @@ class State(Turn):
         s.supply = list(data["supply"])
         s.hand = list(data["hand"])
         s.tiles = [[Tile(x["tile"], idx(x["at"]), x["used"], x["new"]) for x in ts] for ts in data["tiles"]]
+        tile_hexes = game.tile_hexes
+        for x in (x for ts in s.tiles for x in ts):
+            d = game.rules.tiles.get(x.kind)
+            here = t.location_of[x.at] == x.kind if d is None or d.pool is None else (tile_hexes >> x.at) & 1
+            if not here:
+                raise ValueError(f"tiles: {t.ids[x.at]} is not a hex of a tile {x.kind!r}")
         s.taken = [game.board.mask(hs) for hs in data["taken"]]
-        s.loc_supply = {idx(h): v for h, v in data["location_supply"].items()}
+        s.loc_supply = dict.fromkeys(bit_list(tile_hexes), 0) | {idx(h): v for h, v in data["location_supply"].items()}
         s.deck, s.discard, s.removed = list(data["deck"]), list(data["discard"]), list(data["removed"])
         s.reshuffles = data["reshuffles"]
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
@@ -425,3 +435,85 @@ class State(Turn):
         return isinstance(other, State) and self.game is other.game and self.key() == other.key()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
+    """The first invariant the engine relies on that a state rebuilt from JSON breaks, naming the
+    field (None: none). These hold in every position that play reaches."""
+    g = s.game
+    rules, t, n = g.rules, g.tables, g.setup.players
+    problem = _impossible_kinds(s)
+    if problem:
+        return problem
+    if {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken, s.gold)} != {n}:
+        return f"settlements, supply, hand, tiles, taken and gold must each have one entry per player ({n})"
+    if sum(m.bit_count() for m in [*s.own, *s.neutral.values()]) != s.occ.bit_count():
+        return "settlements and neutral: a hex holds two pieces"
+    whole = {"turn": 1, "current": 0, "start": 0, "mandatory_left": 0, "built": 0, "idle_turns": 0}
+    whole |= {"turn_supply": 0, "reshuffles": 0}
+    for key, lo in whole.items():
+        if not _whole(data[key]) or data[key] < lo:
+            return f"{key} must be a whole number of at least {lo}, not {data[key]!r}"
+    if not (s.current < n and s.start_player < n):
+        return f"current and start must be seats 0 to {n - 1}"
+    if not all(isinstance(data[k], bool) for k in ("ending", "over", "waived")):
+        return "ending, over and waived must be true or false"
+    if any(not _whole(v) or not 0 <= v <= rules.settlements for v in s.supply):
+        return f"supply must be whole numbers from 0 to {rules.settlements}"
+    for kind, stock in rules.neutral.items():
+        left = s.stock[kind]
+        if not _whole(left) or left < 0 or left + s.neutral[kind].bit_count() != stock:
+            return f"stock: {kind} on the board and in the stock must add up to {stock}"
+    if any(not isinstance(k, str) or not _whole(v) or v < 0 for won in s.gold for k, v in won.items()):
+        return "gold must map sources to whole numbers of at least 0"
+    if any(h is not None and h not in rules.deck for h in s.hand):
+        return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
+    spare = [c for x in s.spare for c in x]
+    cards = sorted([c for c in s.hand if c is not None] + spare + s.deck + s.discard + s.removed, key=str)
+    if cards != sorted((c for c, k in rules.deck.items() for _ in range(k)), key=str):
+        return "hand, deck, discard and removed together must be the rule set's deck, each card once"
+    for p in range(n):
+        for x in s.tiles[p]:
+            if not (isinstance(x.used, bool) and isinstance(x.new, bool)):
+                return "tiles: used and new must be true or false"
+            if not (s.taken[p] >> x.at) & 1:
+                return f"tiles: player {p} holds a tile from {t.ids[x.at]} but never took one there"
+            touched = t.nbr_mask[x.at] & s.own[p]
+            if x.kind in g.lose_now and not touched or x.kind in g.lose_later and not touched and p != s.current:
+                return f"tiles: player {p} holds a tile from {t.ids[x.at]} but no settlement of theirs touches it"
+        if s.taken[p] & ~g.tile_hexes:
+            return f"taken: player {p} took tiles from hexes that are not location hexes"
+    for at, v in s.loc_supply.items():
+        supply = rules.tiles[t.location_of[at]].supply if t.location_of[at] else int(at in s.dealt)
+        if not _whole(v) or not 0 <= v <= supply:
+            return f"location_supply: {t.ids[at]} must hold 0 to {supply} tiles, not {v!r}"
+    for at, kind in s.dealt.items():
+        if not (g.pool_hexes >> at) & 1 or rules.tiles.get(kind) is None or rules.tiles[kind].pool is None:
+            return f"dealt: {t.ids[at]} is not a pool hex, or {kind!r} is not a tile of a pool"
+    if s.pending_left and (not _whole(s.pending_left) or s.pending_left < 0 or s.pending < 2):
+        return "pending must name a tile and a whole number of steps left"
+    return None
+
+
+def _impossible_kinds(s: State) -> str | None:
+    """The same for pieces of the other player-owned kinds and the cards in hand beside the played one."""
+    g, n = s.game, s.game.setup.players
+    if len(s.spare) != n or any(c not in g.rules.deck for x in s.spare for c in x):
+        return f"spare must hold terrain cards of the deck for each of the {n} players"
+    for kind, masks in s.kind_own.items():
+        supply = s.kind_supply[kind]
+        if len(masks) != n or len(supply) != n:
+            return f"kinds and kind_supply: {kind} must have one entry per player ({n})"
+        for p in range(n):
+            centres = s.centres(kind, masks[p])
+            if masks[p] & ~s.own[p] or sum(s.cover(kind, i) for i in centres) != masks[p]:
+                return f"kinds: player {p}'s {kind} pieces must be among their settlements, each whole"
+            if not _whole(supply[p]) or supply[p] + len(centres) != g.rules.kinds[kind]:
+                total = g.rules.kinds[kind]
+                return f"kind_supply: player {p}'s {kind} pieces on the board and in the supply must make {total}"
+    return None
+
+
+def _whole(value: Any) -> bool:
+    """An integer that is not a truth value (JSON's 2.0 and true are not whole numbers of a save)."""
+    return isinstance(value, int) and not isinstance(value, bool)

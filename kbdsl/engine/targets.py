@@ -23,10 +23,10 @@ class Targets(Kinds, Hand):
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
-        c.owned = c.occ & ~self.neutral_occ
-        c.p, c.card, c.origin, c.region, c.built = p, self.hand[p], origin, None, 0
+        c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
+        c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
         c.drawn = self.drawn
-        c.forget_areas()
+        c.forget()
         return c
 
     def build_targets(self, action: CompiledAction, p: int) -> int:

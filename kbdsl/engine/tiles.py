@@ -85,16 +85,24 @@ class Holdings(Pieces):
         for tile in self.tiles[p]:
             tile.used = tile.new = False
 
-    def gain(self, p: int, i: int) -> None:
-        """RULINGS 10: one tile from each tile hex next to hex i that p never took from before."""
+    def gains(self, p: int, i: int) -> list[int]:
+        """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
+        one with a tile left that p never took from)."""
         g = self.game
-        t = g.tables
-        for loc in bit_list(t.nbr_mask[i] & g.tile_hexes):
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1:
-                self.loc_supply[loc] -= 1
-                self.taken[p] |= 1 << loc
-                kind = t.location_of[loc] or self.dealt.pop(loc)
-                self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
+        return [
+            loc
+            for loc in bit_list(g.tables.nbr_mask[i] & g.tile_hexes)
+            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
+        ]
+
+    def gain(self, p: int, i: int) -> None:
+        g = self.game
+        location_of = g.tables.location_of
+        for loc in self.gains(p, i):
+            self.loc_supply[loc] -= 1
+            self.taken[p] |= 1 << loc
+            kind = location_of[loc] or self.dealt.pop(loc)
+            self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
@@ -125,17 +133,31 @@ class Holdings(Pieces):
             if not self.game.tables.location_of[tile.at]:
                 self.dealt[tile.at] = tile.kind
 
-    def has_twins(self, p: int) -> bool:
-        """Whether p holds two tiles of one kind, lost at once, with different status (a loss may need a choice)."""
-        seen: dict[str, str] = {}
+    def sole_touchers(self, p: int) -> int:
+        """Pieces of p that alone touch the hex of one of p's tiles lost at once (moving one may lose it)."""
         now = self.game.lose_now
-        return any(x.kind in now and seen.setdefault(x.kind, x.status) != x.status for x in self.tiles[p])
+        if not now:
+            return 0
+        nbr_mask, own, out = self.game.tables.nbr_mask, self.own[p], 0
+        for x in self.tiles[p]:
+            if x.kind in now:
+                touching = nbr_mask[x.at] & own
+                if touching & (touching - 1) == 0:
+                    out |= touching
+        return out
 
     def discard_choices(self, p: int, frm: int, to: int) -> list[int]:
-        """Extra discard variants of a move that loses one of two same-kind tiles of different status."""
+        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
+        (RULINGS 10), a tile of the same kind with another status (RULINGS 11)."""
+        g = self.game
+        held = [(x.kind, x.status, x) for x in self.tiles[p]]
+        for loc in self.gains(p, to):
+            kind = self.tile_on(loc)
+            held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
         out = []
-        for tile in self.lost(p, self.game.lose_now, (self.own[p] ^ (1 << frm)) | (1 << to)):
-            for x in self.tiles[p]:
-                if x is not tile and x.kind == tile.kind and x.status != tile.status:
-                    out.append(DISCARDS.index(x.status))
+        for tile in self.lost(p, g.lose_now, (self.own[p] ^ (1 << frm)) | (1 << to)):
+            for kind, status, x in held:
+                d = DISCARDS.index(status)
+                if x is not tile and kind == tile.kind and status != tile.status and d not in out:
+                    out.append(d)
         return out

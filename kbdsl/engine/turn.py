@@ -91,29 +91,36 @@ class Turn(Holdings, Targets, Gold):
         if self.pending_left:  # a tile action of several steps goes on
             self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
             if not self.pending_up_to:  # ... and is finished first
-                self._any_time(out)
+                if g.any_time:
+                    self._any_time(out)
                 return out
         if self.mandatory_open():
             base = g.encode(BUILD)
             out.extend(base + i for i in bit_list(self.build_targets(g.mandatory, p)))
             if self.built:
-                self._any_time(out)
+                if g.any_time:
+                    self._any_time(out)
                 return out
-        entries, actions = g.rules.entries, g.rules.actions
+        actions, entries = g.rules.actions, g.rules.entries
         for tile in self.usable_tiles(p):
             for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
-                self._steps(name, actions[name], out)
+                action = actions[name]
+                if action.kind == "build":  # the commonest case, inline
+                    if self.supply[p] > 0:
+                        base = g.encode(g.kind_index[name])
+                        out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+                else:
+                    self._steps(name, action, out)
         if not self.mandatory_open():
             out.append(g.encode(END_TURN))
         return out
 
     def _any_time(self, out: list[int]) -> None:
         """Tiles usable between builds (window: any-time)."""
-        if self.game.any_time:
-            for tile in self.usable_tiles(self.current):
-                if tile in self.game.any_time:
-                    for name in self.game.rules.entries.get(tile, ()):
-                        self._steps(name, self.game.rules.actions[name], out)
+        for tile in self.usable_tiles(self.current):
+            if tile in self.game.any_time:
+                for name in self.game.rules.entries.get(tile, ()):
+                    self._steps(name, self.game.rules.actions[name], out)
 
     def _steps(self, name: str, action, out: list[int]) -> None:
         """The codes of one step of a tile's action."""
@@ -125,16 +132,16 @@ class Turn(Holdings, Targets, Gold):
                 base = g.encode(kind)
                 out.extend(base + i for i in bit_list(self.build_targets(action, p)))
         elif what == "move":
-            twins = self.has_twins(p)  # a move may lose one of two same-kind tiles: offer the choice
+            risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             for s, targets in self.move_targets(action, p):
                 base = g.encode(kind, 0, s)
-                if twins:
-                    for i in bit_list(targets):
-                        out.append(base + i)
-                        for d in self.discard_choices(p, s, i):
-                            out.append(g.encode(kind, i, s, d))
-                else:
+                if not (risky >> s) & 1:
                     out.extend(base + i for i in bit_list(targets))
+                    continue
+                for i in bit_list(targets):
+                    out.append(base + i)
+                    for d in self.discard_choices(p, s, i):
+                        out.append(g.encode(kind, i, s, d))
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
                 base = g.encode(kind)
@@ -182,7 +189,7 @@ class Turn(Holdings, Targets, Gold):
         p = self.current
         self.log.append(code)
         if self.pending_left and self.pending_up_to and kind != self.pending:
-            self.pending = self.pending_left = self.hit = 0  # another move ends an action one may stop
+            self._end_pending()  # another move ends an action one may stop
         if kind == END_TURN:
             self._end_turn()
             return
@@ -201,15 +208,19 @@ class Turn(Holdings, Targets, Gold):
             if self.pending_left and kind == self.pending:
                 self.pending_left -= 1
                 if not self.pending_left:
-                    self.pending = self.hit = 0
+                    self._end_pending()
             else:
                 self.mark_used(p, g.rules.action_tile[name])
-                if action.steps:
-                    self.pending, self.pending_up_to = kind, action.up_to
-                    self.pending_left = action.count - 1
-                    if "per-opponent" in action.decl.modifiers:
-                        self.pending_left = self.players - 2  # one piece of each other player who has one
-            self._do(p, name, action, frm, to, DISCARDS[disc])
+                if action.steps:  # per-opponent: one piece of each other player who has one
+                    left = self.players - 2 if action.per_opponent else action.count - 1
+                    if left > 0:
+                        self.pending, self.pending_up_to, self.pending_left = kind, action.up_to, left
+            if action.kind == "build":
+                self._build(p, to)
+            elif action.kind == "move":
+                self._move(p, frm, to, DISCARDS[disc])
+            else:
+                self._do(p, name, action, frm, to, DISCARDS[disc])
             if not self.pending_left and name in g.rules.follow:  # `A then B`: B is due next
                 after = g.rules.follow[name]
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
@@ -240,7 +251,10 @@ class Turn(Holdings, Targets, Gold):
         elif what == "remove":
             q = self.owner(to)
             self.take_back(q, to)
-            self.hit |= 1 << q
+            if not self.game.end_latched:
+                self.ending = min(self.supply) == 0
+            if self.pending_left:
+                self.hit |= 1 << q
             if self.game.lose_now:
                 self.lose(q, None, self.game.lose_now)  # the owner's tiles by that hex may go
         elif what == "gold":
@@ -249,13 +263,17 @@ class Turn(Holdings, Targets, Gold):
             self.waived = True
 
     def _build(self, p: int, i: int) -> None:
+        g = self.game
         self.place_piece(p, i)
         self.waived = False
         if self.supply[p] == 0:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
-        self._landed(p, i)
-        if self.game.on_build:
-            self._pay(p, self.game.on_build, 1 << i)
+        if g.on_gain:
+            self._landed(p, i)
+        else:
+            self.gain(p, i)
+        if g.on_build:
+            self._pay(p, g.on_build, 1 << i)
 
     def _pay(self, p: int, triggers, built: int) -> None:
         """Gold of the cards whose trigger fired, for the hexes just built."""
@@ -274,10 +292,13 @@ class Turn(Holdings, Targets, Gold):
 
     def _landed(self, p: int, i: int) -> None:
         """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
+        on_gain = self.game.on_gain
+        if not on_gain:
+            self.gain(p, i)
+            return
         held = len(self.tiles[p])
         self.gain(p, i)
-        on_gain = self.game.on_gain
-        if on_gain and len(self.tiles[p]) > held:
+        if len(self.tiles[p]) > held:
             for tile in self.tiles[p][held:]:
                 if tile.kind in on_gain:
                     self.tiles[p].remove(tile)
@@ -294,7 +315,7 @@ class Turn(Holdings, Targets, Gold):
             name = g.kinds[self.pending]
             self._steps(name, g.rules.actions[name], codes)
             if not codes:
-                self.pending = self.pending_left = self.hit = 0
+                self._end_pending()
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
@@ -308,6 +329,10 @@ class Turn(Holdings, Targets, Gold):
             if self.hand[p] is None:
                 self.mand_left = 0
                 return
+
+    def _end_pending(self) -> None:
+        self.pending = self.pending_left = self.hit = 0
+        self.pending_up_to = False
 
     def _end_turn(self) -> None:
         p = self.current
@@ -330,8 +355,8 @@ class Turn(Holdings, Targets, Gold):
         self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
         self.built = self.mand_built = 0
-        self.pending = self.pending_left = self.hit = 0
-        self.pending_up_to = self.waived = False
+        self._end_pending()
+        self.waived = False
         self.drawn = None
         self.choosing = bool(self.spare[self.current])
         self._settle()

@@ -1,13 +1,14 @@
 """Terrain cards: the deck, each player's hand, the discard pile, and cards out of the game.
 
-The deck is shuffled by string-seeded `random.Random` instances (one per reshuffle), never by
-global state, so the same seed always deals the same cards.
+The deck is shuffled by its own streams of the game's seed (kbdsl.seeds, one per reshuffle),
+never by global state, so the same seed always deals the same cards.
 """
 
 from __future__ import annotations
 
-import random
 from typing import TYPE_CHECKING
+
+from kbdsl.seeds import stream
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -25,7 +26,7 @@ class Cards:
 
     def _init_cards(self, players: int) -> None:
         deck = [terrain for terrain, count in self.game.rules.deck.items() for _ in range(count)]
-        random.Random(f"{self.game.setup.seed}:deck:0").shuffle(deck)
+        stream(self.game.setup.seed, "deck:0").shuffle(deck)
         self.deck, self.discard, self.removed, self.reshuffles = deck, [], [], 0
         self.hand = [None] * players
         for p in range(players):
@@ -45,7 +46,7 @@ class Cards:
         if not self.deck and self.discard:
             self.reshuffles += 1
             self.deck, self.discard = self.discard, []
-            random.Random(f"{self.game.setup.seed}:deck:{self.reshuffles}").shuffle(self.deck)
+            stream(self.game.setup.seed, f"deck:{self.reshuffles}").shuffle(self.deck)
         return self.deck.pop() if self.deck else None
 
     def replace_card(self, p: int) -> None:

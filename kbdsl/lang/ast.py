@@ -219,6 +219,7 @@ class Pool(Declaration):
     title: str
     on: str | None = None
     texts: tuple[str, ...] = ()
+    lifecycle: str | None = None  # the lifecycle its tiles follow unless they name one
 
 
 @dataclass(frozen=True)

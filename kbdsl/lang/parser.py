@@ -242,7 +242,9 @@ class _Build(Transformer):
 
     def pool(self, meta, items):
         name, title, props, texts = self._props(items)
-        return ast.Pool(name, title, self._one(props, "on"), texts, pos=self._pos(items[0]))
+        return ast.Pool(
+            name, title, self._one(props, "on"), texts, self._one(props, "lifecycle"), pos=self._pos(items[0])
+        )
 
     def removal(self, meta, items):
         return ast.Removal(str(items[0]), str(items[1]), pos=self._pos(items[1]))

@@ -90,6 +90,7 @@ def _cell(
     highlight: Collection[str],
     sources: Collection[str],
     color: bool,
+    neutral: dict[str, str],
 ) -> str:
     """The 2 visible characters of one hex, coloured, then padding to CELL."""
     rules = state.game.rules
@@ -104,14 +105,16 @@ def _cell(
         code = terrain_color(rules, attrs["terrain"])
         kind = _kind_on(data, name)
         if kind is not None:  # a piece of another kind than settlements shows its glyph for the letter
-            letter = rules.pieces[kind].glyph or letter
+            letter = glyph(rules, kind)
         if name in owner:
             return (
                 paint(letter, code, color)
                 + paint(seat_mark(owner[name]), PLAYER_COLORS[owner[name] % len(PLAYER_COLORS)], color)
                 + " " * (CELL - 2)
             )
-        text = letter + " "
+        if name in neutral:  # a piece owned by nobody: its glyph after the terrain letter
+            return paint(letter, code, color) + paint(neutral[name], LOCATION_COLOR, color) + " " * (CELL - 2)
+        text = letter + ("1" if name in data["dealt"] else " ")  # a pool hex shows whether its tile lies there
     if name in highlight:
         text, code = text[0] + "*", TARGET_COLOR
     elif name in sources:
@@ -137,6 +140,7 @@ def render_board(
     g = state.game.board.graph
     marks, lifts = set(highlight), set(sources)
     owner = {h: p for p, hexes in enumerate(data["settlements"]) for h in hexes}
+    neutral = {x["hex"]: glyph(state.game.rules, x["kind"]) for x in data["pieces"] if x["owner"] is None}
     out: list[str] = []
     for board, primary, names in board_groups(state):
         cells = {(g.nodes[n]["row"], g.nodes[n]["col"]): n for n in names}
@@ -150,7 +154,8 @@ def render_board(
             line = f"{r:>{ROW_LABEL - 1}} " + (" " * (CELL // 2) if r % 2 else "")
             for c in cols:
                 n = cells.get((r, c))
-                line += " " * CELL if n is None else _cell(state, data, n, g.nodes[n], owner, marks, lifts, color)
+                cell = _cell(state, data, n, g.nodes[n], owner, marks, lifts, color, neutral) if n else " " * CELL
+                line += cell
             out.append(line.rstrip())
     return "\n".join(out)
 
@@ -161,6 +166,12 @@ def _kind_on(data: dict[str, Any], name: str) -> str | None:
         if any(name in hexes for hexes in per_seat):
             return kind
     return None
+
+
+def glyph(rules: RuleSet, kind: str) -> str:
+    """The one character a piece kind is drawn with: its declared glyph, else its initial."""
+    declared = rules.pieces[kind].glyph if kind in rules.pieces else None
+    return (declared or kind)[:1]
 
 
 # -- status ----------------------------------------------------------------------------
@@ -207,6 +218,12 @@ def render_status(
             head += " · last round"
     cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
     lines = [head, f"Cards: {cards or '-'}   Deck: {data['deck']} left, {len(data['discard'])} discarded"]
+    if data["stock"]:
+        stock = ", ".join(f"{rules.pieces[k].title} ({glyph(rules, k)}) {n} left" for k, n in data["stock"].items())
+        lines.append(f"Shared supply: {stock}")
+    if data["dealt"]:
+        lying = ", ".join(f"{h} {rules.tiles[k].title}" for h, k in data["dealt"].items())
+        lines.append(f"Tiles lying face up: {lying}")
     width = max((len(s) for s in seats), default=0)
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
@@ -214,8 +231,10 @@ def render_status(
         kinds = "".join(
             f"  {rules.pieces[k].title.lower()} {left[p]}" for k, left in data.get("kind_supply", {}).items() if left[p]
         )
+        gold = sum(data["gold"][p].values())
+        won = f"  gold so far {gold:>2}" if data["gold"][p] else ""
         tiles = _tiles_text(rules, data["tiles"][p])
-        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}{kinds}  tiles: {tiles}")
+        lines.append(f" {pointer} {who}  supply {data['supply'][p]:>3}{kinds}{won}  tiles: {tiles}")
     return "\n".join(lines)
 
 
@@ -227,11 +246,14 @@ def render_legend(rules: RuleSet, color: bool = False) -> str:
         if t.letter
     )
     tiles = "  ".join(f"{paint(t.letter, LOCATION_COLOR, color)} {t.title}" for t in rules.tiles.values() if t.letter)
-    pieces = "  ".join(f"{rules.pieces[k].glyph} {rules.pieces[k].title}" for k in rules.kinds if rules.pieces[k].glyph)
+    neutral = "".join(f", {glyph(rules, k)} a {rules.pieces[k].title}" for k in rules.neutral)
+    pools = "".join(f", 1 a {p.title} tile lying there" for p in rules.pools.values())
+    pieces = "  ".join(f"{glyph(rules, k)} {rules.pieces[k].title}" for k in rules.kinds)
     return (
         f"Terrain: {terrains}\nLocations (letter + tiles left): {tiles}\n"
         + (f"Pieces (in place of the letter): {pieces}\n" if pieces else "")
-        + "Marks after a letter: 0-9 a settlement of that seat, * a legal target, + a settlement that may move"
+        + f"Marks after a letter: 0-9 a settlement of that seat{neutral}{pools}, * a legal target,"
+        " + a settlement that may move"
     )
 
 

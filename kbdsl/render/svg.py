@@ -1,0 +1,266 @@
+"""SVG pictures of a setup or a position, in the manner of `chess.svg.board`.
+
+`board(subject)` returns the SVG text of every board in play (detached boards beside the
+main one). The drawing is made for front ends as much as for people: every hex is one
+`<polygon class="hex">` carrying `data-hex` (its name, "r,c" or "board:r,c"),
+`data-terrain` and `data-location`, and every piece is one `<g class="piece">` carrying
+`data-hex`, `data-kind` and `data-player` (empty for a neutral piece), so a web page can
+attach clicks and highlight classes (CSS rules override the fill attributes).
+
+Everything comes from the rule set and the graph: terrain colours are the rule set's own
+`color` hints moved to the nearest colour of a colour-blind-safe palette (Paul Tol's), and
+every hex also shows its terrain or tile letter, so no colour has to be told apart.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape, quoteattr
+
+from kbdsl.game import State
+
+if TYPE_CHECKING:
+    from kbdsl.game import Game
+    from kbdsl.ruleset import RuleSet
+
+#: Paul Tol's "light" and "muted" qualitative schemes and a mid grey: distinguishable with
+#: every common colour-vision deficiency, and light enough for dark letters on top.
+SAFE_PALETTE = (
+    "#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#DDDDDD",
+    "#88CCEE", "#DDCC77", "#CC6677", "#44AA99", "#999933", "#AA4499", "#AAAAAA",
+)  # fmt: skip
+#: Okabe and Ito's colour-blind-safe colours, one per seat; each piece also shows its seat number.
+PLAYER_COLORS = ("#D55E00", "#0072B2", "#F0E442", "#CC79A7", "#009E73", "#56B4E9", "#E69F00", "#000000")
+NEUTRAL_COLOR = "#7F7F7F"
+LOCATION_FILL = "#FFFFFF"
+#: Piece outlines (unit radius), chosen per kind: settlements are houses, other kinds get the others.
+SHAPES = (
+    ((0, -1), (0.9, -0.2), (0.9, 0.85), (-0.9, 0.85), (-0.9, -0.2)),  # house
+    ((0, -1), (0.95, 0.8), (-0.95, 0.8)),  # triangle
+    ((-0.85, -0.85), (0.85, -0.85), (0.85, 0.85), (-0.85, 0.85)),  # square
+    ((0, -1), (1, 0), (0, 1), (-1, 0)),  # diamond
+    tuple((math.cos(a), math.sin(a)) for a in (k * math.pi / 4 + math.pi / 8 for k in range(8))),  # octagon
+)
+R = 20.0  # hex radius in drawing units (centre to corner)
+W = math.sqrt(3) * R  # hex width (pointy-top)
+MARGIN = 8.0
+LABEL = 18.0  # room for coordinates and board titles
+
+STYLE = """
+.hex { stroke: #444; stroke-width: 1; }
+.hex.legal { stroke: #000; stroke-width: 3; }
+.legal-mark { fill: #000; fill-opacity: 0.55; pointer-events: none; }
+.last-mark { fill: none; stroke: #000; stroke-width: 2.5; stroke-dasharray: 4 3; pointer-events: none; }
+.piece polygon { stroke: #222; stroke-width: 1.2; }
+.seat, .label, .coord, .name, .title { pointer-events: none; font-family: sans-serif; }
+.label { font-size: 11px; fill: #222; text-anchor: middle; }
+.name { font-size: 6px; fill: #222; text-anchor: middle; }
+.coord { font-size: 9px; fill: #555; text-anchor: middle; }
+.title { font-size: 12px; font-weight: bold; fill: #222; }
+.seat { font-size: 9px; font-weight: bold; text-anchor: middle; }
+"""
+
+
+class Svg(str):
+    """SVG text that Jupyter and IPython show as a picture (like chess.svg's wrapper)."""
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+@dataclass(frozen=True)
+class _Hex:
+    name: str
+    board: str
+    row: int
+    col: int
+    terrain: str | None
+    location: str | None
+
+
+def board(
+    subject: Game | State,
+    *,
+    hexes: Iterable[str] = (),
+    last: Iterable[str] = (),
+    coords: bool = False,
+    legend: bool = False,
+    size: int | None = None,
+) -> Svg:
+    """An SVG picture of a game's setup (a Game) or of a position (a State).
+
+    `hexes` are highlighted (legal targets), `last` are marked (the last turn's moves),
+    `coords` writes row and column numbers, `legend` adds the terrain and tile letters
+    below, and `size` sets the picture's width in pixels (default: natural size)."""
+    state = subject if isinstance(subject, State) else None
+    game = state.game if state is not None else subject
+    rules, g, t = game.rules, game.board.graph, game.tables
+    names = lambda hs: {game.board.hex(h) for h in hs}  # noqa: E731  (raises SetupError for a bad hex)
+    marked, lasts = names(hexes), names(last)
+    cells = [_Hex(n, *(g.nodes[n][k] for k in ("board", "row", "col", "terrain", "location"))) for n in t.ids]
+    if state is not None:
+        left = {t.ids[i]: v for i, v in state.loc_supply.items()}
+        pieces = state.pieces()
+    else:
+        left = {c.name: rules.tiles[c.location].supply or 0 for c in cells if c.location}
+        pieces = []
+    fills = terrain_fills(rules)
+
+    boards: dict[str, list[_Hex]] = {}
+    for c in cells:  # tables order: primary board first
+        boards.setdefault(c.board, []).append(c)
+    primary = g.graph.get("primary")
+    centre: dict[str, tuple[float, float]] = {}
+    out: list[str] = []
+    x0, height = MARGIN + (LABEL if coords else 0), 0.0
+    top = MARGIN + (LABEL if coords else 0) + (LABEL if len(boards) > 1 else 0)
+    for name, group in boards.items():
+        cols = max(c.col for c in group) + 1
+        rows = max(c.row for c in group) + 1
+        if name != primary:
+            out.append(_text("title", x0, MARGIN + 10, f"{name} (hexes {name}:row,col)", anchor=False))
+        for c in group:
+            centre[c.name] = (x0 + W * (c.col + 0.5 * (c.row % 2)) + W / 2, top + 1.5 * R * c.row + R)
+        if coords:
+            out += [_text("coord", x0 + W * k + W / 2, top - 4, str(k)) for k in range(cols)]
+            out += [_text("coord", x0 - LABEL / 2, top + 1.5 * R * r + R + 3, str(r)) for r in range(rows)]
+        for c in group:
+            out.append(_cell(rules, c, centre[c.name], fills, left.get(c.name), c.name in marked))
+        width = W * (cols + 0.5)
+        height = max(height, top + 1.5 * R * (rows - 1) + 2 * R)
+        x0 += width + (LABEL + W if len(boards) > 1 else 0)
+    for h in sorted(marked):
+        x, y = centre[h]
+        out.append(
+            f'<circle class="legal-mark" data-hex="{h}" cx="{x:.1f}" cy="{y + R * 0.1:.1f}" r="{R * 0.22:.1f}"/>'
+        )
+    for hex_name, kind, owner in pieces:
+        out.append(_piece(hex_name, kind, owner, centre[hex_name], kind == rules.piece_kind))
+    for h in sorted(lasts):
+        x, y = centre[h]
+        out.append(f'<polygon class="last-mark" data-hex="{h}" points="{_points(x, y, R * 0.8)}"/>')
+    total_w = x0 - (LABEL + W if len(boards) > 1 else 0) + MARGIN
+    total_h = height + MARGIN
+    if legend:
+        rows_out, total_h = _legend(rules, fills, MARGIN, total_h + 4, total_w)
+        out += rows_out
+    scale = f' width="{size}" height="{round(size * total_h / total_w)}"' if size else ""
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="kbdsl-board" viewBox="0 0 {total_w:.1f} {total_h:.1f}"{scale}>'
+        f"<style>{STYLE}</style>"
+        f'<rect width="100%" height="100%" fill="#fff"/>'
+    )
+    return Svg(head + "".join(out) + "</svg>")
+
+
+def terrain_fills(rules: RuleSet) -> dict[str, str]:
+    """Each terrain's fill: its `color` hint moved to the nearest free colour of SAFE_PALETTE.
+
+    Pairs are matched closest first, so similar hints (two greens) still get different
+    colours; terrains without a hint, or past the palette's end, take what is left in order."""
+    hinted = {n: _rgb(t.color) for n, t in rules.terrains.items() if t.color}
+    pairs = sorted(
+        (_distance(rgb, _rgb(c)), n, c) for n, rgb in hinted.items() for c in SAFE_PALETTE
+    )  # deterministic: ties break by name, then palette colour
+    fills: dict[str, str] = {}
+    for _, n, c in pairs:
+        if n not in fills and c not in fills.values():
+            fills[n] = c
+    spare = [c for c in SAFE_PALETTE if c not in fills.values()]
+    for i, n in enumerate(n for n in rules.terrains if n not in fills):
+        fills[n] = spare[i % len(spare)] if spare else SAFE_PALETTE[i % len(SAFE_PALETTE)]
+    return fills
+
+
+def _rgb(color: str) -> tuple[int, int, int]:
+    return int(color[1:3], 16), int(color[3:5], 16), int(color[5:7], 16)
+
+
+def _distance(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """Perceptual colour distance: Euclidean in CIE Lab (D65)."""
+    return math.dist(_lab(a), _lab(b))
+
+
+def _lab(rgb: tuple[int, int, int]) -> tuple[float, float, float]:
+    lin = [v / 255 / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4 for v in rgb]
+    x = (0.4124 * lin[0] + 0.3576 * lin[1] + 0.1805 * lin[2]) / 0.95047
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    z = (0.0193 * lin[0] + 0.1192 * lin[1] + 0.9505 * lin[2]) / 1.08883
+    fx, fy, fz = (t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116 for t in (x, y, z))
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def _points(x: float, y: float, r: float) -> str:
+    return " ".join(
+        f"{x + r * math.cos(a):.1f},{y + r * math.sin(a):.1f}"
+        for a in (math.pi / 6 + k * math.pi / 3 for k in range(6))
+    )
+
+
+def _text(cls: str, x: float, y: float, text: str, anchor: bool = True, fill: str | None = None) -> str:
+    extra = "" if anchor else ' style="text-anchor: start"'
+    colour = f' fill="{fill}"' if fill else ""
+    return f'<text class="{cls}" x="{x:.1f}" y="{y:.1f}"{extra}{colour}>{escape(text)}</text>'
+
+
+def _cell(
+    rules: RuleSet, c: _Hex, at: tuple[float, float], fills: Mapping[str, str], left: int | None, legal: bool
+) -> str:
+    """One hex: its polygon, its letter, and for location and special hexes their name."""
+    x, y = at
+    if c.location is not None:
+        decl, fill = rules.tiles[c.location], LOCATION_FILL
+    else:
+        decl = rules.terrains[c.terrain] if c.terrain else None
+        fill = fills.get(c.terrain or "", "#FFFFFF")
+    letter = (decl.letter if decl else None) or "?"
+    title = decl.title if decl else "?"
+    classes = "hex legal" if legal else "hex"
+    attrs = (
+        f'class="{classes}" data-hex="{c.name}" data-terrain={quoteattr(c.terrain or "")} '
+        f'data-location={quoteattr(c.location or "")} fill="{fill}"'
+    )
+    tip = f"{c.name} {title}" + (f" ({left} left)" if left is not None else "")
+    parts = [f'<polygon {attrs} points="{_points(x, y, R)}"><title>{escape(tip)}</title></polygon>']
+    parts.append(_text("label", x, y - R * 0.35, letter))
+    named = c.location is not None or (decl is not None and "special" in decl.flags)
+    if named:
+        caption = title if left is None else f"{title} {left}"
+        parts.append(_text("name", x, y + R * 0.72, caption))
+    return "".join(parts)
+
+
+def _piece(hex_name: str, kind: str, owner: int | None, at: tuple[float, float], built: bool) -> str:
+    """One piece: its kind's outline in its owner's colour, with the seat number on it (`built`: the
+    kind the mandatory action builds, drawn as a house)."""
+    x, y = at[0], at[1] + R * 0.25
+    shape = SHAPES[0] if built else SHAPES[1 + zlib.crc32(kind.encode()) % (len(SHAPES) - 1)]
+    s = R * 0.42
+    pts = " ".join(f"{x + s * dx:.1f},{y + s * dy:.1f}" for dx, dy in shape)
+    colour = NEUTRAL_COLOR if owner is None else PLAYER_COLORS[owner % len(PLAYER_COLORS)]
+    ink = "#000" if colour in ("#F0E442", "#56B4E9", "#E69F00", "#CC79A7", "#009E73") else "#fff"
+    mark = "" if owner is None else _text("seat", x, y + s * 0.55, str(owner), fill=ink)
+    player = "" if owner is None else str(owner)
+    return (
+        f'<g class="piece" data-hex="{hex_name}" data-kind={quoteattr(kind)} data-player="{player}">'
+        f'<polygon points="{pts}" fill="{colour}"/>{mark}</g>'
+    )
+
+
+def _legend(rules: RuleSet, fills: Mapping[str, str], x: float, y: float, width: float) -> tuple[list[str], float]:
+    """Swatches with letter and title for every terrain and tile, wrapped to the picture's width."""
+    entries = [(t.letter or "?", t.title, fills[n]) for n, t in rules.terrains.items()]
+    entries += [(t.letter or "?", t.title, LOCATION_FILL) for t in rules.tiles.values()]
+    out, cx, cy, step = [], x, y + R * 0.6, 118.0
+    for letter, title, fill in entries:
+        if cx + step > width:
+            cx, cy = x, cy + R * 1.3
+        out.append(f'<rect x="{cx:.1f}" y="{cy - 9:.1f}" width="14" height="14" fill="{fill}" stroke="#444"/>')
+        out.append(_text("label", cx + 7, cy + 2, letter))
+        out.append(_text("label", cx + 20, cy + 2, title, anchor=False))
+        cx += step
+    return out, cy + R * 0.8

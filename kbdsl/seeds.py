@@ -1,0 +1,28 @@
+"""Seeds, and the separate random streams a game draws from its seed.
+
+A game has one integer seed. Each use of randomness has a stream of its own (`setup` for the
+drawn sections and cards, `deck:K` for the K-th shuffle of the terrain deck), seeded by a
+SHA-256 digest of the stream's name and the seed. What one stream shows says nothing about
+another: the public setup does not narrow the deck order, except by guessing the seed itself.
+A game made without a seed gets 128 bits from the operating system (`secrets`), which cannot
+be guessed; a small seed chosen by a person can be, so the deck is only as hidden as the seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+
+SEED_BITS = 128
+
+
+def new_seed() -> int:
+    """An unpredictable seed for a game whose creator gave none."""
+    return secrets.randbits(SEED_BITS)
+
+
+def stream(seed: int, name: str) -> random.Random:
+    """The random stream `name` of a game's seed (the same seed and name, the same draws)."""
+    digest = hashlib.sha256(f"kbdsl/{name}/{seed}".encode()).digest()
+    return random.Random(int.from_bytes(digest, "big"))

@@ -1,0 +1,95 @@
+"""The SVG renderer: well-formed pictures with one hex shape per hex and one element per piece."""
+
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import shipped
+from kbdsl.errors import SetupError
+from kbdsl.game import Game
+from kbdsl.render import svg
+
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def parse(text: str) -> ET.Element:
+    return ET.fromstring(text)  # raises on anything that is not well-formed XML
+
+
+def hexes(root: ET.Element) -> list[ET.Element]:
+    return [e for e in root.iter(f"{NS}polygon") if e.get("class", "").split()[:1] == ["hex"]]
+
+
+def pieces(root: ET.Element) -> list[ET.Element]:
+    return [e for e in root.iter(f"{NS}g") if e.get("class") == "piece"]
+
+
+def played(game: Game, moves: int, seed: int = 1):
+    state, rng = game.new_state(), random.Random(seed)
+    for _ in range(moves):
+        if state.over:
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+def test_setup_has_one_hex_shape_per_board_hex():
+    game = Game.new(shipped("base"), 3, preset="first-game")
+    root = parse(svg.board(game))
+    shapes = hexes(root)
+    assert len(shapes) == 400
+    assert {e.get("data-hex") for e in shapes} == set(game.board.graph)
+    assert pieces(root) == []
+    by_hex = {e.get("data-hex"): e for e in shapes}
+    for name, attrs in game.board.graph.nodes(data=True):
+        assert by_hex[name].get("data-terrain") == (attrs["terrain"] or "")
+        assert by_hex[name].get("data-location") == (attrs["location"] or "")
+
+
+def test_position_has_one_piece_per_piece_with_kind_and_owner():
+    state = played(Game.new(shipped("base"), 4, seed=5), 120)
+    root = parse(svg.board(state, coords=True, legend=True))
+    drawn = sorted((e.get("data-hex"), e.get("data-kind"), e.get("data-player")) for e in pieces(root))
+    expected = sorted((h, kind, "" if owner is None else str(owner)) for h, kind, owner in state.pieces())
+    assert drawn == expected
+    assert len(drawn) == sum(len(state.settlements(p)) for p in range(4)) > 0
+
+
+def test_detached_board_is_drawn_beside_the_main_one():
+    game = Game.new(shipped("island"), 2, seed=3)
+    root = parse(svg.board(game))
+    names = [e.get("data-hex") for e in hexes(root)]
+    assert len(names) == game.tables.n
+    island = [n for n in names if ":" in n]
+    assert island and len(island) == sum(1 for n in game.board.graph if ":" in n)
+    left = {e.get("data-hex"): min(float(p.split(",")[0]) for p in e.get("points").split()) for e in hexes(root)}
+    assert min(left[n] for n in island) > max(left[n] for n in names if ":" not in n)
+
+
+def test_highlighted_and_last_hexes_are_marked():
+    state = played(Game.new(shipped("base"), 2, preset="first-game"), 3)
+    targets = state.targets("build")
+    last = state.settlements(0)
+    root = parse(svg.board(state, hexes=targets, last=last))
+    legal = {e.get("data-hex") for e in hexes(root) if "legal" in e.get("class").split()}
+    assert legal == set(targets)
+    marks = {e.get("data-hex") for e in root.iter() if e.get("class") == "last-mark"}
+    assert marks == set(last)
+
+
+def test_a_hex_not_on_the_board_is_refused():
+    game = Game.new(shipped("base"), 2, preset="first-game")
+    with pytest.raises(SetupError, match="no hex 30,30"):
+        svg.board(game, hexes=["30,30"])
+
+
+def test_terrains_get_distinct_safe_colours_and_size_scales():
+    rules = shipped("base")
+    fills = svg.terrain_fills(rules)
+    assert set(fills) == set(rules.terrains)
+    assert len(set(fills.values())) == len(fills)
+    assert set(fills.values()) <= set(svg.SAFE_PALETTE)
+    picture = svg.board(Game.new(rules, 2, preset="first-game"), size=600)
+    assert parse(picture).get("width") == "600"
+    assert picture._repr_svg_() == str(picture)
