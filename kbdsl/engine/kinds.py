@@ -132,9 +132,8 @@ class Kinds(Pieces):
         if kind in self.game.aura_kinds:
             self._block()
 
-    def move_piece(self, p: int, frm: int, to: int) -> None:
-        """p's piece on hex frm onto hex to, keeping its kind."""
-        super().move_piece(p, frm, to)
+    def move_kind(self, p: int, frm: int, to: int) -> None:
+        """After `move_piece`: p's piece moved from hex frm to hex to keeps its kind."""
         for k, masks in self.kind_own.items():
             if (masks[p] >> frm) & 1:
                 masks[p] ^= (1 << frm) | (1 << to)
@@ -142,12 +141,12 @@ class Kinds(Pieces):
                     self._block()
                 return
 
-    def take_back(self, q: int, i: int) -> None:
+    def take_back_any(self, q: int, i: int) -> None:
         """q's piece on hex i goes back to q's supply (of its kind, if it is not a settlement)."""
         if self.kind_own and self.kind_at(q, i) is not None:
             self.return_kind(q, i)
         else:
-            super().take_back(q, i)
+            self.take_back(q, i)
 
     def pieces(self) -> list[tuple[str, str, int | None]]:
         """Every piece on the board as (hex, kind, owner), in board order (front ends draw these)."""

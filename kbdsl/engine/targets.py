@@ -21,13 +21,19 @@ class Targets(Kinds, Hand):
         c = self._c
         if c is None:
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
+            c.drawn = self.drawn
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
         c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
-        c.drawn = self.drawn
         c.forget()
         return c
+
+    def set_drawn(self, card: str | None) -> None:
+        """The card a tile's action drew (`terrain(drawn)`), kept in the context too."""
+        self.drawn = card
+        if self._c is not None:
+            self._c.drawn = card
 
     def build_targets(self, action: CompiledAction, p: int) -> int:
         """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says

@@ -243,14 +243,14 @@ class Turn(Holdings, Targets, Gold):
             if self.game.lose_now:
                 self.lose(p, None, self.game.lose_now)
         elif what == "draw":  # the top card, face up onto the discard pile: its terrain is `drawn`
-            self.drawn = self.draw()
+            self.set_drawn(self.draw())
             if self.drawn is not None:
                 self.discard.append(self.drawn)
         elif what == "place":
             self.place_neutral(action.piece, to)
         elif what == "remove":
             q = self.owner(to)
-            self.take_back(q, to)
+            self.take_back_any(q, to)
             if not self.game.end_latched:
                 self.ending = min(self.supply) == 0
             if self.pending_left:
@@ -286,6 +286,8 @@ class Turn(Holdings, Targets, Gold):
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
         self.move_piece(p, frm, to)
+        if self.kind_own:
+            self.move_kind(p, frm, to)
         self._landed(p, to)
         if self.game.lose_now:
             self.lose(p, discard, self.game.lose_now)
@@ -339,7 +341,10 @@ class Turn(Holdings, Targets, Gold):
         hand = self.game.hand_tiles
         draws = max((hand.get(x.kind, 1) for x in self.tiles[p]), default=1) if hand else 1
         self.refresh_tiles(p)
-        self.draw_hand(p, draws)
+        if draws > 1 or self.spare[p]:
+            self.draw_hand(p, draws)
+        else:
+            self.discard_and_draw(p)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
@@ -357,6 +362,7 @@ class Turn(Holdings, Targets, Gold):
         self.built = self.mand_built = 0
         self._end_pending()
         self.waived = False
-        self.drawn = None
+        if self.drawn is not None:
+            self.set_drawn(None)
         self.choosing = bool(self.spare[self.current])
         self._settle()
