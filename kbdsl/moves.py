@@ -32,10 +32,16 @@ class Move(NamedTuple):
         extra = set(data) - {"do", "to", "from", "discard"}
         if extra:
             raise ValueError(f"not a move: unknown field(s) {', '.join(sorted(extra))}")
-        for key in ("to", "from", "discard"):
-            if data.get(key) is not None and not isinstance(data[key], str):
-                raise ValueError(f'not a move: {key!r} must be a string such as "3,4", not {data[key]!r}')
-        return cls(data["do"], data.get("to"), data.get("from"), data.get("discard"))
+        return cls(data["do"], data.get("to"), data.get("from"), data.get("discard")).checked()
+
+    def checked(self) -> Move:
+        """This move, if each field is a string (or None where allowed); else ValueError."""
+        if not isinstance(self.do, str):
+            raise ValueError(f"not a move: 'do' must be a string such as \"build\", not {self.do!r}")
+        for key, value in (("to", self.to), ("from", self.frm), ("discard", self.discard)):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f'not a move: {key!r} must be a string such as "3,4", not {value!r}')
+        return self
 
     @classmethod
     def parse(cls, text: str) -> Move:
@@ -58,7 +64,7 @@ class Move(NamedTuple):
         return cls(do, hexes[0] if hexes else None, None, discard)
 
     def __str__(self) -> str:
-        parts = [self.do] + [h for h in (self.frm, self.to) if h is not None]
+        parts = [str(self.do)] + [str(h) for h in (self.frm, self.to) if h is not None]
         if self.discard:
             parts.append(f"discard={self.discard}")
         return " ".join(parts)

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO, TextIO
 import jsonschema
 
 from kbdsl import __version__
+from kbdsl import undo as undoing
 from kbdsl.bots import BOTS, make_bot
 from kbdsl.errors import IllegalMove, KbdslError, RuleError, SetupError
 from kbdsl.game import Game, Setup, State
@@ -244,8 +245,9 @@ def board(state: State) -> Json:
 class Server:
     """Open games by id and the request handlers; one instance per connection."""
 
-    def __init__(self, allow_paths: bool = True):
+    def __init__(self, allow_paths: bool = True, max_games: int = MAX_GAMES):
         self.allow_paths = allow_paths  # False: only shipped rule sets (for untrusted clients)
+        self.max_games = max_games
         self.games: dict[str, State] = {}
         self._opened = 0
         self._shipped: dict[str, RuleSet] = {}
@@ -257,7 +259,9 @@ class Server:
             "state": self.state,
             "legal": self.legal,
             "targets": self.targets,
+            "actions": self.actions,
             "play": self.play,
+            "undo": self.undo,
             "bot": self.bot,
             "scores": self.scores,
             "board": self.board,
@@ -269,19 +273,12 @@ class Server:
     # -- framing -------------------------------------------------------------------------
     def handle_line(self, line: str | bytes) -> str | None:
         """One line in, one line out (None for a blank line, which is ignored)."""
-        if len(line) > MAX_LINE:
-            return _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                return _dump(_error(None, bad("the line is not UTF-8 text")))
-        if not line.strip():
+        if len(line) <= MAX_LINE and not line.strip():
             return None
         try:
-            request = json.loads(line, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as e:
-            return _dump(_error(None, bad(f"the line is not JSON ({e})")))
+            request = parse(line)
+        except RequestError as e:
+            return _dump(_error(None, e))
         return _dump(self.handle(request))
 
     def handle(self, request: Any) -> Json:
@@ -356,8 +353,8 @@ class Server:
             raise RequestError("unknown_game", f"no open game {req['game']!r} (open: {open_})") from None
 
     def _open(self, state: State) -> str:
-        if len(self.games) >= MAX_GAMES:
-            raise bad(f"{MAX_GAMES} games are open; close one first")
+        if len(self.games) >= self.max_games:
+            raise bad(f"{self.max_games} games are open; close one first")
         self._opened += 1
         gid = f"g{self._opened}"
         self.games[gid] = state
@@ -423,15 +420,17 @@ class Server:
         return {"game": req["game"], "state": self._view(self._state(req), req)}
 
     def legal(self, req: Json) -> Json:
-        moves = self._state(req).legal_moves()
+        state = self._state(req)
         action = req.get("action")
+        if action not in (None, "end"):
+            _known_action(state, action)
+        moves = state.legal_moves()
         return {"game": req["game"], "moves": [m.to_json() for m in moves if action is None or m.do == action]}
 
     def targets(self, req: Json) -> Json:
         state = self._state(req)
         g, action = state.game, req["action"]
-        if action not in g.kind_index or action == "end":
-            raise bad(f"unknown action {action!r} (build or a tile: {', '.join(g.tile_names)})")
+        _known_action(state, action)
         frm = req.get("from")
         if frm is not None:
             try:
@@ -445,6 +444,30 @@ class Server:
             out["from"] = frm
         out["targets"] = state.targets(action, frm)
         return out
+
+    def actions(self, req: Json) -> Json:
+        """The actions of the player to move (build, each held tile, end): usable now, or why not; and
+        the moves of this turn that `undo` may take back."""
+        state = self._state(req)
+        legal = {m.do for m in state.legal_moves()}
+        names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
+        return {
+            "game": req["game"],
+            "player": state.current,
+            "actions": [
+                {"action": n, "usable": n in legal, "reason": None if n in legal else _why_not(state, n)} for n in names
+            ],
+            "undoable": [m.to_json() for m in undoing.undoable(state)],
+        }
+
+    def undo(self, req: Json) -> Json:
+        """Take back the last move of the turn, while no hidden card has been drawn since (kbdsl.undo)."""
+        state = self._state(req)
+        moves = undoing.undoable(state)
+        before = undoing.undo(state)  # a new state: the open game is replaced only below
+        view = self._view(before, req)
+        self.games[req["game"]] = before
+        return {"game": req["game"], "undone": moves[-1].to_json(), "state": view}
 
     def play(self, req: Json) -> Json:
         state = self._state(req)
@@ -530,6 +553,33 @@ class Server:
         return {"game": req["game"], "closed": True}
 
 
+def _known_action(state: State, action: str) -> None:
+    """Refuse an action name that is neither the mandatory build nor a tile of the game."""
+    try:
+        state.check_action(action)
+    except SetupError as e:
+        raise bad(str(e)) from None
+
+
+def _why_not(state: State, action: str) -> str:
+    """Why `action` has no legal move now: the engine's refusal of a probe move (unless it is about the probe)."""
+    if state.over:
+        return "the game is over"
+    g, p = state.game, state.current
+    own = state.settlements(p)
+    probe = own[0] if own else g.tables.ids[0]
+    move: Json = {"do": action} if action == "end" else {"do": action, "to": probe}
+    if action in g.rules.actions and g.rules.actions[action].kind == "move":
+        move["from"] = probe
+    try:
+        state.clone().play(move)
+    except IllegalMove as e:
+        if probe not in e.reason:
+            return e.reason
+    title = g.rules.tiles[action].title if action in g.rules.tiles else "mandatory build"
+    return f"no hex is a legal target of the {title} action right now"
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -538,20 +588,49 @@ def _dump(response: Json) -> str:
     return json.dumps(response, ensure_ascii=True, separators=(",", ":"))
 
 
+def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
+    """One message of UTF-8 JSON text as a request value (for every transport); RequestError if it is not.
+
+    A trailing line ending is not part of the message: `limit` bytes may come before it. Duplicate
+    keys in an object are refused rather than silently resolved."""
+    raw = line if isinstance(line, bytes) else line.encode("utf-8", "surrogatepass")
+    raw = raw[:-1] if raw.endswith(b"\n") else raw
+    raw = raw[:-1] if raw.endswith(b"\r") else raw
+    if len(raw) > limit:
+        raise bad(f"the line is longer than {limit} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise bad("the line is not UTF-8 text") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    except (ValueError, RecursionError) as e:
+        raise bad(f"the line is not JSON ({e})") from None
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> Json:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {twice!r} appears twice in one object")
+    return out
 
 
 def serve(inp: BinaryIO, out: TextIO, server: Server | None = None) -> int:
     """Answer requests line by line until end of input; a bad line gets an error and the loop goes on."""
     server = server or Server()
     while True:
-        raw = inp.readline(MAX_LINE + 1)
+        raw = inp.readline(MAX_LINE + 2)  # the line and its ending ("\r\n" at most)
         if not raw:
             return 0
-        if len(raw) > MAX_LINE:  # skip the rest of an over-long line
+        if len(raw) == MAX_LINE + 2 and not raw.endswith(b"\n"):  # skip the rest of an over-long line
             while raw and not raw.endswith(b"\n"):
-                raw = inp.readline(MAX_LINE + 1)
+                raw = inp.readline(MAX_LINE + 2)
             reply = _dump(_error(None, bad(f"the line is longer than {MAX_LINE} bytes")))
         else:
             reply = server.handle_line(raw)

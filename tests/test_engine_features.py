@@ -38,7 +38,8 @@ def meadow_game(tmp_path: Path, tile: str, action: str, settlements: list[list[s
     """A game on the all-grass test section, the player to move holding `tile` (its hex is 2,2)."""
     kb = f'tile {tile} "{tile.title()}" {{ letter: x  supply: 2\n  action: {action} }}\n' + GRASS_SECTION
     game = Game.new(
-        load(folder(tmp_path, kb)), players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"]
+        load(folder(tmp_path, kb)), players=2, sections=["meadow", "oasis", "farm", "tavern"],
+        cards=["fishermen", "knights", "lords"],
     )
     return State.arrange(game, settlements, tiles=[[{"tile": tile, "at": "2,2"}]], hand=["desert", "desert"])
 
@@ -188,9 +189,9 @@ def test_override_replaces_a_parent_declaration(tmp_path):
     )
     rules = load(root)
     assert rules.cards["workers"].override and rules.mandatory[0].count == 2
-    game = Game.new(rules, players=2, preset="first-game", cards=["workers"])
+    game = Game.new(rules, players=2, preset="first-game", cards=["workers", "knights", "lords"])
     s = State.arrange(game, [["3,4"]])  # grass next to the Tavern section's castle at 3,3
-    base = Game.new(load("base"), players=2, preset="first-game", cards=["workers"])
+    base = Game.new(load("base"), players=2, preset="first-game", cards=["workers", "knights", "lords"])
     assert State.arrange(base, [["3,4"]]).scores()[0]["workers"] == 1
     assert s.scores()[0]["workers"] == 2
     (root / "content.kb").write_text('override card nobody "Nobody" { score: 1 per area }\n')
@@ -282,7 +283,10 @@ def lifecycle_game(tmp_path: Path, settings: str, action: str = "build on terrai
     kb = f"override lifecycle location-tile {{ {settings} }}\n"
     kb += f'tile hop "Hop" {{ letter: x  supply: 2\n  action: {action} }}\n' + GRASS_SECTION
     return Game.new(
-        load(folder(tmp_path, kb)), players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen"]
+        load(folder(tmp_path, kb)),
+        players=2,
+        sections=["meadow", "oasis", "farm", "tavern"],
+        cards=["fishermen", "knights", "lords"],
     )
 
 

@@ -383,3 +383,57 @@ def test_10_deeply_nested_yaml_is_refused_at_once_where_it_gets_too_deep(mini, t
     with no_hang(5):
         (d,) = load_error(mini.root).diagnostics
     assert d.code == "E201" and d.message == "YAML nested deeper than 32 levels" and d.pos.line == line
+
+
+# -- 11. smaller ----------------------------------------------------------------------------
+@pytest.mark.parametrize("cards", [[], ["fishermen"], ["fishermen", "knights", "lords", "miners"]])
+def test_11_a_game_has_the_rule_sets_number_of_cards(server, cards):
+    error = server.handle({"cmd": "new", "players": 2, "cards": cards})["error"]
+    assert error["code"] == "setup" and f"uses 3 Kingdom Builder card(s), not {len(cards)}" in error["message"]
+    gid = new_game(server)
+    save = server.handle({"cmd": "save", "game": gid})["result"]["save"]
+    bad = {**save, "setup": {**save["setup"], "cards": cards}}
+    assert "uses 3 Kingdom Builder card(s)" in server.handle({"cmd": "load", "save": bad})["error"]["message"]
+
+
+def test_11_a_save_must_place_every_board_of_its_rule_set(server):
+    save = server.handle({"cmd": "save", "game": new_game(server)})["result"]["save"]
+    error = server.handle({"cmd": "load", "save": {**save, "rules": "island"}})["error"]
+    assert error["code"] == "setup" and "board 'island'" in error["message"]
+
+
+def test_11_legal_with_an_unknown_action_is_a_bad_request(server):
+    gid = new_game(server)
+    assert server.handle({"cmd": "legal", "game": gid, "action": "fly"})["error"]["code"] == "bad_request"
+    assert server.handle({"cmd": "legal", "game": gid, "action": "build"})["result"]["moves"]
+
+
+def test_11_a_line_of_exactly_the_limit_is_read(server):
+    import io
+
+    from kbdsl.protocol import MAX_LINE, serve
+
+    line = json.dumps({"cmd": "hello", "id": "x"}).encode()
+    exact = line[:-1] + b" " * (MAX_LINE - len(line)) + b"}"
+    assert len(exact) == MAX_LINE
+    out = io.StringIO()
+    serve(io.BytesIO(exact + b"\n" + exact + b" \n" + exact + b"\r\n"), out, server)
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert [a["ok"] for a in answers] == [True, False, True]
+    assert "longer than" in answers[1]["error"]["message"]
+
+
+def test_11_duplicate_json_keys_are_refused(server):
+    error = json.loads(server.handle_line('{"cmd": "new", "players": 2, "players": 3}'))["error"]
+    assert error["code"] == "bad_request" and "'players' appears twice" in error["message"]
+
+
+@pytest.mark.parametrize("fields", [{"do": ["build"]}, {"do": "build", "to": 34}, {"do": "end", "discard": {}}])
+def test_11_moves_with_fields_that_are_not_strings_are_illegal_moves(base_rules, fields):
+    from kbdsl.moves import Move
+
+    state = Game.new(base_rules, 2, seed=1).new_state()
+    before = state.key()
+    with pytest.raises(IllegalMove, match="must be a string"):
+        state.play(Move(**fields))
+    assert state.key() == before

@@ -49,13 +49,28 @@ class Setup:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], rules: RuleSet) -> Setup:
+        """The setup of a saved game (a whole game: see `complete`)."""
         return cls(
             data["players"],
             Layout.of(rules, data["sections"]),
             tuple(data["cards"]),
             data.get("seed", 0),
             dict(data.get("options", {})),
-        )
+        ).complete(rules)
+
+    def complete(self, rules: RuleSet) -> Setup:
+        """This setup, if a whole game of `rules` can be played from it: as many Kingdom Builder
+        cards as the rule set deals, and every board it plays on. (Scenarios set up positions,
+        not games, and may choose any cards.)"""
+        other = [c for c in self.cards if c in rules.cards and rules.cards[c].deck is not None]
+        dealt = len(self.cards) - len(other)  # cards of other decks are dealt by sections
+        if dealt != rules.cards_in_play:
+            raise SetupError(f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {dealt}")
+        placed = {board for board, sections in self.layout.boards if sections}
+        for b in rules.boards:
+            if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:
+                raise SetupError(f"{rules.title} is played with board {b.name!r}, and the setup places none of it")
+        return self
 
 
 class BaseGame:
@@ -157,7 +172,8 @@ class BaseGame:
             cards = rng.sample(sorted(c for c, d in rules.cards.items() if d.deck is None), rules.cards_in_play)
         layout = Layout.of(rules, spec)
         cards = list(cards) + _dealt_by_sections(rules, layout, cards, rng)
-        return cls(rules, Setup(players, layout, tuple(cards), seed, dict(options or {})))
+        setup = Setup(players, layout, tuple(cards), seed, dict(options or {}))
+        return cls(rules, setup.complete(rules))
 
     def deal(self) -> dict[int, str]:
         """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""

@@ -67,7 +67,7 @@ class State(Turn):
 
     def targets(self, action: str, frm: str | None = None) -> list[str]:
         """Hexes the current player may choose for `action` ('build' or a tile) right now."""
-        self._known_action(action)
+        self.check_action(action)
         moves = [m for m in self.legal_moves() if m.do == action and m.discard is None]
         if frm is not None:
             frm = self.game.board.hex(frm)
@@ -76,11 +76,12 @@ class State(Turn):
 
     def sources(self, action: str) -> list[str]:
         """Settlements the current player may move with tile `action` right now."""
-        self._known_action(action)
+        self.check_action(action)
         moves = [m for m in self.legal_moves() if m.do == action]
         return sorted({m.frm for m in moves}, key=self.game.tables.index.get)
 
-    def _known_action(self, action: str) -> None:
+    def check_action(self, action: str) -> None:
+        """Refuse (SetupError) a name that is neither the mandatory build nor a tile of the game."""
         if action not in self.game.kind_index or action == "end":
             raise SetupError(f"unknown action {action!r} (build or a tile: {', '.join(self.game.tile_names)})")
 
@@ -100,6 +101,11 @@ class State(Turn):
                 raise IllegalMove(move, str(e)) from None
         elif not isinstance(move, Move):
             raise IllegalMove(move, 'a move is a Move, a JSON object such as {"do": "end"}, or text such as \'end\'')
+        else:
+            try:
+                move = move.checked()
+            except ValueError as e:
+                raise IllegalMove(move, str(e)) from None
         code = self.game.to_code(move)
         legal = set(self.legal_actions())
         if code not in legal and move.discard is not None:

@@ -26,7 +26,8 @@ class Targets(Kinds, Hand):
         c.occ = self.occ if occ is None else occ
         c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
-        c.forget()
+        if c._areas or c.memo:
+            c.forget()
         return c
 
     def set_drawn(self, card: str | None) -> None:
@@ -34,6 +35,12 @@ class Targets(Kinds, Hand):
         self.drawn = card
         if self._c is not None:
             self._c.drawn = card
+
+    def has_targets(self, action: CompiledAction, p: int) -> bool:
+        """Whether `action` lets p build anywhere now (adjacency only narrows a choice, never empties it)."""
+        if self.blocked or self.choosing:  # auras and hands of several cards: the full computation
+            return bool(self.build_targets(action, p))
+        return bool(action.target(self.ctx(p)) & self.game.tables.all & ~self.occ)
 
     def build_targets(self, action: CompiledAction, p: int) -> int:
         """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says

@@ -89,11 +89,10 @@ class Holdings(Pieces):
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
         one with a tile left that p never took from)."""
         g = self.game
-        return [
-            loc
-            for loc in bit_list(g.tables.nbr_mask[i] & g.tile_hexes)
-            if self.loc_supply.get(loc, 0) > 0 and not (self.taken[p] >> loc) & 1
-        ]
+        near = g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]
+        if not near:  # most hexes touch no tile hex
+            return []
+        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
 
     def gain(self, p: int, i: int) -> None:
         g = self.game

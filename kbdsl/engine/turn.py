@@ -88,6 +88,7 @@ class Turn(Holdings, Targets, Gold):
             return []
         g, p = self.game, self.current
         out: list[int] = []
+        self._risky = -1  # pieces whose move may lose a tile (sole_touchers), found when needed
         if self.pending_left:  # a tile action of several steps goes on
             self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
             if not self.pending_up_to:  # ... and is finished first
@@ -115,6 +116,8 @@ class Turn(Holdings, Targets, Gold):
             out.append(g.encode(END_TURN))
         return out
 
+    _risky: int = -1
+
     def _any_time(self, out: list[int]) -> None:
         """Tiles usable between builds (window: any-time)."""
         for tile in self.usable_tiles(self.current):
@@ -132,7 +135,9 @@ class Turn(Holdings, Targets, Gold):
                 base = g.encode(kind)
                 out.extend(base + i for i in bit_list(self.build_targets(action, p)))
         elif what == "move":
-            risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
+            if self._risky < 0:
+                self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
+            risky = self._risky
             for s, targets in self.move_targets(action, p):
                 base = g.encode(kind, 0, s)
                 if not (risky >> s) & 1:
@@ -314,6 +319,7 @@ class Turn(Holdings, Targets, Gold):
         g, p = self.game, self.current
         if self.pending_left:
             codes: list[int] = []
+            self._risky = -1
             name = g.kinds[self.pending]
             self._steps(name, g.rules.actions[name], codes)
             if not codes:
@@ -323,7 +329,7 @@ class Turn(Holdings, Targets, Gold):
         if self.supply[p] == 0:
             self.mand_left = 0
             return
-        while not self.build_targets(g.mandatory, p):
+        while not self.has_targets(g.mandatory, p):
             if not g.uses_card.get("build") or self.hand[p] is None:
                 self.mand_left = 0
                 return

@@ -1,0 +1,319 @@
+// The table page: the board (the server's SVG drawing), the seat's actions and card, scores, log, replay.
+// The server decides everything; this page shows what a push says and sends clicks as protocol requests.
+"use strict";
+
+const T = {
+  table: decodeURIComponent(location.pathname.split("/")[2] || ""),
+  seat: null,       // this page's seat (null: a spectator)
+  rules: null,      // the rule set's description (protocol `rules`)
+  push: null,       // the last push: view, scores, and for the seat to move its legal moves and actions
+  action: null,     // the selected action: "build" or a tile name
+  from: null,       // for a tile that moves: the chosen settlement
+  replayStep: 0,
+  replayShown: -1,  // the step the replay board shows
+  shown: -1,        // the version of the last push shown completely
+  socket: null,
+};
+const $ = id => document.getElementById(id);
+kb.token = new URLSearchParams(location.hash.slice(1)).get("seat");
+
+// -- names ---------------------------------------------------------------------------------
+const seatName = p => "P" + p;
+function title(name) {
+  const r = T.rules;
+  if (name === "build") return r.mandatory ? "Build" : "build";
+  if (name === "end") return "End turn";
+  return kb.titles(r.tiles)[name] || kb.titles(r.cards)[name] || kb.titles(r.scorings)[name] || kb.titles(r.terrains)[name] || name;
+}
+function at(hex) { // a hex and its terrain, as the board drawing names it
+  const cell = document.querySelector(`#board polygon.hex[data-hex="${hex}"]`);
+  const terrain = cell && cell.dataset.terrain;
+  return terrain ? `${hex} (${title(terrain)})` : hex;
+}
+function moveText(m) {
+  if (m.do === "end") return "ends the turn";
+  if (m.do === "build") return `builds on ${at(m.to)}`;
+  const how = m.from ? `${m.from} to ${at(m.to)}` : `on ${at(m.to)}`;
+  return `${title(m.do)}: ${how}` + (m.discard ? ` (loses a ${m.discard} tile)` : "");
+}
+function eventText(e) {
+  switch (e.event) {
+    case "tile_gained": return `${seatName(e.player)} takes a ${title(e.tile)} tile (${e.at})`;
+    case "tile_lost": return `${seatName(e.player)} loses a ${title(e.tile)} tile (${e.at})`;
+    case "end_triggered": return `${seatName(e.player)} has built every settlement: the round is the last`;
+    case "deck_reshuffled": return "the deck is reshuffled";
+    case "card_removed": return `a ${title(e.card)} card leaves the game`;
+    case "game_over": return `the game is over: ${e.winners.map(seatName).join(", ")} won`;
+    default: return null;
+  }
+}
+
+// -- the connection ----------------------------------------------------------------------------
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = T.socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(T.table)}`);
+  ws.onopen = () => { ws.send(JSON.stringify({join: kb.token || null})); $("connection").textContent = "live"; };
+  ws.onmessage = event => {
+    const message = JSON.parse(event.data);
+    if (message.push === "update") show(message);
+    else if (message.ok === false) refuse(message.error);
+  };
+  ws.onclose = () => {
+    $("connection").textContent = "reconnecting...";
+    setTimeout(connect, 1000); // a page that lost its socket catches up from the next push
+  };
+}
+
+async function ask(request) {
+  const reply = await kb.ask({...request, game: T.table});
+  if (!reply.ok) refuse(reply.error);
+  else $("refusal").textContent = "";
+  return reply;
+}
+
+function refuse(error) {
+  $("refusal").textContent = error.code === "illegal_move" ? `Refused: ${error.reason}` : error.message;
+}
+
+// -- showing a push ------------------------------------------------------------------------------
+async function show(push) {
+  if (T.push && push.version < T.push.version) return;
+  T.push = push;
+  T.seat = push.seat;
+  const s = push.state;
+  const usable = new Set((push.actions || []).filter(a => a.usable).map(a => a.action));
+  if (!usable.has(T.action)) { T.action = usable.has("build") ? "build" : null; T.from = null; }
+  if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
+  await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version);
+  if (push !== T.push) return; // a newer push arrived meanwhile and is shown instead
+  highlight();
+  status();
+  hand();
+  actions();
+  players();
+  scoreTable($("scores"), push.scores.scores);
+  log();
+  if (s.over) finished();
+  T.shown = push.version; // for tests and tools: the page shows this version completely
+}
+
+function status() {
+  const s = T.push.state;
+  const you = T.seat === null ? "watching" : `you are ${seatName(T.seat)}`;
+  let text;
+  if (s.over) text = `game over after ${s.turn} turns`;
+  else {
+    const who = s.current === T.seat ? "your move" : `${seatName(s.current)} to move`;
+    text = `turn ${s.turn}: ${who}` + (s.mandatory_left && s.current === T.seat ? `, ${s.mandatory_left} mandatory build(s) left` : "");
+  }
+  $("status").textContent = `${text} (${you})`;
+  $("status").dataset.current = s.current;
+  $("me-title").textContent = T.seat === null ? "Spectator" : `You: ${seatName(T.seat)}`;
+}
+
+function hand() {
+  const s = T.push.state;
+  const box = $("hand");
+  box.replaceChildren();
+  if (T.seat === null) { box.append(kb.el("span", {class: "hint", text: "Spectators see no hand."})); return; }
+  const card = s.hand[T.seat];
+  const terrain = T.rules.terrains.find(t => t.name === card);
+  const sample = card && $("board").querySelector(`polygon.hex[data-terrain="${card}"]`); // the board's own colour
+  box.append(kb.el("span", {text: "Your card: "}),
+    card ? kb.el("span", {class: "card", id: "my-card", "data-terrain": card, style: sample ? `background: ${sample.getAttribute("fill")}` : null,
+                          text: `${terrain ? terrain.title : card}${terrain && terrain.letter ? " (" + terrain.letter + ")" : ""}`})
+         : kb.el("span", {class: "card none", id: "my-card", text: "none now (you draw at the end of your turn)"}));
+}
+
+function targetsOf(action, from = null) {
+  const moves = (T.push.legal || []).filter(m => m.do === action && !m.discard && (from === null || m.from === from));
+  return [...new Set(moves.map(m => m.to).filter(Boolean))];
+}
+function sourcesOf(action) {
+  return [...new Set((T.push.legal || []).filter(m => m.do === action && m.from).map(m => m.from))];
+}
+function isMove(action) {
+  const t = T.rules.tiles.find(x => x.name === action);
+  return Boolean(t && t.action.kind === "move");
+}
+
+function actions() {
+  const box = $("actions");
+  box.replaceChildren();
+  const myTurn = T.push.actions !== undefined;
+  const tiles = T.seat === null ? [] : T.push.state.tiles[T.seat];
+  const list = myTurn ? T.push.actions
+    : ["build", ...new Set(tiles.map(t => t.tile)), "end"].map(a => ({action: a, usable: false, reason: T.push.state.over ? "the game is over" : "it is not your turn"}));
+  for (const a of list) {
+    const tile = T.rules.tiles.find(x => x.name === a.action);
+    const rule = tile ? `${tile.title}: ${tile.texts.join(" ") || tile.action.text}` : (a.action === "build" && T.rules.mandatory ? `Build: ${T.rules.mandatory.text}` : "");
+    const tip = [rule, a.usable ? "" : `Not now: ${a.reason}`].filter(Boolean).join("\n");
+    const classes = ["action", a.action === T.action ? "selected" : "", tile ? "tile" : ""].join(" ").trim();
+    box.append(kb.el("button", {type: "button", class: classes, "data-action": a.action, title: tip, "aria-disabled": a.usable ? null : "true",
+      text: title(a.action), onclick: () => choose(a)}));
+  }
+  const undo = T.push.undoable || [];
+  box.append(kb.el("button", {type: "button", class: "action undo", id: "undo", "aria-disabled": undo.length ? null : "true",
+    title: undo.length ? `Take back: ${moveText(undo[undo.length - 1])}` : "Nothing to take back: only your own moves of this turn, until a card is drawn",
+    text: "Undo", onclick: () => undo.length ? ask({cmd: "undo"}) : refuse({message: "Nothing to undo: only your own moves of this turn, before a card is drawn."})}));
+  const hint = $("hint");
+  if (!myTurn) hint.textContent = "";
+  else if (T.action && isMove(T.action)) hint.textContent = T.from ? `Click where the settlement on ${T.from} goes.` : `Click one of your highlighted settlements to move it with ${title(T.action)}.`;
+  else if (T.action) hint.textContent = `Click a highlighted hex: ${title(T.action)}.`;
+  else hint.textContent = "End your turn, or use a tile.";
+}
+
+function choose(a) {
+  if (a.action === "end") {
+    if (!a.usable) return refuse({message: a.reason});
+    return ask({cmd: "play", move: {do: "end"}});
+  }
+  if (!a.usable) return refuse({message: `${title(a.action)}: ${a.reason}`});
+  T.action = a.action;
+  T.from = null;
+  $("refusal").textContent = "";
+  actions();
+  highlight();
+}
+
+function highlight() {
+  const board = $("board");
+  board.querySelectorAll(".target, .source, .chosen").forEach(n => n.classList.remove("target", "source", "chosen"));
+  if (!T.action || !T.push.legal) return;
+  const mark = (hexes, cls) => hexes.forEach(h => board.querySelectorAll(`polygon.hex[data-hex="${h}"]`).forEach(n => n.classList.add(cls)));
+  if (isMove(T.action) && T.from === null) mark(sourcesOf(T.action), "source");
+  else {
+    mark(targetsOf(T.action, T.from), "target");
+    if (T.from) mark([T.from], "chosen");
+  }
+}
+
+function clicked(hex) {
+  const action = T.action || "build";
+  if (isMove(action)) {
+    if (T.from === null || sourcesOf(action).includes(hex) && !targetsOf(action, T.from).includes(hex)) {
+      if (sourcesOf(action).includes(hex)) { T.from = hex; actions(); highlight(); return; }
+      return ask({cmd: "play", move: {do: action, from: hex, to: hex}});
+    }
+    const from = T.from;
+    T.from = null;
+    return ask({cmd: "play", move: {do: action, from, to: hex}});
+  }
+  return ask({cmd: "play", move: {do: action, to: hex}});
+}
+
+// Per-seat fields of the view that this page has no column for (what a rule set adds: counters,
+// gold, other pieces): lists with one entry per seat, shown by their key, so new content needs no
+// change here. The view's lists that are not per seat are named, since their length may match.
+const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
+const NOT_PER_SEAT = new Set(["log", "discard", "removed", "pieces"]);
+function extras(s) {
+  const n = s.supply.length;
+  return Object.keys(s).filter(k => !SHOWN.has(k) && !NOT_PER_SEAT.has(k) && Array.isArray(s[k]) && s[k].length === n);
+}
+function cellText(v) {
+  if (Array.isArray(v)) return v.map(x => typeof x === "object" && x !== null ? Object.values(x).join(" ") : x).join(", ") || "-";
+  if (v !== null && typeof v === "object") return Object.entries(v).map(([k, x]) => `${title(k)} ${x}`).join(", ") || "-";
+  return v === null ? "-" : String(v);
+}
+
+function players() {
+  const s = T.push.state;
+  const more = extras(s);
+  $("players").querySelector("thead tr").replaceChildren(...["seat", "who", "supply", "card", "tiles", ...more].map(h => kb.el("th", {text: h})));
+  const rows = $("players").querySelector("tbody");
+  rows.replaceChildren();
+  T.push.seats.forEach((seat, p) => {
+    const tiles = s.tiles[p].map(t => `${title(t.tile)}${t.used ? " (used)" : t.new ? " (new)" : ""}`).join(", ") || "-";
+    const who = seat.kind === "bot" ? `bot: ${seat.bot}` : p === T.seat ? "you" : "a person";
+    const card = s.hand[p] ? title(s.hand[p]) : p === s.current && !s.over ? "hidden" : "-";
+    rows.append(kb.el("tr", {class: p === s.current && !s.over ? "current" : "", "data-seat": p},
+      kb.el("td", {}, kb.el("span", {class: "swatch p" + (p % 8)}), seatName(p)), kb.el("td", {text: who}),
+      kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles}),
+      ...more.map(k => kb.el("td", {"data-field": k, text: cellText(s[k][p])}))));
+  });
+}
+
+function scoreTable(table, scores) {
+  const keys = Object.keys(scores[0]).filter(k => k !== "total");
+  table.replaceChildren(kb.el("thead", {}, kb.el("tr", {}, kb.el("th", {text: ""}), ...scores.map((_, p) => kb.el("th", {text: seatName(p)})))));
+  const body = kb.el("tbody");
+  for (const k of [...keys, "total"]) {
+    body.append(kb.el("tr", {class: k === "total" ? "total" : "", "data-score": k}, kb.el("th", {text: k === "total" ? "Total" : title(k)}),
+      ...scores.map((sc, p) => kb.el("td", {"data-seat": p, text: sc[k]}))));
+  }
+  table.append(body);
+}
+
+function log() {
+  const s = T.push.state;
+  const list = $("log");
+  list.replaceChildren();
+  let p = s.start;
+  for (const m of s.log) {
+    list.append(kb.el("li", {class: "p" + (p % 8), text: `${seatName(p)} ${moveText(m)}`}));
+    if (m.do === "end") p = (p + 1) % s.supply.length;
+  }
+  for (const e of T.push.played.flatMap(x => x.events)) {
+    const text = eventText(e);
+    if (text) list.append(kb.el("li", {class: "event", text}));
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+// -- the board -----------------------------------------------------------------------------
+async function drawBoard(url, box, version) {
+  const reply = await fetch(url);
+  if (!reply.ok) return;
+  const svg = await reply.text();
+  if (version !== undefined && T.push.version !== version) return; // a newer push is being shown
+  box.innerHTML = svg;
+}
+
+$("board").addEventListener("click", event => {
+  const node = event.target.closest("[data-hex]");
+  if (node && T.push && !T.push.state.over) clicked(node.dataset.hex);
+});
+
+// -- the end: final scores and replay -------------------------------------------------------------
+let finalShown = false;
+function finished() {
+  $("final").hidden = false;
+  $("score-title").firstChild.textContent = "Gold ";
+  $("score-title").querySelector(".provisional").textContent = "(final)";
+  const sc = T.push.scores;
+  $("winners").textContent = `Won by ${sc.winners.map(seatName).join(" and ")} with ${sc.scores[sc.winners[0]].total} gold.`;
+  scoreTable($("final-scores"), sc.scores);
+  if (!finalShown) { finalShown = true; replay(T.push.state.log.length); }
+}
+
+async function replay(step) {
+  const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/replay?step=${Math.max(0, step)}`);
+  const data = await reply.json();
+  T.replayStep = data.step;
+  $("replay-step").textContent = `move ${data.step} of ${data.steps}`;
+  let who = "";
+  if (data.move) {
+    let p = data.state.start;
+    const log = T.push.state.log.slice(0, data.step - 1);
+    for (const m of log) if (m.do === "end") p = (p + 1) % data.state.supply.length;
+    who = `${seatName(p)} ${moveText(data.move)}`;
+  }
+  $("replay-move").textContent = data.move ? `Move ${data.step}: ${who}` : "The start of the game.";
+  await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?step=${data.step}`, $("replay-board"));
+  scoreTable($("replay-scores"), data.scores);
+  T.replayShown = data.step;
+}
+$("replay-first").onclick = () => replay(0);
+$("replay-prev").onclick = () => replay(T.replayStep - 1);
+$("replay-next").onclick = () => replay(T.replayStep + 1);
+$("replay-last").onclick = () => replay(T.push.state.log.length);
+
+// -- start -------------------------------------------------------------------------------------------
+(async () => {
+  const reply = await kb.ask({cmd: "rules", game: T.table});
+  if (!reply.ok) { $("status").textContent = reply.error.message; return; }
+  T.rules = reply.result;
+  document.title = `kbdsl: ${T.rules.title || T.rules.name}`;
+  connect();
+})();

@@ -1,0 +1,355 @@
+"""Tables: open games with seats for people and bots, and who may ask what.
+
+A table is one game of the protocol's `Server` plus its seats. Every request from the web
+goes through `Tables.request`, which checks the seat token, fills in the game and the seat
+itself and hands the request to the same `Server.handle` that `kbdsl serve` uses: one
+implementation of every method, two transports. Tokens come from `secrets` and are compared
+in constant time; they appear in no view, push, error or log line. A request without a
+token sees the public view and can play nothing. With a data folder, each table is written
+atomically after every change, and a restart loads every saved table back by replaying it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kbdsl.game import State, replay
+from kbdsl.protocol import RequestError, Server, _error, bad
+from kbdsl.render import svg
+
+Json = dict[str, Any]
+log = logging.getLogger("kbdsl.web")
+
+MAX_TABLES = 500
+MAX_SEATS = 8
+#: Anyone may ask these; the result shows the view of the token's seat, else the public one.
+PUBLIC = ("hello", "rules", "state", "scores", "board")
+#: Only the seat to move: its legal moves depend on its hidden card.
+TO_MOVE = ("legal", "targets", "actions")
+#: Only the seat to move, with its token.
+PLAYS = ("play", "undo")
+#: Methods whose request names a seat for its view.
+VIEWED = ("state", "play", "undo")
+#: The rest (new, load, save, close, games, bot) stay with the server: saves hold the deck,
+#: and bots move by the seats the table was created with.
+SETUP_FIELDS = ("rules", "preset", "sections", "cards", "options")
+SAVE_FORMAT = 1
+
+
+def forbidden(message: str) -> RequestError:
+    return RequestError("forbidden", message)
+
+
+@dataclass
+class Seat:
+    """A place at a table: a person (who holds `token`) or a bot (named as `make_bot` knows it)."""
+
+    kind: str
+    bot: str | None = None
+    token: str | None = field(default=None, repr=False)
+
+    def public(self, seat: int) -> Json:
+        return {"seat": seat, "kind": self.kind, "bot": self.bot}
+
+
+@dataclass
+class Table:
+    id: str
+    game: str  # the Server's id of the game
+    seats: list[Seat]
+    version: int = 0  # counts changes, so a client can drop a stale push
+    last: list[Json] = field(default_factory=list)  # `played` of the last change
+
+
+class Tables:
+    """Every open table by id, over one protocol Server that loads only shipped rule sets."""
+
+    def __init__(self, data: Path | None = None, max_tables: int = MAX_TABLES):
+        self.server = Server(allow_paths=False, max_games=max_tables)
+        self.data = data
+        self.tables: dict[str, Table] = {}
+        if data is not None:
+            data.mkdir(parents=True, exist_ok=True)
+
+    def _call(self, cmd: str, **request: Any) -> Json:
+        """A request the tables build themselves: the Server's method, without re-validating it."""
+        return self.server.methods[cmd]({"cmd": cmd, **request})
+
+    # -- tables and seats ------------------------------------------------------------------
+    def create(self, spec: Any) -> Json:
+        """A new table from a set-up and a list of seats; the answer holds every seat's link."""
+        if not isinstance(spec, dict):
+            raise bad('a table is a JSON object such as {"rules": "base", "seats": [...]}')
+        unknown = sorted(set(spec) - {*SETUP_FIELDS, "seats"})
+        if unknown:
+            raise bad(f"unknown field {unknown[0]!r} (a table has {', '.join(SETUP_FIELDS)} and seats)")
+        bots = self._call("hello")["bots"]
+        seats = [_seat(s, i, bots) for i, s in enumerate(_seat_list(spec.get("seats")))]
+        request: Json = {"cmd": "new", "players": len(seats)}  # no seed: the server draws one from secrets
+        request.update((k, spec[k]) for k in SETUP_FIELDS if k in spec)
+        response = self.server.handle(request)
+        if not response["ok"]:
+            e = response["error"]
+            raise RequestError(e.pop("code"), e.pop("message"), **e)
+        table = Table(_new_id(), response["result"]["game"], seats)
+        self.tables[table.id] = table
+        self.persist(table)
+        links = [
+            {**s.public(i), **({"link": f"/t/{table.id}#seat={s.token}"} if s.token else {})}
+            for i, s in enumerate(seats)
+        ]
+        return {"table": table.id, "spectator": f"/t/{table.id}", "seats": links}
+
+    def get(self, table_id: Any) -> Table:
+        if not isinstance(table_id, str) or table_id not in self.tables:
+            raise RequestError("unknown_game", "no open table with that id")
+        return self.tables[table_id]
+
+    def seat(self, table: Table, token: Any) -> int | None:
+        """The seat a token belongs to; None without a token; refused for a token of no seat."""
+        if token is None or token == "":
+            return None
+        if isinstance(token, str):
+            for i, s in enumerate(table.seats):
+                if s.token is not None and secrets.compare_digest(s.token.encode(), token.encode()):
+                    return i
+        raise forbidden("this seat token belongs to no seat of this table")
+
+    def info(self, table: Table) -> Json:
+        state = self.server.games[table.game]
+        return {
+            "table": table.id,
+            "rules": state.game.rules.ref,
+            "seats": [s.public(i) for i, s in enumerate(table.seats)],
+            "version": table.version,
+            "current": state.current,
+            "over": state.over,
+        }
+
+    # -- requests --------------------------------------------------------------------------
+    def request(self, token: Any, req: Any) -> tuple[Json, bool]:
+        """Answer one protocol request from the web (never raises); True if it changed the game."""
+        rid = req.get("id") if isinstance(req, dict) else None
+        try:
+            inner, table = self._authorise(token, req)
+        except RequestError as e:
+            return _error(rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None, e), False
+        response = self.server.handle(inner)
+        if table is None:
+            return response, False
+        if response["ok"] and "game" in response["result"]:
+            response["result"]["game"] = table.id
+        changed = response["ok"] and req["cmd"] in PLAYS
+        if changed:
+            self._changed(table, response["result"].get("played", []))
+        return response, changed
+
+    def _authorise(self, token: Any, req: Any) -> tuple[Json, Table | None]:
+        """The request as the Server gets it (game and seat filled in), or why it is refused."""
+        if not isinstance(req, dict):
+            raise bad('a request is a JSON object such as {"cmd": "hello"}')
+        cmd = req.get("cmd")
+        if cmd not in (*PUBLIC, *TO_MOVE, *PLAYS):
+            if cmd in self.server.methods:
+                raise forbidden(f"{cmd!r} is not offered over the web (create tables with POST /api/tables)")
+            return req, None  # the Server names the methods it knows
+        if cmd == "hello" or (cmd == "rules" and "game" not in req):
+            return req, None
+        if "game" not in req:
+            raise bad(f"{cmd}: 'game' is a required property (the table id)")
+        table = self.get(req["game"])
+        seat = self.seat(table, token)
+        if "player" in req and req["player"] != seat:
+            raise forbidden("a request may only ask for its own seat's view (the seat token says which)")
+        state = self.server.games[table.game]
+        if cmd in TO_MOVE or cmd in PLAYS:
+            if seat is None:
+                raise forbidden(f"{cmd!r} needs the token of the seat to move, and this request has none")
+            if seat != state.current and not state.over:
+                raise forbidden(f"it is seat {state.current}'s turn, not seat {seat}'s")
+        inner = {k: v for k, v in req.items() if k != "player"}
+        inner["game"] = table.game
+        if cmd in VIEWED and seat is not None:
+            inner["player"] = seat
+        return inner, table
+
+    def _changed(self, table: Table, played: list[Json]) -> None:
+        table.version += 1
+        table.last = played
+        self.persist(table)
+
+    # -- bots ------------------------------------------------------------------------------
+    def bot_due(self, table: Table) -> bool:
+        state = self.server.games[table.game]
+        return not state.over and table.seats[state.current].kind == "bot"
+
+    def bot_plan(self, table: Table) -> Callable[[], tuple[Json, State]] | None:
+        """The move of the bot to move as a function to run anywhere (a worker thread), or None if
+        no bot is to move. It runs the protocol's `bot` on a private Server that holds only this
+        game, so a slow bot touches nothing else; `bot_done` then puts the result in place."""
+        if not self.bot_due(table):
+            return None
+        state = self.server.games[table.game]
+        request = {"cmd": "bot", "game": table.game, "bot": table.seats[state.current].bot, "until": "move"}
+
+        def think() -> tuple[Json, State]:
+            private = Server(allow_paths=False)
+            private.games[table.game] = state
+            return private.handle(request), private.games[table.game]
+
+        return think
+
+    def bot_done(self, table: Table, outcome: tuple[Json, State]) -> None:
+        response, after = outcome
+        if not response["ok"]:
+            raise RuntimeError(f"a bot could not move: {response['error']['message']}")
+        self.server.games[table.game] = after
+        self._changed(table, response["result"]["played"])
+
+    # -- what a seat sees ------------------------------------------------------------------
+    def push(self, table: Table, seat: int | None) -> Json:
+        """Everything a seat's page shows after a change: its view, the scores, its moves if it is to move."""
+        ask, gid = self._call, table.game
+        view = ask("state", game=gid, **({"player": seat} if seat is not None else {}))["state"]
+        scores = ask("scores", game=gid)
+        del scores["game"]
+        message = {
+            "push": "update",
+            "table": table.id,
+            "version": table.version,
+            "seat": seat,
+            "seats": [s.public(i) for i, s in enumerate(table.seats)],
+            "played": table.last,
+            "state": view,
+            "scores": scores,
+        }
+        if seat is not None and seat == view["current"] and not view["over"]:
+            message["legal"] = ask("legal", game=gid)["moves"]
+            actions = ask("actions", game=gid)
+            message["actions"], message["undoable"] = actions["actions"], actions["undoable"]
+        return message
+
+    def _at(self, table: Table, step: int | None) -> tuple[State, int, list[Json]]:
+        """The position after the first `step` moves (None: now), the step, and the whole log."""
+        state = self.server.games[table.game]
+        log = state.view(None)["log"]
+        if step is None or step >= len(log):
+            return state, len(log), log
+        step = max(0, step)
+        return replay(state.game, log[:step]), step, log
+
+    def picture(self, table: Table, step: int | None = None) -> str:
+        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked."""
+        at, step, log = self._at(table, step)
+        return svg.board(at, last=_last_turn(log[:step]))
+
+    def replay(self, table: Table, step: int) -> Json:
+        """The public view and scores after the first `step` moves of the game's log."""
+        at, step, log = self._at(table, step)
+        return {
+            "table": table.id,
+            "step": step,
+            "steps": len(log),
+            "move": log[step - 1] if step else None,
+            "state": at.view(None),
+            "scores": at.scores(),
+        }
+
+    # -- saves -----------------------------------------------------------------------------
+    def persist(self, table: Table) -> None:
+        """Write the table (seats with tokens, and the whole save) atomically, readable by the owner only."""
+        if self.data is None:
+            return
+        save = self._call("save", game=table.game)["save"]
+        doc = {
+            "format": SAVE_FORMAT,
+            "table": table.id,
+            "version": table.version,
+            "seats": [asdict(s) for s in table.seats],
+        }
+        try:
+            _write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
+        except OSError as e:  # the game goes on in memory; the next change tries again
+            log.warning("a table could not be saved in %s: %s", self.data, e.strerror)
+
+    def restore(self) -> list[str]:
+        """Open every table saved in the data folder by replaying it; one sentence per file that does not load."""
+        problems: list[str] = []
+        if self.data is None:
+            return problems
+        for path in sorted(self.data.glob("*.json")):
+            try:
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                if doc.get("format") != SAVE_FORMAT or doc.get("table") != path.stem or not _is_id(path.stem):
+                    raise ValueError("not a saved table of this version")
+                seats = [Seat(s["kind"], s.get("bot"), s.get("token")) for s in doc["seats"]]
+                response = self.server.handle({"cmd": "load", "save": doc["save"]})
+                if not response["ok"]:
+                    raise ValueError(response["error"]["message"])
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+                problems.append(f"{path.name} was not restored: {e}")
+                continue
+            self.tables[path.stem] = Table(path.stem, response["result"]["game"], seats, doc.get("version", 0))
+        return problems
+
+
+def _last_turn(log: list[Json]) -> list[str]:
+    """Hexes of the moves of the turn being played, or of the last finished turn if none yet."""
+    moves = list(log)
+    if moves and moves[-1]["do"] == "end":
+        moves.pop()
+    turn: list[Json] = []
+    while moves and moves[-1]["do"] != "end":
+        turn.append(moves.pop())
+    return [h for m in turn for h in (m.get("from"), m.get("to")) if h]
+
+
+def _seat_list(seats: Any) -> list[Any]:
+    if not isinstance(seats, list) or not 1 <= len(seats) <= MAX_SEATS:
+        raise bad(
+            f'seats: a list of 1 to {MAX_SEATS} seats, each {{"kind": "person"}} or {{"kind": "bot", "bot": NAME}}'
+        )
+    return seats
+
+
+def _seat(spec: Any, i: int, bots: list[str]) -> Seat:
+    if not isinstance(spec, dict) or spec.get("kind") not in ("person", "bot") or set(spec) - {"kind", "bot"}:
+        raise bad(f'seats/{i}: a seat is {{"kind": "person"}} or {{"kind": "bot", "bot": NAME}}')
+    if spec["kind"] == "person":
+        if "bot" in spec:
+            raise bad(f"seats/{i}: a person's seat names no bot")
+        return Seat("person", token=secrets.token_urlsafe(24))
+    name = spec.get("bot", "random")
+    if name not in bots:
+        raise bad(f"seats/{i}: unknown bot {name!r} (one of {', '.join(bots)})")
+    return Seat("bot", bot=name)
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def _is_id(text: str) -> bool:
+    return 8 <= len(text) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write a file so that a crash leaves either the old one or the new one, never half of one."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
