@@ -6,7 +6,8 @@ half a hex to the right) on the primary board, and `board:row,col` on any other 
 are the graph's node keys and the notation of moves, scenarios, saves and the CLI.
 
 The graph is the model: node attributes are board, row, col, q, r (axial), terrain,
-location, special, buildable, section, sector, line and edge. `Tables` is derived from
+location, special, buildable, section, sector, line, edge and sides (the named sides of the
+edge a hex lies on: top, bottom, left, right; a corner is on two). `Tables` is derived from
 it once per game and serves the hot loops as int bitsets.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import Shift, bit_list, shift_table
+from kbdsl.bitset import Shift, bit_list, components, shift_table
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
@@ -114,6 +115,7 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
         for attrs in cells.values():
             inside = sum((attrs["q"] + dq, attrs["r"] + dr) in axial for dq, dr in DIRECTIONS)
             attrs["edge"] = edge and inside < 6
+            attrs["sides"] = _sides(spec.name, primary, attrs, rows_n * h, cols_n * w) if edge else ()
         name = {rc: hex_name(spec.name, *rc, primary) for rc in cells}
         g.add_nodes_from((name[rc], attrs) for rc, attrs in cells.items())
         g.add_edges_from(
@@ -123,6 +125,13 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
             if (other := axial.get((q + dq, r + dr)))
         )
     return g
+
+
+def _sides(board: str, primary: bool, attrs: dict, rows: int, cols: int) -> tuple[str, ...]:
+    """The sides of the board's edge a hex lies on: its first or last row, first or last column."""
+    named = (("top", attrs["row"] == 0), ("bottom", attrs["row"] == rows - 1))
+    named += (("left", attrs["col"] == 0), ("right", attrs["col"] == cols - 1))
+    return tuple(side if primary else f"{board}:{side}" for side, on in named if on)
 
 
 def parse_hex(text: str, g: nx.Graph) -> str:
@@ -184,6 +193,9 @@ class Tables:
     line_ids: list[str]
     sectors: list[int]
     sector_ids: list[str]
+    sides: list[int] = field(default_factory=list)  # each named side of an edge (see `side_ids`)
+    side_ids: list[str] = field(default_factory=list)
+    fields: list[int] = field(default_factory=list)  # each connected group of one non-special terrain
     cache: dict = field(default_factory=dict)
     n: int = field(init=False)  # number of hexes (a plain attribute: the hot loops read it)
 
@@ -244,6 +256,15 @@ class Tables:
                     flags[f] |= bit
         line_ids, lines = group("line")
         sector_ids, sectors = group("sector")
+        side_masks: dict[str, int] = {}
+        plain: dict[str, int] = {}  # terrain -> its hexes that are not special
+        for i, name in enumerate(ids):
+            a = attrs[name]
+            for side in a.get("sides", ()):
+                side_masks[side] = side_masks.get(side, 0) | 1 << i
+            if a["terrain"] and not a["special"]:
+                plain[a["terrain"]] = plain.get(a["terrain"], 0) | 1 << i
+        fields = [c for m in plain.values() for c in components(m, nbr_mask)]
         return cls(
             ids,
             index,
@@ -262,4 +283,7 @@ class Tables:
             line_ids,
             sectors,
             sector_ids,
+            list(side_masks.values()),
+            list(side_masks),
+            sorted(fields, key=lambda m: m & -m),
         )

@@ -38,7 +38,8 @@ HEX_WORDS = {
 }
 #: Functions, their argument shapes and meaning.
 FUNCTIONS = {
-    "terrain": "terrain(t, ...) hexes of the given terrains; terrain(card) the played card's terrain",
+    "terrain": "terrain(t, ...) hexes of the given terrains; terrain(card) the played card's terrain; "
+    "terrain(drawn) the terrain of the card the tile's action drew",
     "location": "location(tile, ...) location hexes of the given tiles",
     "next-to": "next-to(S) hexes next to a hex of S; next-to(S, n) next to at least n of them",
     "within": "within(n, S) hexes at distance 1..n of a hex of S on the same board",
@@ -48,6 +49,8 @@ FUNCTIONS = {
     "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
     "same-terrain": "same-terrain(S) hexes whose terrain is the terrain of a hex of S",
     "straight-run": "straight-run(S, n) hexes of S in a straight run of at least n consecutive hexes of S",
+    "diagonal-run": "diagonal-run(S, n) hexes of S in a run of at least n consecutive hexes of S along one of "
+    "the two axes that are not horizontal lines",
     "count": "count(S) number of hexes of S (inside the current line, sector or area)",
     "option": "option(name) true when the named rule option is on",
 }
@@ -58,6 +61,9 @@ DOMAINS = {
     "line": "each horizontal line (a row of a board)",
     "sector": "each sector (a section of a board that counts as a sector)",
     "area": "each own settlement area (a connected group of own settlements)",
+    "side": "each side of the board's edge (top, bottom, left, right; a corner is on two)",
+    "field": "each terrain area: a connected group of hexes of one terrain that is not special",
+    "board": "the whole board, as one item (`N per board where C` pays N once if C holds)",
 }
 AGGREGATES = {
     "max": "max(E over D where C) largest value of E over the items (0 if none)",
@@ -73,7 +79,21 @@ Fn = Callable[["Ctx"], object]
 class Ctx:
     """Everything an expression may read; reused and mutated by the engine for speed."""
 
-    __slots__ = ("t", "own", "occ", "owned", "p", "card", "origin", "built", "region", "options", "_areas", "memo")
+    __slots__ = (
+        "t",
+        "own",
+        "occ",
+        "owned",
+        "p",
+        "card",
+        "drawn",
+        "origin",
+        "built",
+        "region",
+        "options",
+        "_areas",
+        "memo",
+    )
 
     def __init__(
         self,
@@ -92,6 +112,7 @@ class Ctx:
         self.built = 0
         self.p = p
         self.card = card
+        self.drawn: str | None = None  # the card a tile's action drew (terrain(drawn))
         self.origin = origin
         self.region: int | None = None
         self.options = options
@@ -339,6 +360,8 @@ class Compiler:
         if name == "terrain":
             if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) and node.args[0].name == "card":
                 return Compiled(HEX, lambda c: c.t.terrain.get(c.card, 0))
+            if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) and node.args[0].name == "drawn":
+                return Compiled(HEX, lambda c: c.t.terrain.get(c.drawn, 0))
             names = self._names(node, self.v.terrains, "terrain")
             if not node.args:
                 return self._err(node.pos, "terrain() needs at least one terrain name")
@@ -406,6 +429,13 @@ class Compiler:
             n = self._int_arg(node, 1)
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t), inner.static)
+        if name == "diagonal-run":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            n = self._int_arg(node, 1)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t, DIAGONALS), inner.static)
         if name == "count":
             if not self._arity(node, 1, 1):
                 return Compiled(INT, lambda c: 0, True)
@@ -546,6 +576,12 @@ def _items(domain: str) -> Callable[[Ctx], list[int]]:
         return lambda c: c.t.sectors
     if domain == "area":
         return lambda c: c.areas()
+    if domain == "side":
+        return lambda c: c.t.sides
+    if domain == "field":
+        return lambda c: c.t.fields
+    if domain == "board":
+        return lambda c: [c.t.all]
     if domain == "settlement":
         return lambda c: [1 << i for i in bit_list(c.own[c.p])]
     return lambda c: [1 << i for i in range(c.t.n)]
@@ -604,10 +640,15 @@ def _same_terrain(mask: int, t) -> int:
     return out
 
 
-def _straight_run(mask: int, n: int, t) -> int:
-    """Hexes of mask on a straight run (one of the three axes) of at least n consecutive hexes of mask."""
+#: The step directions (kbdsl.board.DIRECTIONS) of the three axes, and of the two that are not
+#: horizontal lines (direction 0 runs along a line).
+AXES, DIAGONALS = (0, 1, 2), (1, 2)
+
+
+def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
+    """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of mask."""
     out = 0
-    for d in range(3):
+    for d in axes:
         step, back = t.steps[d], t.steps[d + 3]
         for i in bit_list(mask):
             j = back[i]

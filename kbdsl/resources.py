@@ -26,7 +26,7 @@ MANIFEST = "game.yaml"
 
 @cache
 def shipped() -> tuple[str, ...]:
-    """Rule sets that ship with kbdsl, by name (folders with a manifest, test fixtures excluded)."""
+    """Rule sets shipped with kbdsl, by name (folders with a manifest, test fixtures excluded)."""
     root = rules_path("")
     found = (m.parent.relative_to(root).as_posix() for m in root.rglob(MANIFEST))
     return tuple(sorted(n for n in found if "scenarios" not in n.split("/")))

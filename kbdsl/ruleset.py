@@ -66,6 +66,7 @@ class CompiledAction:
     adjacent: bool = field(init=False)
     per_opponent: bool = field(init=False)
     steps: bool = field(init=False)
+    required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -74,6 +75,7 @@ class CompiledAction:
         put(self, "up_to", d.up_to)
         put(self, "piece", d.piece)
         put(self, "adjacent", d.adjacent_if_possible)
+        put(self, "required", "adjacent" in d.modifiers)
         put(self, "per_opponent", "per-opponent" in d.modifiers)
         put(self, "steps", d.count > 1 or self.per_opponent)
 
@@ -118,6 +120,22 @@ PIECE_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "none": "nobody owns them; one shared supply; they occupy their hex and count for no one",
     },
 }
+#: The settings of a piece kind owned by players beside the one `build` places (kbdsl.engine.kinds).
+PIECE_KIND_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "aura": {
+        "none": "the piece blocks only its own hex",
+        "blocks-next-to": "while it stands, nobody builds, places or moves a piece onto a hex next to it",
+    },
+    "footprint": {
+        "one-hex": "the piece covers one hex",
+        "hex-and-neighbours": "the piece covers a hex and its six neighbours, each of them counted as a piece",
+    },
+    "movable": {
+        "yes": "any move action may move it, as a settlement",
+        "by-own-tile": "only a move action that names its kind moves it",
+        "no": "it never moves and is never removed",
+    },
+}
 #: The settings of the `turn` block.
 TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "moves": {
@@ -135,7 +153,7 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
 class Settings:
     """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
 
-    decl: ast.Lifecycle | ast.Turn | None
+    decl: ast.Lifecycle | ast.Turn | ast.Piece | None
     lines: tuple[tuple[str, str, Fn | None], ...]
     defaults: Mapping[str, str]
 
@@ -175,12 +193,18 @@ class RuleSet:
     pieces: Mapping[str, ast.Piece]  # the kinds of piece; `piece_kind` is the one `build` places
     piece_kind: str
     neutral: Mapping[str, int]  # kinds owned by nobody -> their shared supply
+    kinds: Mapping[str, int]  # other kinds owned by players -> each player's supply of them
+    kind_settings: Mapping[str, Settings]  # ... and their settings (PIECE_KIND_SETTINGS)
     pools: Mapping[str, ast.Pool]
     triggers: Mapping[str, tuple[tuple[str, Fn], ...]]  # card or scoring -> (event, gold) paid during play
     presets: Mapping[str, Mapping[str, Any]]
     legend: Mapping[str, tuple[str, str]]  # letter -> ("terrain"|"location", name)
     mandatory: tuple[CompiledAction, ...]
-    actions: Mapping[str, CompiledAction]  # tile name -> its action
+    actions: Mapping[str, CompiledAction]  # action name (a tile, or `tile.verb` for a part) -> the action
+    action_tile: Mapping[str, str]  # action name -> the tile whose use it is
+    entries: Mapping[str, tuple[str, ...]]  # tile -> the actions a use of it may start with (a choice)
+    follow: Mapping[str, str]  # action name -> the action that follows it in the same use (`then`)
+    decks: Mapping[str, tuple[str, ...]]  # a deck other than the Kingdom Builder cards -> its cards
     scorers: Mapping[str, Fn]  # card or scoring name -> per-player score
     files: tuple[str, ...] = field(default=())
 
@@ -239,11 +263,13 @@ class _Loader:
         self.diags.append(Diagnostic(pos, msg, code))
 
     # -- manifests -----------------------------------------------------------
-    def _manifests(self, path: Path) -> list[Document]:
-        """The manifest and the ones it extends, parents first (a loop, not a recursion: a chain
-        longer than MAX_EXTENDS is an error at the `extends` that goes too far)."""
+    def _manifests(self, path: Path, seen: frozenset[Path] = frozenset()) -> list[Document]:
+        """The manifest and the ones it extends, parents first (a loop, not a recursion, along one
+        chain: a chain longer than MAX_EXTENDS is an error at the `extends` that goes too far).
+        `extends` may list several rule sets: each one's manifests in order, and a manifest they
+        share (the base game) only once."""
         docs: list[Document] = []
-        seen: set[Path] = set()
+        seen = set(seen)
         while True:
             if _leaves(path, path.parent):
                 raise RuleError(
@@ -257,27 +283,39 @@ class _Loader:
             parent = doc.data.get("extends")
             if not parent:
                 return docs[::-1]
-            if len(docs) >= MAX_EXTENDS:
+            if len(seen) >= MAX_EXTENDS:
                 raise doc.error(
                     f"extends: a rule set may extend at most {MAX_EXTENDS} manifests", "extends", code="E203"
                 )
-            target = path.parent / parent
-            if not target.exists() and "/" not in parent:
-                target = shipped_path(parent) or target  # a shipped rule set by name
-            target = target / MANIFEST if target.is_dir() else target
-            if not target.is_file() or target.name != MANIFEST:
-                hint = (
-                    "" if "/" in parent else f", and no shipped rule set of that name{did_you_mean(parent, shipped())}"
-                )
-                raise doc.error(f"extends {parent!r}: no game manifest there{hint}", "extends", code="E203")
-            if target.resolve() in seen:  # reported at the `extends` that closes the loop
-                paths = [d.path for d in docs]  # from the first manifest read, up the chain
-                start = [Path(p).resolve() for p in paths].index(target.resolve())
-                loop = " -> ".join([*paths[start:], str(_display(target))])
-                raise doc.error(
-                    f"extends {parent!r}: manifests extend each other in a cycle ({loop})", "extends", code="E203"
-                )
-            path = target
+            if isinstance(parent, list):
+                out: list[Document] = []
+                for k, each in enumerate(parent):
+                    loaded = {Path(d.path).resolve() for d in out}
+                    target = self._parent(doc, path, each, ("extends", k), seen, docs)
+                    chain = self._manifests(target, frozenset(seen))
+                    out += [d for d in chain if Path(d.path).resolve() not in loaded]
+                return out + docs[::-1]
+            path = self._parent(doc, path, parent, ("extends",), seen, docs)
+
+    def _parent(
+        self, doc: Document, path: Path, parent: str, where: tuple, seen: set[Path], docs: list[Document]
+    ) -> Path:
+        """The manifest an `extends` entry names: a folder relative to `path`, or a shipped rule set.
+        A manifest already on the chain is a cycle, reported at the `extends` that closes it."""
+        target = path.parent / parent
+        if not target.exists() and "/" not in parent:
+            target = shipped_path(parent) or target  # a shipped rule set by name
+        target = target / MANIFEST if target.is_dir() else target
+        if not target.is_file() or target.name != MANIFEST:
+            hint = "" if "/" in parent else f", and no shipped rule set of that name{did_you_mean(parent, shipped())}"
+            raise doc.error(f"extends {parent!r}: no game manifest there{hint}", *where, code="E203")
+        if target.resolve() in seen:
+            paths = [d.path for d in docs]  # from the first manifest read, up the chain
+            resolved = [Path(p).resolve() for p in paths]
+            chain = paths[resolved.index(target.resolve()) :] if target.resolve() in resolved else paths
+            loop = " -> ".join([*chain, str(_display(target))])
+            raise doc.error(f"extends {parent!r}: manifests extend each other in a cycle ({loop})", *where, code="E203")
+        return target
 
     def load(self, path: Path) -> RuleSet:
         docs = self._manifests(path)
@@ -414,7 +452,7 @@ class _Loader:
             if t.color is not None and not re.fullmatch(r"#[0-9a-fA-F]{6}", t.color):
                 self.err(t.pos, f"color {t.color!r} of terrain {t.name!r} must be written #rrggbb", "E103")
         for t in tiles.values():
-            if t.action is None:
+            if t.action is None and t.hand is None:
                 self.err(t.pos, f"tile {t.name!r} has no action", "E107")
             if t.pool is not None:
                 if t.pool not in pools:
@@ -431,7 +469,7 @@ class _Loader:
         for pool in pools.values():
             if pool.on not in terrains:
                 self.err(pool.pos, f"pool {pool.name!r} must be dealt `on` a terrain, not {pool.on!r}", "E101")
-        piece_kind, neutral = self._pieces(pieces, m)
+        piece_kind, neutral, kinds = self._pieces(pieces, m)
 
         options = {k: Option(k, v["default"], v["text"], v.get("ruling")) for k, v in m["options"].items()}
         boards = self._boards(boards_raw, where, options, path)
@@ -453,7 +491,21 @@ class _Loader:
 
         vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
         comp = Compiler(vocab)
-        actions = {t.name: self._action(comp, t.action) for t in tiles.values() if t.action}
+        actions: dict[str, CompiledAction] = {}
+        action_tile: dict[str, str] = {}
+        entries: dict[str, tuple[str, ...]] = {}
+        follow: dict[str, str] = {}
+        for t in tiles.values():
+            if t.action is not None:
+                entries[t.name] = self._parts(comp, t, actions, action_tile, follow)
+        kind_settings = {k: self._settings(comp, pieces[k], PIECE_KIND_SETTINGS) for k in kinds}
+        decks: dict[str, list[str]] = {}
+        for c in all_cards.values():
+            if c.deck is not None:
+                decks.setdefault(c.deck, []).append(c.name)
+        for sec in sections.values():
+            if sec.deals is not None and sec.deals not in decks:
+                self.err(sec.pos, f"section {sec.name!r} deals from unknown deck {sec.deals!r}", "E101")
         mandatory = tuple(self._action(comp, a) for a in (turn.mandatory if turn else ()))
         for extra in mandatory[1:]:
             self.err(extra.decl.pos, "a turn has one mandatory action (write it as one `build N on ...`)", "E107")
@@ -471,12 +523,11 @@ class _Loader:
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
         tile_life = {name: self._tile_lifecycle(comp, t, life, pools) for name, t in tiles.items()}
-        for name, t in tiles.items():
-            a = t.action
-            if a is None:
-                continue
-            if a.kind == "place" and a.piece not in neutral:
-                self.err(a.pos, f"place {a.piece!r}: no piece kind owned by nobody has that name", "E101")
+        for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
+            if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
+                self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
+            if a.kind in ("move", "return") and a.piece is not None and a.piece not in kinds:
+                self.err(a.pos, f"{a.kind} {a.piece!r}: no piece kind of players has that name", "E101")
             if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
                 self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
             if "per-opponent" in a.modifiers and a.kind != "remove":
@@ -489,7 +540,7 @@ class _Loader:
 
         cards = {k: v for k, v in all_cards.items() if not v.always}
         cards_in_play = m.get("cards_in_play", 3)
-        if cards_in_play > len(cards) and not self.diags:
+        if cards_in_play > sum(c.deck is None for c in cards.values()) and not self.diags:
             self.err(
                 pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107"
             )
@@ -522,23 +573,31 @@ class _Loader:
             pieces=frozen(pieces),
             piece_kind=piece_kind,
             neutral=frozen(neutral),
+            kinds=frozen(kinds),
+            kind_settings=frozen(kind_settings),
             pools=frozen(pools),
             triggers=frozen(triggers),
             presets=frozen(presets),
             legend=frozen(legend),
             mandatory=mandatory,
             actions=frozen(actions),
+            action_tile=frozen(action_tile),
+            entries=frozen(entries),
+            follow=frozen(follow),
+            decks=frozen({k: tuple(v) for k, v in decks.items()}),
             scorers=frozen(scorers),
             files=tuple(sorted({d.pos.path for d in decls})),
         )
 
     def _settings(
-        self, comp: Compiler, decl: ast.Lifecycle | ast.Turn | None, table: Mapping[str, Mapping[str, str]]
+        self, comp: Compiler, decl: ast.Lifecycle | ast.Turn | ast.Piece | None, table: Mapping[str, Mapping[str, str]]
     ) -> Settings:
         """Check a block's settings against its table and compile their `when` conditions."""
         lines = []
-        what = "the turn block" if isinstance(decl, ast.Turn) or decl is None else "a lifecycle"
+        what = {ast.Turn: "the turn block", ast.Piece: "a piece"}.get(type(decl), "a lifecycle")
         for st in decl.settings if decl is not None else ():
+            if isinstance(decl, ast.Piece) and st.key in PIECE_SETTINGS:
+                continue  # owner: checked by _pieces
             if st.key not in table:
                 self.err(st.pos, f"{st.key!r} is not a setting of {what} ({', '.join(table)})", "E101")
                 continue
@@ -577,13 +636,17 @@ class _Loader:
         )
         return Settings(base.decl, base.lines + own.lines, base.defaults)
 
-    def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int]]:
-        """The kind `build` places (the one kind owned by players) and the kinds owned by nobody."""
+    def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int], dict[str, int]]:
+        """The kind `build` places (the first kind owned by players), the kinds owned by nobody, and
+        the other kinds owned by players with each player's supply of them."""
         players, neutral = [], {}
         for d in pieces.values():
             for st in d.settings:
+                if st.key in PIECE_KIND_SETTINGS:
+                    continue  # checked with the kind's settings (_settings)
                 if st.key not in PIECE_SETTINGS:
-                    self.err(st.pos, f"{st.key!r} is not a setting of a piece ({', '.join(PIECE_SETTINGS)})", "E101")
+                    known = ", ".join([*PIECE_SETTINGS, *PIECE_KIND_SETTINGS])
+                    self.err(st.pos, f"{st.key!r} is not a setting of a piece ({known})", "E101")
                 elif st.value not in PIECE_SETTINGS[st.key]:
                     self.err(st.value_pos, f"owner is one of player, none, not {st.value!r}", "E105")
                 elif st.when is not None:
@@ -595,11 +658,20 @@ class _Loader:
                 neutral[d.name] = d.supply or 0
             else:
                 players.append(d)
-        if len(players) > 1:
-            self.err(players[1].pos, "one kind of piece owned by players is supported (the one `build` places)", "E107")
+        kinds = {}
+        for d in players[1:]:
+            if d.supply is None:
+                self.err(d.pos, f"piece {d.name!r} needs a supply (how many each player has)", "E107")
+            kinds[d.name] = d.supply or 0
+        for d in players[:1] + [d for d in pieces.values() if d.name in neutral]:
+            for st in d.settings:
+                if st.key in PIECE_KIND_SETTINGS:
+                    self.err(
+                        st.pos, f"{st.key!r} is a setting of a piece kind placed by tiles, not of {d.name!r}", "E105"
+                    )
         if players and players[0].supply is not None:
             m["settlements"] = players[0].supply
-        return (players[0].name if players else "settlement"), neutral
+        return (players[0].name if players else "settlement"), neutral, kinds
 
     def _flag(self, value: Any, options: dict, pos: Pos) -> Flag:
         if isinstance(value, dict):
@@ -703,6 +775,32 @@ class _Loader:
                         "E101",
                     )
         return {k: MappingProxyType(v) for k, v in raw.items()}
+
+    def _parts(self, comp: Compiler, tile: ast.Tile, actions: dict, action_tile: dict, follow: dict) -> tuple[str, ...]:
+        """Compile a tile's action into named actions: the tile's own name for a plain action, and
+        `tile.verb` for each sub-action of a choice and each action that follows another (`then`).
+        Returns the names a use of the tile may start with."""
+        assert tile.action is not None
+        choice = tile.action.kind == "or"
+        heads = tile.action.parts if choice else (tile.action,)
+        starts = []
+        for head in heads:
+            name = f"{tile.name}.{head.kind}" if choice else tile.name
+            starts.append(name)
+            a: ast.Action | None = head
+            while a is not None:
+                if name in actions:
+                    self.err(a.pos, f"tile {tile.name!r} has two parts named {name!r} (one verb per part)", "E102")
+                    break
+                if a.parts:
+                    self.err(a.pos, "a choice (`or`) is the whole action of a tile, not a part of it", "E105")
+                actions[name] = self._action(comp, a)
+                action_tile[name] = tile.name
+                if a.then is not None:
+                    follow[name] = nxt = f"{tile.name}.{a.then.kind}"
+                    name = nxt
+                a = a.then
+        return tuple(starts)
 
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
         if a.kind in ("build", "place", "move") and not 1 <= a.count <= 100:

@@ -136,6 +136,10 @@ class Runner:
                 neutral=spec.get("neutral"),
                 gold=spec.get("gold"),
                 dealt=spec.get("dealt"),
+                kinds=spec.get("kinds"),
+                spare=spec.get("spare"),
+                deck=spec.get("deck"),
+                discard=spec.get("discard"),
             )
         for i, m in enumerate(d.get("moves", [])):
             with _located(doc, "moves", i):
@@ -243,9 +247,9 @@ class _Checks:
     def check_targets(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             action, frm = item["action"], item.get("from")
-            tiles = self.game_state.game.rules.tiles
-            if action != "build" and action not in tiles:
-                hint = did_you_mean(action, ["build", *tiles])
+            rules = self.game_state.game.rules
+            if action != "build" and action not in rules.actions:
+                hint = did_you_mean(action, ["build", *rules.actions])
                 self.fail(f"unknown action {action!r} (build or a tile){hint}", "targets", i, "action")
                 continue
             got = self.game_state.targets(action, frm)
@@ -342,6 +346,20 @@ class _Checks:
                     actual[key] if key == "dealt" else {k: sorted(v) for k, v in actual[key].items() if v or k in want}
                 )
                 self.check(got == want_norm, f"{key}: expected {want_norm}, got {got}", "state", key)
+            elif key in ("kinds", "settlements"):
+                hexes = lambda hs: sorted(map(s.game.board.hex, hs))  # noqa: E731
+                got = actual.get(key, {}) if key == "kinds" else actual[key]
+                if key == "kinds":
+                    got = {k: [sorted(x) for x in got.get(k, [])] for k in want}
+                    want = {k: [hexes(x) for x in v] for k, v in want.items()}
+                else:
+                    got, want = [sorted(x) for x in got], [hexes(x) for x in want]
+                self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
+            elif key in ("kind_supply", "spare", "discard", "drawn"):
+                got = actual.get(key)
+                if key == "kind_supply":
+                    got = {k: (got or {}).get(k) for k in want}
+                self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
             elif key == "location_supply":
                 for h, v in want.items():
                     name = s.game.board.hex(h)

@@ -175,9 +175,13 @@ def grammar_literals() -> set[str]:
     out: set[str] = set()
     for line in text.splitlines():
         line = line.strip()
-        if line.startswith("//") or re.match(r"^[A-Z_]+\s*:\s*/", line):
-            continue  # comments, and terminals defined by a regular expression
-        out.update(re.findall(r'"([^"]+)"', line))
+        if line.startswith("//"):
+            continue
+        keywords = re.match(r"^[A-Z_]+\s*:\s*/\(\?:([a-z|-]+)\)\(\?!", line)
+        if keywords:  # a keyword set written as a regular expression with a word-boundary lookahead
+            out.update(keywords.group(1).split("|"))
+        elif not re.match(r"^[A-Z_]+\s*:\s*/", line):  # other regular expressions are not words
+            out.update(re.findall(r'"([^"]+)"', line))
     return out
 
 

@@ -46,11 +46,13 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     water = t.terrain.get("water", 0)
     # settlements stand on buildable hexes, or water where the Harbor moves them; Nomads' Donation
     # also builds on water and mountains
-    standable = t.buildable | water | (t.terrain.get("mountain", 0) if rules.name == "nomads" else 0)
+    nomads = any("/nomads/" in f for f in rules.files)  # Nomads alone or combined with other boxes
+    standable = t.buildable | water | (t.terrain.get("mountain", 0) if nomads else 0)
     for p in range(n):
+        settlements = state.own[p] & ~check_kinds(state, p)
         assert state.supply[p] >= 0
-        assert state.supply[p] + state.own[p].bit_count() == rules.settlements
-        assert not state.own[p] & ~standable
+        assert state.supply[p] + settlements.bit_count() == rules.settlements
+        assert not settlements & ~standable
         assert not state.own[p] & (t.location | t.special)
         assert all(v >= 0 for v in state.gold[p].values())
         assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
@@ -82,6 +84,7 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert left >= 0 and left + taken == rules.tiles[t.location_of[loc]].supply
     # terrain cards: deck + discard + removed + hands is the whole deck
     cards = len(state.deck) + len(state.discard) + len(state.removed) + sum(h is not None for h in state.hand)
+    cards += sum(len(x) for x in state.spare)
     assert cards == sum(rules.deck.values())
     assert 0 <= state.current < n and 0 <= state.start_player < n
     mandatory = g.mandatory.count if g.mandatory else 0
@@ -90,6 +93,31 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:
         assert state.ending and state.legal_actions() == []
+
+
+def check_kinds(state: State, p: int) -> int:
+    """Pieces of the other player-owned kinds (warriors, ships, a city hall...) are among p's pieces,
+    pieces on the board plus the supply make the kind's supply, a piece with a footprint covers
+    whole footprints (it never moves), and the blocked hexes are those next to aura pieces.
+    Returns the hexes of p's pieces of those kinds."""
+    g = state.game
+    t = g.tables
+    out = aura = 0
+    for kind, masks in state.kind_own.items():
+        mine = masks[p]
+        assert not out & mine, "two kinds on one hex"
+        assert mine & ~state.own[p] == 0, f"a {kind} that is not one of the player's pieces"
+        assert not mine & (t.location | t.special), f"a {kind} on a location or special hex"
+        centres = state.centres(kind, mine)
+        assert sum(state.cover(kind, i) for i in centres) == mine, f"a {kind} that lost part of its footprint"
+        placed = len(centres)
+        assert placed + state.kind_supply[kind][p] == g.rules.kinds[kind], f"{kind}: board plus supply"
+        out |= mine
+    for kind in g.aura_kinds:
+        for m in state.kind_own[kind]:
+            aura |= m
+    assert state.blocked == dilate(aura, t.nbr_mask), "stale blocked hexes"
+    return out
 
 
 def _union(masks) -> int:
@@ -260,6 +288,19 @@ def test_random_nomads_games_keep_the_invariants(players, seed, bot_seed):
 def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
     game = Game.new(shipped("island"), players=players, seed=seed, options={"island-edge": edge})
     assert [b for b, _ in game.setup.layout.boards] == ["main", "island"]
+    play_checked(game, bot_seed)
+
+
+@settings(max_examples=scaled(200))
+@given(players=st.integers(2, 5), seed=seeds, bot_seed=seeds)
+def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
+    """Base + Nomads + Crossroads (+ the Island), rules/combined: sections drawn from all boxes."""
+    rules = shipped("combined")
+    game = Game.new(rules, players=players, seed=seed)
+    dealt = sum(rules.sections[p.name].deals == "tasks" for _, placed in game.setup.layout.boards for p in placed)
+    tasks = [c for c in game.setup.cards if rules.cards[c].deck == "tasks"]
+    assert len(tasks) == dealt and len(set(tasks)) == len(tasks)  # one distinct task per Crossroads section
+    assert len(game.setup.cards) == rules.cards_in_play + dealt
     play_checked(game, bot_seed)
 
 

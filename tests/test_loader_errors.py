@@ -91,7 +91,7 @@ def test_syntax_errors_in_two_files_are_reported_together_and_name_errors_after_
     ("1 per area", "1 per hex where owned", "owned", "E101", "unknown name 'owned'"),
     ("next-to(terrain", "near(terrain", "near", "E101", "unknown function 'near'"),
     ("1 per area", "1 per row", "row", "E101",
-     "unknown domain 'row'; expected one of settlement, hex, line, sector, area"),
+     "unknown domain 'row'; expected one of settlement, hex, line, sector, area, side, field, board"),
     ("1 per area", "avg(count(own) over line)", "avg", "E101",
      "unknown aggregate 'avg'; expected one of max, min, sum, rank"),
     ("1 per area", "1 per hex where option(no-such-option)", "no-such-option", "E101", "unknown option 'no-such-option'"),

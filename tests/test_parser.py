@@ -188,7 +188,7 @@ def test_names_may_have_dashes_and_digits():
     ('terrain "grass" { }', '"grass"', "unexpected '\"grass\"'; expected a name"),
     ("card x {\n  score: 1 +\n}", "}", "unexpected '}'; expected"),
     ("tile t { supply: two }", "two", "unexpected 'two'; expected a number"),
-    ("turn { mandatory: build 3 on terrain(card) adjacent }", "adjacent", "unexpected 'adjacent'"),
+    ("turn { mandatory: build 3 on terrain(card) nearby }", "nearby", "unexpected 'nearby'"),
     ("define x = own own", "own", "unexpected 'own'"),
 ])
 def test_syntax_errors_name_file_line_col(text, needle, message):

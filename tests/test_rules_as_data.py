@@ -14,12 +14,13 @@ LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords
 
 def content_names() -> set[str]:
     names = set(LISTED)
-    for folder in ("base", "island", "examples/hamlets", "nomads"):
+    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads"):
         rules = load(ROOT / "rules" / folder)
         names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
         names |= set(rules.pieces) | set(rules.pools)
         names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
         names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
+        names |= set(rules.pieces) | {d.title.lower() for d in rules.pieces.values()} | set(rules.decks)
     # Words of the language itself, which content may reuse as names, are not content.
     return names - {"main", "base", "settlement"}
 

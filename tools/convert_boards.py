@@ -13,7 +13,9 @@ from pathlib import Path
 
 # Island sides go to their own rule folder and board; everything else is a main-board section.
 DESTINATION = {"base": "base/sections", "island": "island/sections", "nomads": "nomads/sections"}
+DESTINATION["crossroads"] = "crossroads/sections"
 BOARD = {"island": "island"}
+DEALS = {"crossroads": "tasks"}  # each section of these expansions deals one card of this deck (task cards)
 
 
 def render(data: dict) -> str:
@@ -28,6 +30,8 @@ def render(data: dict) -> str:
     board = BOARD.get(data["expansion"])
     if board:
         lines.append(f"  board: {board}")
+    if data["expansion"] in DEALS:
+        lines.append(f"  deals: {DEALS[data['expansion']]}")
     if data.get("reconstructed"):
         lines.append('  note: "reconstructed terrain: no public source of the printed board exists"')
     for note in data.get("notes", []):

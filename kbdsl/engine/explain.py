@@ -28,14 +28,15 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
             f" with status {move.discard} [RULINGS 11]"
         )
+    tile_of = g.rules.action_tile
     kind = g.split(code)[0]
     if state.pending_left and kind == state.pending:
-        return why_step(state, g.rules.actions[name], move, f"the {g.rules.tiles[name].title} action")
-    if state.pending_left and not state.pending_up_to and name not in g.any_time:
+        return why_step(state, g.rules.actions[name], move, f"the {g.rules.tiles[tile_of[name]].title} action")
+    if state.pending_left and not state.pending_up_to and tile_of.get(name) not in g.any_time:
         pending = g.kinds[state.pending]
         left = state.pending_left
         todo = f"{left} settlement(s) still to build" if g.rules.actions[pending].kind == "build" else f"{left} step(s)"
-        return f"the {g.rules.tiles[pending].title} action is not finished ({todo})"
+        return f"the {g.rules.tiles[tile_of[pending]].title} action is not finished ({todo})"
     if name == "end":
         return (
             f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
@@ -45,11 +46,11 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
         if not state.mandatory_open():
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, t.index[g.board.hex(move.to)], "the mandatory build")
-    title = g.rules.tiles[name].title
-    held = [x for x in state.tiles[p] if x.kind == name]
+    title = g.rules.tiles[tile_of[name]].title
+    held = [x for x in state.tiles[p] if x.kind == tile_of[name]]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
-    if not state.tiles_allowed() and name not in g.any_time:
+    if not state.tiles_allowed() and tile_of[name] not in g.any_time:
         return (
             "tiles may be used before or after the mandatory action, not between its builds"
             " [rulebook: Extra Action; RULINGS 6]"
@@ -65,13 +66,15 @@ def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:
     """Why one step of a tile's action (a build, placement, removal or move) is not legal."""
     g, p = state.game, state.current
     t = g.tables
-    if action.kind in ("gold", "ignore"):
+    if action.kind in ("gold", "ignore", "draw"):
         return f"{what} cannot be used now"
     to = t.index[g.board.hex(move.to)]
     if action.kind == "build":
         if state.supply[p] == 0:
             return "your supply is empty"
         return why_target(state, action, p, to, what)
+    if action.kind in ("place", "return") and action.piece in g.rules.kinds:
+        return why_kind(state, action, p, to, what)
     if action.kind == "place":
         if state.stock[action.piece] == 0:
             return f"no {g.rules.pieces[action.piece].title} is left in the shared supply"
@@ -108,6 +111,8 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
         occ ^= 1 << frm
     if (occ >> to) & 1:
         return f"{hexname} is already occupied [rulebook: Building Rules]"
+    if (state.blocked_without(p, frm) if frm >= 0 else state.blocked) >> to & 1:
+        return f"{hexname} is next to a {_blocker(state, to, frm)}, which blocks the hexes around it"
     if not (action.target(state.ctx(p, own, occ, frm)) >> to) & 1:
         attrs = state.game.board.graph.nodes[hexname]
         rules = state.game.rules
@@ -120,6 +125,34 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
         f"{hexname} is not next to your settlements, but other hexes {what} allows are"
         " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]"
     )
+
+
+def why_kind(state: Turn, action: CompiledAction, p: int, to: int, what: str) -> str:
+    """Why a piece of a player-owned kind may not be placed on, or taken back from, hex `to`."""
+    g = state.game
+    piece = g.rules.pieces[action.piece].title.lower()
+    hexname = g.tables.ids[to]
+    if action.kind == "return":
+        return f"{hexname} holds no {piece} of yours that {what} may take back"
+    if not state.kind_supply[action.piece][p]:
+        return f"you have no {piece} left to place"
+    if action.piece in g.footprints and not state.cover(action.piece, to):
+        return f"a {piece} centred on {hexname} would not lie on the board"
+    cover = state.cover(action.piece, to)
+    for i in (i for i in range(g.tables.n) if (cover >> i) & 1):
+        if (state.occ >> i) & 1 or (state.blocked >> i) & 1 or not (action.target(state.ctx(p)) >> i) & 1:
+            return why_target(state, action, p, i, what)
+    return f"a {piece} on {hexname} would not be next to your pieces, but other hexes {what} allows are"
+
+
+def _blocker(state: Turn, to: int, frm: int) -> str:
+    """The title of a piece kind with an aura next to hex `to` (not the lifted piece on `frm`)."""
+    g = state.game
+    near = g.tables.nbr_mask[to] & ~((1 << frm) if frm >= 0 else 0)
+    for k in sorted(g.aura_kinds):
+        if any(m & near for m in state.kind_own[k]):
+            return g.rules.pieces[k].title.lower()
+    return "piece"
 
 
 def action_key(action: CompiledAction, game: BaseGame) -> str:

@@ -7,6 +7,7 @@ the first state.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,10 +63,10 @@ class Setup:
         """This setup, if a whole game of `rules` can be played from it: as many Kingdom Builder
         cards as the rule set deals, and every board it plays on. (Scenarios set up positions,
         not games, and may choose any cards.)"""
-        if len(self.cards) != rules.cards_in_play:
-            raise SetupError(
-                f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {len(self.cards)}"
-            )
+        other = [c for c in self.cards if c in rules.cards and rules.cards[c].deck is not None]
+        dealt = len(self.cards) - len(other)  # cards of other decks are dealt by sections
+        if dealt != rules.cards_in_play:
+            raise SetupError(f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {dealt}")
         placed = {board for board, sections in self.layout.boards if sections}
         for b in rules.boards:
             if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:
@@ -92,7 +93,7 @@ class BaseGame:
         self.board = Board.of(rules, setup.layout, self.options)
         self.tables = self.board.tables
         self.tile_names = list(rules.tiles)
-        self.kinds = ["build", "end"] + self.tile_names
+        self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
@@ -116,11 +117,19 @@ class BaseGame:
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
-        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore"))
+        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore", "draw"))
+        kind_life = {k: v.resolve(self.options) for k, v in rules.kind_settings.items()}
+        self.aura_kinds = frozenset(k for k, v in kind_life.items() if v["aura"] == "blocks-next-to")
+        self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
+        self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
+        self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
+        self.hand_tiles = {name: d.hand for name, d in rules.tiles.items() if d.hand}  # tile -> cards drawn
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
             self.uses_card["build"] = _mentions_card(self.mandatory)
+        cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
+        self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
 
     @classmethod
     def new(
@@ -170,8 +179,10 @@ class BaseGame:
             picked = rng.sample(sorted(pool), need)
             spec[b.name] = [f"{s}@180" if b.turnable and rng.random() < 0.5 else s for s in picked]
         if cards is None:
-            cards = rng.sample(sorted(rules.cards), rules.cards_in_play)
-        setup = Setup(players, Layout.of(rules, spec), tuple(cards), seed, dict(options or {}))
+            cards = rng.sample(sorted(c for c, d in rules.cards.items() if d.deck is None), rules.cards_in_play)
+        layout = Layout.of(rules, spec)
+        cards = list(cards) + _dealt_by_sections(rules, layout, cards, rng)
+        setup = Setup(players, layout, tuple(cards), seed, dict(options or {}))
         return cls(rules, setup.complete(rules))
 
     def deal(self) -> dict[int, str]:
@@ -237,6 +248,23 @@ class BaseGame:
             return self.tables.index[self.board.hex(text)]
         except ValueError as e:
             raise IllegalMove(move, str(e)) from None
+
+
+def _dealt_by_sections(rules: RuleSet, layout: Layout, given: Sequence[str], rng: random.Random) -> list[str]:
+    """One distinct random card of its deck for each section in play that deals one (task cards),
+    for each deck none of whose cards was given."""
+    decks = {d for d, names in rules.decks.items() if not set(names) & set(given)}
+    wanted: dict[str, int] = {}
+    for _, placed in layout.boards:
+        for s in placed:
+            sec = rules.sections.get(s.name)  # an unknown name is refused when the board is assembled
+            deck = sec.deals if sec is not None else None
+            if deck in decks:
+                wanted[deck] = wanted.get(deck, 0) + 1
+    out: list[str] = []
+    for deck, n in sorted(wanted.items()):
+        out += rng.sample(sorted(rules.decks[deck]), min(n, len(rules.decks[deck])))
+    return out
 
 
 def _mentions_card(action: CompiledAction) -> bool:

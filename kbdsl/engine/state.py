@@ -36,8 +36,10 @@ class State(Turn):
         s = cls(game)
         n = game.setup.players
         s._init_pieces(n)
+        s._init_kinds(n)
         s._init_tiles(n)
         s._init_cards(n)
+        s._init_hand(n)
         s._init_gold(n)
         s.current = s.start_player = 0
         s.turn = 1
@@ -50,8 +52,10 @@ class State(Turn):
     def clone(self) -> State:
         s = State(self.game)
         self._copy_pieces(s)
+        self._copy_kinds(s)
         self._copy_tiles(s)
         self._copy_cards(s)
+        self._copy_hand(s)
         self._copy_gold(s)
         self._copy_turn(s)
         return s
@@ -145,6 +149,7 @@ class State(Turn):
             "stock": dict(self.stock),
             "gold": [dict(sorted(x.items())) for x in self.gold],
             "hand": list(self.hand),
+            **self._kinds_json(),
             "tiles": [
                 [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
             ],
@@ -157,6 +162,21 @@ class State(Turn):
             "reshuffles": self.reshuffles,
             "log": [g.decode(c).to_json() for c in self.log],
         }
+
+    def _kinds_json(self) -> dict[str, Any]:
+        """Pieces of the other player-owned kinds (their hexes are among `settlements` too), the cards
+        in hand beside the played one, and the card a tile's action drew (only when a rule set has them)."""
+        names = self.game.tables.names
+        out: dict[str, Any] = {}
+        if self.kind_own:
+            out["kinds"] = {k: [names(m) for m in ms] for k, ms in self.kind_own.items()}
+            out["kind_supply"] = {k: list(v) for k, v in self.kind_supply.items()}
+        if self.game.hand_tiles:
+            out["spare"] = [list(x) for x in self.spare]
+            out["choosing"] = self.choosing
+        if self.drawn is not None:
+            out["drawn"] = self.drawn
+        return out
 
     def _pending_json(self) -> dict[str, Any] | None:
         if not self.pending_left:
@@ -172,6 +192,8 @@ class State(Turn):
         """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
         data = self.to_json()
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
+        if "spare" in data:  # the other cards in hand are as hidden as the played one
+            data["spare"] = [x if p == player else None for p, x in enumerate(data["spare"])]
         data["deck"] = len(self.deck)
         data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
         data["viewer"] = player
@@ -195,6 +217,10 @@ class State(Turn):
         neutral: Mapping[str, Sequence[str]] | None = None,
         gold: Sequence[Mapping[str, int]] | None = None,
         dealt: Mapping[str, str] | None = None,
+        kinds: Mapping[str, Sequence[Sequence[str]]] | None = None,
+        spare: Sequence[Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+        discard: Sequence[str] | None = None,
     ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
@@ -202,6 +228,11 @@ class State(Turn):
         one tile per tile held from them unless `location_supply` says otherwise. `neutral` places
         pieces owned by nobody (kind -> hexes, taken from the shared stock), `gold` sets the gold
         won so far (per player, source -> gold), `dealt` chooses the tile lying on pool hexes.
+        `kinds` places pieces of the other player-owned kinds (kind -> per player, the hexes; a
+        piece covering several hexes by its centre), from each player's supply of the kind;
+        `spare` gives the cards in hand beside the played one (the player to move chooses);
+        `deck` puts these cards on top of the deck, the next one to be drawn first; `discard`
+        moves cards from the deck onto the discard pile.
         """
         s = cls.start(game)
         n, t, board = s.players, game.tables, game.board
@@ -228,7 +259,25 @@ class State(Turn):
             s.stock[kind] -= placed[kind].bit_count()
             if s.stock[kind] < 0:
                 raise SetupError(f"more {kind} pieces than the stock of {game.rules.neutral[kind]}")
+        kind_own = {k: [0] * n for k in game.rules.kinds}
+        for kind, per_player in (kinds or {}).items():
+            if kind not in kind_own or len(per_player) > n:
+                raise SetupError(f"{kind!r} is not a kind of piece of the players ({', '.join(kind_own) or 'none'})")
+            for p, hexes in enumerate(per_player):
+                for h in hexes:
+                    cover = s.cover(kind, t.index[board.hex(h)])
+                    if not cover or occ & cover:
+                        raise SetupError(f"a {kind} on {h} does not fit: a hex it covers is taken or off the board")
+                    kind_own[kind][p] |= cover
+                    own[p] |= cover
+                    occ |= cover
+                    s.kind_supply[kind][p] -= 1
+                    if s.kind_supply[kind][p] < 0:
+                        raise SetupError(
+                            f"player {p} has more {kind} pieces than the supply of {game.rules.kinds[kind]}"
+                        )
         s._set_pieces(own, placed)
+        s._set_kinds(kind_own)
         for h, name in (dealt or {}).items():
             at = t.index[board.hex(h)]
             if at not in s.dealt or game.rules.tiles.get(name) is None or game.rules.tiles[name].pool is None:
@@ -244,13 +293,13 @@ class State(Turn):
         if hand is not None:
             if len(hand) != n or any(h is not None and h not in game.rules.deck for h in hand):
                 raise SetupError(f"hand must name a terrain card of the deck for each of the {n} players")
-            deck = s.deck + [h for h in reversed(s.hand) if h is not None]  # the dealt cards go back on top
+            pile = s.deck + [h for h in reversed(s.hand) if h is not None]  # the dealt cards go back on top
             for h in hand:  # and the given ones come out of the deck, so every card is somewhere once
-                if h is not None and h not in deck:
+                if h is not None and h not in pile:
                     raise SetupError(f"hand: the deck has no more {h!r} cards")
                 if h is not None:
-                    del deck[len(deck) - 1 - deck[::-1].index(h)]  # the one nearest the top
-            s.deck, s.hand = deck, list(hand)
+                    del pile[len(pile) - 1 - pile[::-1].index(h)]  # the one nearest the top
+            s.deck, s.hand = pile, list(hand)
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
@@ -269,6 +318,26 @@ class State(Turn):
         if not (0 <= current < n and 0 <= start < n):
             raise SetupError(f"current and start must be seats 0 to {n - 1}")
         s.current, s.start_player, s.ending = current, start, ending
+        if spare is not None:
+            if len(spare) != n or any(c not in game.rules.deck for x in spare for c in x):
+                raise SetupError(f"spare must give terrain cards of the deck for each of the {n} players")
+            for p, cards in enumerate(spare):
+                for c in cards:
+                    if c not in s.deck:
+                        raise SetupError(f"spare: the deck has no more {c!r} cards")
+                    del s.deck[len(s.deck) - 1 - s.deck[::-1].index(c)]
+                s.spare[p] = list(cards)
+        s.choosing = bool(s.spare[current])
+        for c in reversed(deck or ()):
+            if c not in s.deck:
+                raise SetupError(f"deck: the deck has no more {c!r} cards")
+            s.deck.remove(c)
+            s.deck.append(c)  # the deck is drawn from its end
+        for c in discard or ():
+            if c not in s.deck[: len(s.deck) - len(deck or ())]:
+                raise SetupError(f"discard: the deck has no more {c!r} cards")
+            s.deck.remove(c)
+            s.discard.append(c)
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
         s.turn_supply = s.supply[current] + built
@@ -296,6 +365,13 @@ class State(Turn):
         idx = lambda h: t.index[game.board.hex(h)]  # noqa: E731
         neutral = {k: game.board.mask(data["neutral"].get(k, [])) for k in game.rules.neutral}
         s._set_pieces([game.board.mask(hs) for hs in data["settlements"]], neutral)
+        kinds = data.get("kinds", {})
+        s._set_kinds({k: [game.board.mask(hs) for hs in kinds[k]] for k in game.rules.kinds if k in kinds})
+        supply = data.get("kind_supply", {})
+        s.kind_supply = {k: list(supply.get(k, [v] * game.setup.players)) for k, v in game.rules.kinds.items()}
+        s.spare = [list(x) for x in data.get("spare", [[] for _ in range(game.setup.players)])]
+        s.choosing = bool(data.get("choosing", False))
+        s.drawn = data.get("drawn")
         s.stock = {k: data["stock"][k] for k in game.rules.neutral}
         s.gold = [dict(x) for x in data["gold"]]
         s.dealt = {idx(h): v for h, v in data["dealt"].items()}
@@ -336,6 +412,11 @@ class State(Turn):
             tuple(tuple(sorted(x.items())) for x in self.gold),
             tuple(sorted(self.dealt.items())),
             tuple(self.hand),
+            tuple(tuple(x) for x in self.spare),
+            self.choosing,
+            self.drawn,
+            tuple(sorted((k, tuple(v)) for k, v in self.kind_own.items())),
+            tuple(sorted((k, tuple(v)) for k, v in self.kind_supply.items())),
             tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in self.tiles),
             tuple(self.taken),
             tuple(sorted(self.loc_supply.items())),
@@ -351,7 +432,7 @@ class State(Turn):
             self.mand_built,
             self.pending,
             self.pending_left,
-            self.pending_up_to,
+            self.pending_up_to and bool(self.pending_left),  # meaningless once the action is over
             self.hit,
             self.waived,
             self.ending,
@@ -372,6 +453,9 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
     field (None: none). These hold in every position that play reaches."""
     g = s.game
     rules, t, n = g.rules, g.tables, g.setup.players
+    problem = _impossible_kinds(s)
+    if problem:
+        return problem
     if {len(x) for x in (s.own, s.supply, s.hand, s.tiles, s.taken, s.gold)} != {n}:
         return f"settlements, supply, hand, tiles, taken and gold must each have one entry per player ({n})"
     if sum(m.bit_count() for m in [*s.own, *s.neutral.values()]) != s.occ.bit_count():
@@ -395,7 +479,8 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
         return "gold must map sources to whole numbers of at least 0"
     if any(h is not None and h not in rules.deck for h in s.hand):
         return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
-    cards = sorted([c for c in s.hand if c is not None] + s.deck + s.discard + s.removed, key=str)
+    spare = [c for x in s.spare for c in x]
+    cards = sorted([c for c in s.hand if c is not None] + spare + s.deck + s.discard + s.removed, key=str)
     if cards != sorted((c for c, k in rules.deck.items() for _ in range(k)), key=str):
         return "hand, deck, discard and removed together must be the rule set's deck, each card once"
     for p in range(n):
@@ -418,6 +503,25 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
             return f"dealt: {t.ids[at]} is not a pool hex, or {kind!r} is not a tile of a pool"
     if s.pending_left and (not _whole(s.pending_left) or s.pending_left < 0 or s.pending < 2):
         return "pending must name a tile and a whole number of steps left"
+    return None
+
+
+def _impossible_kinds(s: State) -> str | None:
+    """The same for pieces of the other player-owned kinds and the cards in hand beside the played one."""
+    g, n = s.game, s.game.setup.players
+    if len(s.spare) != n or any(c not in g.rules.deck for x in s.spare for c in x):
+        return f"spare must hold terrain cards of the deck for each of the {n} players"
+    for kind, masks in s.kind_own.items():
+        supply = s.kind_supply[kind]
+        if len(masks) != n or len(supply) != n:
+            return f"kinds and kind_supply: {kind} must have one entry per player ({n})"
+        for p in range(n):
+            centres = s.centres(kind, masks[p])
+            if masks[p] & ~s.own[p] or sum(s.cover(kind, i) for i in centres) != masks[p]:
+                return f"kinds: player {p}'s {kind} pieces must be among their settlements, each whole"
+            if not _whole(supply[p]) or supply[p] + len(centres) != g.rules.kinds[kind]:
+                total = g.rules.kinds[kind]
+                return f"kind_supply: player {p}'s {kind} pieces on the board and in the supply must make {total}"
     return None
 
 

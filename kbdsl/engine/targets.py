@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 from kbdsl.bitset import bit_list
-from kbdsl.engine.pieces import Pieces
-from kbdsl.engine.zones import Cards
+from kbdsl.engine.hand import Hand
+from kbdsl.engine.kinds import Kinds
 from kbdsl.expr import Ctx
 from kbdsl.ruleset import CompiledAction
 
 
-class Targets(Pieces, Cards):
+class Targets(Kinds, Hand):
     """Evaluating action filters for a player (one reused context object: this is the hot path)."""
 
     _c: Ctx | None = None
     waived: bool  # the next settlement built ignores adjacent-if-possible
+    drawn: str | None = None  # the card a tile's action drew this turn (`terrain(drawn)`)
 
     def ctx(self, p: int, own: list[int] | None = None, occ: int | None = None, origin: int = -1) -> Ctx:
         """The evaluation context for player p, optionally with other pieces (a lifted settlement)."""
         c = self._c
         if c is None:
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
+            c.drawn = self.drawn
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
         c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
@@ -28,14 +30,28 @@ class Targets(Pieces, Cards):
             c.forget()
         return c
 
+    def set_drawn(self, card: str | None) -> None:
+        """The card a tile's action drew (`terrain(drawn)`), kept in the context too."""
+        self.drawn = card
+        if self._c is not None:
+            self._c.drawn = card
+
     def has_targets(self, action: CompiledAction, p: int) -> bool:
         """Whether `action` lets p build anywhere now (adjacency only narrows a choice, never empties it)."""
+        if self.blocked or self.choosing:  # auras and hands of several cards: the full computation
+            return bool(self.build_targets(action, p))
         return bool(action.target(self.ctx(p)) & self.game.tables.all & ~self.occ)
 
     def build_targets(self, action: CompiledAction, p: int) -> int:
         """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says
-        so and can (unless the next build is waived from that rule)."""
-        cand = action.target(self.ctx(p)) & self.game.tables.all & ~self.occ
+        so and can (unless the next build is waived from that rule). Hexes an aura blocks are never
+        targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
+        if self.choosing and id(action) in self.game.card_actions:
+            return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
+        c = self.ctx(p)
+        if self.blocked:
+            c.occ |= self.blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
+        cand = action.target(c) & self.game.tables.all & ~(self.occ | self.blocked)
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
             if near:
@@ -45,6 +61,8 @@ class Targets(Pieces, Cards):
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
         """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
         cand = action.target(self.ctx(p)) & ~self.own[p]
+        if self.kind_own:
+            cand &= ~self.fixed()
         out = 0
         for q, m in enumerate(self.own):
             if q != p and not (hit >> q) & 1:
@@ -53,9 +71,13 @@ class Targets(Pieces, Cards):
 
     def move_targets(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""
+        if self.choosing and id(action) in self.game.card_actions:
+            return self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
         t = self.game.tables
         own = self.own[p]
         sources = own & action.source(self.ctx(p)) if action.source else own
+        if self.kind_own:
+            sources &= ~self.unmovable(p, action.piece)
         out = []
         nbr_mask = t.nbr_mask
         for s in bit_list(sources):
@@ -64,7 +86,12 @@ class Targets(Pieces, Cards):
             occ = self.occ ^ bit
             owns = list(self.own)
             owns[p] = lifted
-            cand = action.target(self.ctx(p, owns, occ, s)) & t.all & ~occ
+            c = self.ctx(p, owns, occ, s)
+            if self.blocked:
+                blocked = self.blocked_without(p, s)
+                c.occ |= blocked
+                occ |= blocked
+            cand = action.target(c) & t.all & ~occ
             if not self.game.may_stay:
                 cand &= ~bit
             if action.adjacent and cand:
@@ -78,3 +105,11 @@ class Targets(Pieces, Cards):
             if cand:
                 out.append((s, cand))
         return out
+
+
+def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union of two (source, target-mask) lists, by source in board order."""
+    out = dict(a)
+    for s, m in b:
+        out[s] = out.get(s, 0) | m
+    return sorted(out.items())

@@ -48,7 +48,7 @@ class Turn(Holdings, Targets, Gold):
             self.pending_up_to,
             self.hit,
         )
-        s.idle, s.turn_supply, s.waived = self.idle, self.turn_supply, self.waived
+        s.idle, s.turn_supply, s.waived, s.drawn = self.idle, self.turn_supply, self.waived, self.drawn
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -102,15 +102,16 @@ class Turn(Holdings, Targets, Gold):
                 if g.any_time:
                     self._any_time(out)
                 return out
-        actions = g.rules.actions
-        for name in self.usable_tiles(p):
-            action = actions[name]
-            if action.kind == "build":  # the commonest case, inline
-                if self.supply[p] > 0:
-                    base = g.encode(g.kind_index[name])
-                    out.extend(base + i for i in bit_list(self.build_targets(action, p)))
-            else:
-                self._steps(name, action, out)
+        actions, entries = g.rules.actions, g.rules.entries
+        for tile in self.usable_tiles(p):
+            for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
+                action = actions[name]
+                if action.kind == "build":  # the commonest case, inline
+                    if self.supply[p] > 0:
+                        base = g.encode(g.kind_index[name])
+                        out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+                else:
+                    self._steps(name, action, out)
         if not self.mandatory_open():
             out.append(g.encode(END_TURN))
         return out
@@ -119,9 +120,10 @@ class Turn(Holdings, Targets, Gold):
 
     def _any_time(self, out: list[int]) -> None:
         """Tiles usable between builds (window: any-time)."""
-        for name in self.usable_tiles(self.current):
-            if name in self.game.any_time:
-                self._steps(name, self.game.rules.actions[name], out)
+        for tile in self.usable_tiles(self.current):
+            if tile in self.game.any_time:
+                for name in self.game.rules.entries.get(tile, ()):
+                    self._steps(name, self.game.rules.actions[name], out)
 
     def _steps(self, name: str, action, out: list[int]) -> None:
         """The codes of one step of a tile's action."""
@@ -145,6 +147,13 @@ class Turn(Holdings, Targets, Gold):
                     out.append(base + i)
                     for d in self.discard_choices(p, s, i):
                         out.append(g.encode(kind, i, s, d))
+        elif what == "place" and action.piece in self.kind_supply:
+            if self.kind_supply[action.piece][p] > 0:
+                base = g.encode(kind)
+                out.extend(base + i for i in bit_list(self.place_targets(action, p)))
+        elif what == "return":
+            base = g.encode(kind)
+            out.extend(base + i for i in bit_list(self.return_targets(action, p)))
         elif what == "place":
             if self.stock[action.piece] > 0:
                 base = g.encode(kind)
@@ -153,8 +162,20 @@ class Turn(Holdings, Targets, Gold):
             base = g.encode(kind)
             hit = self.hit if self.pending_left and g.kinds[self.pending] == name else 0
             out.extend(base + i for i in bit_list(self.remove_targets(action, p, hit)))
-        else:  # gold, ignore: no choice
+        else:  # gold, ignore, draw: no choice
             out.append(g.encode(kind))
+
+    def place_targets(self, action, p: int) -> int:
+        """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
+        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | self.blocked)
+        return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
+
+    def return_targets(self, action, p: int) -> int:
+        """Hexes of p's pieces of the action's kind that p may take back to the supply."""
+        mine = self.kind_own[action.piece][p]
+        if action.piece in self.game.footprints:  # a piece covering several hexes is named by its centre
+            mine = sum(1 << i for i in self.centres(action.piece, mine))
+        return mine & action.source(self.ctx(p)) if action.source else mine
 
     def loses_status(self, move: Move, status: str) -> bool:
         """Whether `move` (a tile move) loses a tile of this status on its own."""
@@ -177,6 +198,8 @@ class Turn(Holdings, Targets, Gold):
         if kind == END_TURN:
             self._end_turn()
             return
+        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
+            self.commit(p, g.board.graph.nodes[g.tables.ids[to]]["terrain"])
         if kind == BUILD:
             self.built += 1
             self.mand_left -= 1
@@ -192,7 +215,7 @@ class Turn(Holdings, Targets, Gold):
                 if not self.pending_left:
                     self._end_pending()
             else:
-                self.mark_used(p, name)
+                self.mark_used(p, g.rules.action_tile[name])
                 if action.steps:  # per-opponent: one piece of each other player who has one
                     left = self.players - 2 if action.per_opponent else action.count - 1
                     if left > 0:
@@ -203,6 +226,10 @@ class Turn(Holdings, Targets, Gold):
                 self._move(p, frm, to, DISCARDS[disc])
             else:
                 self._do(p, name, action, frm, to, DISCARDS[disc])
+            if not self.pending_left and name in g.rules.follow:  # `A then B`: B is due next
+                after = g.rules.follow[name]
+                self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
+                self.pending_up_to = g.rules.actions[after].up_to
         self._settle()
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
@@ -211,11 +238,24 @@ class Turn(Holdings, Targets, Gold):
             self._build(p, to)
         elif what == "move":
             self._move(p, frm, to, discard)
+        elif what == "place" and action.piece in self.kind_supply:
+            for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
+                self._landed(p, i)
+                if self.game.on_build:
+                    self._pay(p, self.game.on_build, 1 << i)
+        elif what == "return":
+            self.return_kind(p, to)
+            if self.game.lose_now:
+                self.lose(p, None, self.game.lose_now)
+        elif what == "draw":  # the top card, face up onto the discard pile: its terrain is `drawn`
+            self.set_drawn(self.draw())
+            if self.drawn is not None:
+                self.discard.append(self.drawn)
         elif what == "place":
             self.place_neutral(action.piece, to)
         elif what == "remove":
             q = self.owner(to)
-            self.take_back(q, to)
+            self.take_back_any(q, to)
             if not self.game.end_latched:
                 self.ending = min(self.supply) == 0
             if self.pending_left:
@@ -251,6 +291,8 @@ class Turn(Holdings, Targets, Gold):
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
         self.move_piece(p, frm, to)
+        if self.kind_own:
+            self.move_kind(p, frm, to)
         self._landed(p, to)
         if self.game.lose_now:
             self.lose(p, discard, self.game.lose_now)
@@ -302,8 +344,13 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
+        hand = self.game.hand_tiles
+        draws = max((hand.get(x.kind, 1) for x in self.tiles[p]), default=1) if hand else 1
         self.refresh_tiles(p)
-        self.discard_and_draw(p)
+        if draws > 1 or self.spare[p]:
+            self.draw_hand(p, draws)
+        else:
+            self.discard_and_draw(p)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
@@ -321,4 +368,7 @@ class Turn(Holdings, Targets, Gold):
         self.built = self.mand_built = 0
         self._end_pending()
         self.waived = False
+        if self.drawn is not None:
+            self.set_drawn(None)
+        self.choosing = bool(self.spare[self.current])
         self._settle()

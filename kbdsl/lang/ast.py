@@ -91,13 +91,15 @@ class Action(Node):
     `piece` is the kind placed (`place`); `count` is the gold paid (`gold`); `ignore`'s
     modifier is in `modifiers`."""
 
-    kind: str  # "build" | "move" | "place" | "remove" | "gold" | "ignore"
+    kind: str  # "build" | "move" | "place" | "remove" | "return" | "draw" | "gold" | "ignore" | "or"
     target: Expr | None
     count: int = 1
     source: Expr | None = None
     modifiers: tuple[str, ...] = ()
     up_to: bool = False
     piece: str | None = None
+    parts: tuple[Action, ...] = ()  # kind "or": the sub-actions to choose from
+    then: Action | None = None  # what follows this action as part of the same use of the tile
 
     @property
     def adjacent_if_possible(self) -> bool:
@@ -134,6 +136,7 @@ class Tile(Declaration):
     pool: str | None = None  # dealt from this pool at setup (then `copies`, not `letter`/`supply`)
     copies: int | None = None
     settings: tuple[Setting, ...] = ()  # lifecycle settings of this tile only
+    hand: int | None = None  # held at the end of a turn: draw this many terrain cards, play one
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,7 @@ class Card(Declaration):
     always: bool = False
     texts: tuple[str, ...] = ()
     triggers: tuple[tuple[str, Expr], ...] = ()  # (event, gold) paid during play
+    deck: str | None = None  # None: a Kingdom Builder card; else the deck of cards it belongs to
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,7 @@ class Section(Declaration):
     rows: tuple[tuple[GridCell, ...], ...]
     board: str | None = None
     texts: tuple[str, ...] = ()
+    deals: str | None = None  # in play, the section deals one card of this deck
 
 
 @dataclass(frozen=True)

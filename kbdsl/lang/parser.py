@@ -60,7 +60,7 @@ def _describe(token_type: str) -> list[str]:
     pattern = _lark().get_terminal(token_type).pattern
     if pattern.type == "str":
         return [repr(pattern.value)]
-    body = pattern.value
+    body = re.sub(r"\(\?!\[[^\]]*\]\)$", "", pattern.value)  # a keyword's word-boundary lookahead
     if body.startswith("(?:") and body.endswith(")"):
         body = body[3:-1]
     alternatives = [re.sub(r"\\(.)", r"\1", a) for a in body.split("|")]
@@ -194,6 +194,15 @@ class _Build(Transformer):
     def glyph(self, meta, items):
         return ("glyph", str(items[0])[1:-1])
 
+    def hand(self, meta, items):
+        return ("hand", int(items[0]))
+
+    def deck(self, meta, items):
+        return ("deck", str(items[0]))
+
+    def deals(self, meta, items):
+        return ("deals", str(items[0]))
+
     def pool_on(self, meta, items):
         return ("on", str(items[0]))
 
@@ -271,6 +280,7 @@ class _Build(Transformer):
             self._one(props, "pool"),
             self._one(props, "copies"),
             tuple(s[0] for s in props.get("setting", [])),
+            self._one(props, "hand"),
             pos=self._pos(items[0]),
         )
 
@@ -298,7 +308,8 @@ class _Build(Transformer):
     def card(self, meta, items, always=False):
         name, title, props, texts = self._props(items)
         triggers = tuple(t[0] for t in props.get("trigger", []))
-        return ast.Card(name, title, self._one(props, "score"), always, texts, triggers, pos=self._pos(items[0]))
+        deck = self._one(props, "deck")
+        return ast.Card(name, title, self._one(props, "score"), always, texts, triggers, deck, pos=self._pos(items[0]))
 
     def scoring(self, meta, items):
         return self.card(meta, items, always=True)
@@ -306,7 +317,8 @@ class _Build(Transformer):
     def section(self, meta, items):
         name, title, props, texts = self._props(items)
         rows = self._one(props, "grid", ())
-        return ast.Section(name, title, rows, self._one(props, "board"), texts, pos=self._pos(items[0]))
+        board, deals = self._one(props, "board"), self._one(props, "deals")
+        return ast.Section(name, title, rows, board, texts, deals, pos=self._pos(items[0]))
 
     def override(self, meta, items):
         return dataclasses.replace(items[0], override=True)
@@ -325,6 +337,27 @@ class _Build(Transformer):
     # --- actions
     def action(self, meta, items):
         return items[0]
+
+    def choice(self, meta, items):
+        return ast.Action("or", None, parts=tuple(items), pos=self._pos(meta))
+
+    def sequence(self, meta, items):
+        out = items[-1]
+        for a in reversed(items[:-1]):
+            out = dataclasses.replace(a, then=out)
+        return out
+
+    def piece_kind(self, meta, items):
+        return ("kind", str(items[0]))
+
+    def return_action(self, meta, items):
+        exprs = [i for i in items[1:] if not isinstance(i, str)]
+        mods = tuple(i for i in items[1:] if isinstance(i, str))
+        source = exprs[0] if exprs else None
+        return ast.Action("return", None, source=source, modifiers=mods, piece=str(items[0]), pos=self._pos(meta))
+
+    def draw(self, meta, items):
+        return ast.Action("draw", None, pos=self._pos(meta))
 
     def modifier(self, meta, items):
         return str(items[0])
@@ -353,11 +386,13 @@ class _Build(Transformer):
 
     def move(self, meta, items):
         count, up_to, items = self._amount(items)
+        kind = next((i[1] for i in items if isinstance(i, tuple) and i[0] == "kind"), None)
+        items = [i for i in items if not (isinstance(i, tuple) and i[0] == "kind")]
         exprs = [i for i in items if not isinstance(i, str)]
         mods = tuple(i for i in items if isinstance(i, str))
         source = exprs[0] if len(exprs) == 2 else None
         return ast.Action(
-            "move", exprs[-1], count=count, source=source, modifiers=mods, up_to=up_to, pos=self._pos(meta)
+            "move", exprs[-1], count=count, source=source, modifiers=mods, up_to=up_to, piece=kind, pos=self._pos(meta)
         )
 
     def remove_action(self, meta, items):
@@ -436,7 +471,7 @@ def walk(node: object):
         elif isinstance(n, (ast.BoolOp, ast.Compare, ast.BinOp)):
             stack.extend([n.left, n.right])
         elif isinstance(n, ast.Action):
-            stack.extend([n.target, n.source])
+            stack.extend([n.target, n.source, n.then, *n.parts])
         elif isinstance(n, ast.Setting):
             stack.append(n.when)
 

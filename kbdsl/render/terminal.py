@@ -133,6 +133,9 @@ def _cell(
         terrain = rules.terrains[attrs["terrain"]] if attrs["terrain"] else None
         letter = (terrain.letter if terrain else None) or "?"
         code = terrain_color(rules, attrs["terrain"])
+        kind = _kind_on(data, name)
+        if kind is not None:  # a piece of another kind than settlements shows its glyph for the letter
+            letter = glyph(rules, kind)
         if name in owner:
             return (
                 paint(letter, code, color)
@@ -196,6 +199,14 @@ def render_board(
     return "\n".join(out)
 
 
+def _kind_on(data: dict[str, Any], name: str) -> str | None:
+    """The kind of the player-owned piece on hex `name`, if it is not a settlement."""
+    for kind, per_seat in data.get("kinds", {}).items():
+        if any(name in hexes for hexes in per_seat):
+            return kind
+    return None
+
+
 def glyph(rules: RuleSet, kind: str) -> str:
     """The one character a piece kind is drawn with: its declared glyph, else its initial."""
     declared = rules.pieces[kind].glyph if kind in rules.pieces else None
@@ -237,6 +248,13 @@ def render_status(
         hand = data["hand"][cur]
         if hand is not None:
             head.append(f"card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}")
+        spare = (data.get("spare") or [None] * (cur + 1))[cur]
+        if spare and data.get("choosing"):
+            head[-1] += " or " + " or ".join(
+                paint(rules.terrains[c].title, terrain_color(rules, c), color) for c in spare
+            )
+        if data.get("drawn"):
+            head.append(f"drawn: {rules.terrains[data['drawn']].title}")
         if data["mandatory_left"]:
             head.append(f"{data['mandatory_left']} mandatory build(s) left")
         if data["ending"]:
@@ -254,8 +272,11 @@ def render_status(
     for p, kind in enumerate(seats):
         pointer = ">" if p == cur and not data["over"] else " "
         who = f"{seat_label(p, color)} {kind:<{name_width}}" if name_width else seat_label(p, color)
+        kinds = "".join(
+            f"  {rules.pieces[k].title.lower()} {left[p]}" for k, left in data.get("kind_supply", {}).items() if left[p]
+        )
         won = f"  gold so far {sum(data['gold'][p].values()):>2}" if data["gold"][p] else ""
-        start = f" {pointer} {who}  supply {data['supply'][p]:>3}{won}  tiles:"
+        start = f" {pointer} {who}  supply {data['supply'][p]:>3}{kinds}{won}  tiles:"
         tiles = _tiles_text(rules, data["tiles"][p]).split(", ")
         lines.append(fit([start + " " + tiles[0], *tiles[1:]], width, ", ", indent=len(_plain(start)) + 1))
     return "\n".join(lines)
@@ -296,6 +317,9 @@ def render_legend(rules: RuleSet, color: bool = False, width: int = 80) -> str:
         lines.append(f"{head} {text.replace(chr(160), ' ')}")
     neutral = "".join(f", {glyph(rules, k)} a {rules.pieces[k].title}" for k in rules.neutral)
     pools = "".join(f", 1 a {p.title} tile lying there" for p in rules.pools.values())
+    pieces = [f"{glyph(rules, k)} {rules.pieces[k].title}" for k in rules.kinds]
+    if pieces:
+        lines.append(fit(["Pieces (in place of the letter): " + pieces[0], *pieces[1:]], width, "  "))
     lines.append(
         f"Marks after a letter: 0-9 a settlement of that seat{neutral}{pools}, * a legal target,"
         f"\n  + a settlement that may move, {LAST_MARK} a hex of the last turn's moves"

@@ -1,0 +1,167 @@
+"""Piece kinds owned by players beside the one `build` places: placed, moved and returned by tiles.
+
+Each such kind has, per player, a bitset of the hexes it covers and a supply of its own. Its hexes
+are also part of the owner's `own`, so they count as the owner's pieces everywhere (adjacency,
+tiles, scoring: a piece covering seven hexes counts seven times), but placing one never uses a
+settlement and never ends the game. A kind's settings (rule data) say whether it blocks the hexes
+around it (an aura: nobody builds, places or moves a piece there while it stands), whether it covers
+a hex and its six neighbours (a footprint), and what may move it.
+"""
+
+from __future__ import annotations
+
+from kbdsl.bitset import bit_list, dilate
+from kbdsl.engine.pieces import Pieces
+
+
+class Kinds(Pieces):
+    """Pieces of the other player-owned kinds, their supplies, and the hexes their auras block."""
+
+    kind_own: dict[str, list[int]]  # kind -> per player: the hexes its pieces cover
+    kind_supply: dict[str, list[int]]  # kind -> per player: pieces left
+    blocked: int  # hexes next to a piece with an aura: nothing may be built, placed or moved there
+
+    def _init_kinds(self, players: int) -> None:
+        kinds = self.game.rules.kinds
+        self.kind_own = {k: [0] * players for k in kinds}
+        self.kind_supply = {k: [n] * players for k, n in kinds.items()}
+        self.blocked = 0
+
+    def _copy_kinds(self, s: Kinds) -> None:
+        s.kind_own = {k: list(v) for k, v in self.kind_own.items()}
+        s.kind_supply = {k: list(v) for k, v in self.kind_supply.items()}
+        s.blocked = self.blocked
+
+    def _set_kinds(self, kind_own: dict[str, list[int]]) -> None:
+        """Replace the pieces of every kind at once (set-ups and saves): they must be in `own` too."""
+        self.kind_own = {k: list(kind_own.get(k, [0] * self.players)) for k in self.game.rules.kinds}
+        self._block()
+
+    # -- queries -----------------------------------------------------------------
+    def kind_at(self, p: int, i: int) -> str | None:
+        """The kind of p's piece on hex i, if it is not a settlement."""
+        for k, masks in self.kind_own.items():
+            if (masks[p] >> i) & 1:
+                return k
+        return None
+
+    def unmovable(self, p: int, kind: str | None) -> int:
+        """p's hexes a move action may not take a piece from: of kinds that never move, and (for a
+        move that names no kind) of kinds only their own tile moves; a move naming a kind moves only it."""
+        if kind is not None:
+            return self.own[p] & ~self.kind_own[kind][p]
+        g, out = self.game, 0
+        for k, masks in self.kind_own.items():
+            if k in g.fixed_kinds or k in g.own_tile_kinds:
+                out |= masks[p]
+        return out
+
+    def fixed(self) -> int:
+        """Hexes of pieces that never move and are never removed (of any player)."""
+        out = 0
+        for k in self.game.fixed_kinds:
+            for m in self.kind_own[k]:
+                out |= m
+        return out
+
+    def blocked_without(self, p: int, i: int) -> int:
+        """The blocked hexes while p's piece on hex i is lifted (its own aura goes with it)."""
+        if not self.blocked or self.kind_at(p, i) not in self.game.aura_kinds:
+            return self.blocked
+        return self._aura(~(1 << i))
+
+    def cover(self, kind: str, i: int) -> int:
+        """The hexes a piece of `kind` centred on hex i covers (0 where it does not fit on the board)."""
+        if kind not in self.game.footprints:
+            return 1 << i
+        t = self.game.tables
+        ring = t.nbr_mask[i]
+        return ring | (1 << i) if ring.bit_count() == 6 else 0
+
+    def centres(self, kind: str, mask: int) -> list[int]:
+        """The hexes of `mask` on which a piece of `kind` is centred (its whole cover in `mask`)."""
+        if kind not in self.game.footprints:
+            return bit_list(mask)
+        out = []
+        for i in bit_list(mask):
+            cover = self.cover(kind, i)
+            if cover and cover & mask == cover:
+                out.append(i)
+        return out
+
+    def kind_targets(self, kind: str, p: int, allowed: int, adjacent: bool, required: bool) -> int:
+        """Hexes where a piece of `kind` may be placed: its whole cover within `allowed` (empty, not
+        blocked hexes the action allows); next to p's pieces if the action says so (and can)."""
+        if kind not in self.game.footprints:
+            near = allowed & self.nb[p] if adjacent or required else 0
+            return near if near or required else allowed
+        out = near = 0
+        for i in bit_list(allowed):
+            cover = self.cover(kind, i)
+            if cover and cover & allowed == cover:
+                out |= 1 << i
+                if dilate(cover, self.game.tables.nbr_mask) & self.own[p] & ~cover:
+                    near |= 1 << i
+        if required or (adjacent and near):
+            return near
+        return out
+
+    # -- changes -----------------------------------------------------------------
+    def place_kind(self, p: int, kind: str, i: int) -> int:
+        """One of p's pieces of `kind` from their supply onto hex i; returns the hexes it covers."""
+        cover = self.cover(kind, i)
+        self.own[p] |= cover
+        self.occ |= cover
+        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.kind_own[kind][p] |= cover
+        self.kind_supply[kind][p] -= 1
+        if kind in self.game.aura_kinds:
+            self._block()
+        return cover
+
+    def return_kind(self, p: int, i: int) -> None:
+        """p's piece on hex i (not a settlement) goes back to p's supply of its kind."""
+        kind = self.kind_at(p, i)
+        assert kind is not None
+        cover = self.cover(kind, i) if kind not in self.game.footprints else self.kind_own[kind][p]
+        self.own[p] &= ~cover
+        self.occ &= ~cover
+        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.kind_own[kind][p] &= ~cover
+        self.kind_supply[kind][p] += 1
+        if kind in self.game.aura_kinds:
+            self._block()
+
+    def move_kind(self, p: int, frm: int, to: int) -> None:
+        """After `move_piece`: p's piece moved from hex frm to hex to keeps its kind."""
+        for k, masks in self.kind_own.items():
+            if (masks[p] >> frm) & 1:
+                masks[p] ^= (1 << frm) | (1 << to)
+                if k in self.game.aura_kinds:
+                    self._block()
+                return
+
+    def take_back_any(self, q: int, i: int) -> None:
+        """q's piece on hex i goes back to q's supply (of its kind, if it is not a settlement)."""
+        if self.kind_own and self.kind_at(q, i) is not None:
+            self.return_kind(q, i)
+        else:
+            self.take_back(q, i)
+
+    def pieces(self) -> list[tuple[str, str, int | None]]:
+        """Every piece on the board as (hex, kind, owner), in board order (front ends draw these)."""
+        out = super().pieces()
+        if not self.kind_own:
+            return out
+        index = self.game.tables.index
+        return [(h, self.kind_at(p, index[h]) or k if p is not None else k, p) for h, k, p in out]
+
+    def _aura(self, keep: int = -1) -> int:
+        out = 0
+        for k in self.game.aura_kinds:
+            for m in self.kind_own[k]:
+                out |= m & keep
+        return dilate(out, self.game.tables.nbr_mask) if out else 0
+
+    def _block(self) -> None:
+        self.blocked = self._aura()
