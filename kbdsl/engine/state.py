@@ -239,23 +239,25 @@ class State(Turn):
         if len(settlements) > n:
             raise SetupError(f"settlements are given for {len(settlements)} players, the game has {n}")
         own, occ = [0] * n, 0
+
+        def take(h: str, what: str) -> int:
+            """The bit of hex `h`, now occupied; refused if something stands there already."""
+            nonlocal occ
+            i = t.index[board.hex(h)]
+            if (occ >> i) & 1:
+                raise SetupError(f"hex {t.ids[i]} holds two {what}")
+            occ |= 1 << i
+            return 1 << i
+
         for p, hexes in enumerate(settlements):
             for h in hexes:
-                i = t.index[board.hex(h)]
-                if (occ >> i) & 1:
-                    raise SetupError(f"hex {t.ids[i]} holds two settlements")
-                own[p] |= 1 << i
-                occ |= 1 << i
+                own[p] |= take(h, "settlements")
         placed = {k: 0 for k in game.rules.neutral}
         for kind, hexes in (neutral or {}).items():
             if kind not in placed:
                 raise SetupError(f"{kind!r} is not a kind of piece owned by nobody ({', '.join(placed) or 'none'})")
             for h in hexes:
-                i = t.index[board.hex(h)]
-                if (occ >> i) & 1:
-                    raise SetupError(f"hex {t.ids[i]} holds two pieces")
-                placed[kind] |= 1 << i
-                occ |= 1 << i
+                placed[kind] |= take(h, "pieces")
             s.stock[kind] -= placed[kind].bit_count()
             if s.stock[kind] < 0:
                 raise SetupError(f"more {kind} pieces than the stock of {game.rules.neutral[kind]}")
