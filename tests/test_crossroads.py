@@ -137,3 +137,20 @@ def test_a_piece_that_never_moves_is_refused_by_name(rules):
     with pytest.raises(IllegalMove) as info:
         state.play(Move("paddock", "11,4", "11,2"))
     assert str(info.value) == "illegal move paddock 11,2 11,4: your city hall on 11,2 never moves [piece city-hall: movable: no]"
+
+
+def terrains_of(game: Game, mask: int) -> set[str]:
+    return {name for name, m in game.tables.terrain.items() if m & mask}
+
+
+def test_the_engine_bounds_where_each_piece_kind_can_stand(rules):
+    game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
+    land = {"canyon", "desert", "flower", "forest", "grass"}
+    assert terrains_of(game, game.standable()) == land | {"water"}  # the Harbor moves onto water
+    assert terrains_of(game, game.standable("wagon")) == land | {"water", "mountain"}
+    assert terrains_of(game, game.standable("city-hall")) == land  # never moved: only where it is placed
+    assert not game.standable("city-hall") & (game.tables.location | game.tables.special)
+    ruled = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"],
+                     options={"meeples-move-by-own-tile": True})
+    assert terrains_of(ruled, ruled.standable("ship")) == {"water"}  # only the Lighthouse moves it
+    assert terrains_of(ruled, ruled.standable("warrior")) == land  # placed by the Barracks, never moved
