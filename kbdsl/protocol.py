@@ -474,11 +474,14 @@ class Server:
         return out
 
     def actions(self, req: Json) -> Json:
-        """The actions of the player to move (build, each held tile, end): usable now, or why not; and
-        the moves of this turn that `undo` may take back."""
+        """The actions of the player to move (build, an unfinished tile action, each held tile's actions
+        as moves name them, end): usable now, or why not; and the moves of this turn that `undo` may
+        take back."""
         state = self._state(req)
         legal = {m.do for m in state.legal_moves()}
-        names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
+        entries, pending = state.game.rules.entries, state.to_json()["pending"]
+        tiles = [a for t in dict.fromkeys(x.kind for x in state.tiles[state.current]) for a in entries.get(t, ())]
+        names = list(dict.fromkeys(["build", *([pending["tile"]] if pending else []), *tiles, "end"]))
         return {
             "game": req["game"],
             "player": state.current,
@@ -604,7 +607,8 @@ def _why_not(state: State, action: str) -> str:
     except IllegalMove as e:
         if probe not in e.reason:
             return e.reason
-    title = g.rules.tiles[action].title if action in g.rules.tiles else "mandatory build"
+    tile = g.rules.action_tile.get(action)
+    title = g.rules.tiles[tile].title if tile is not None else "mandatory build"
     return f"no hex is a legal target of the {title} action right now"
 
 
