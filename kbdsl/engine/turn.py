@@ -346,13 +346,11 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
-        hand = self.game.hand_tiles
-        draws = max((hand.get(x.kind, 1) for x in self.tiles[p]), default=1) if hand else 1
-        self.refresh_tiles(p)
-        if draws > 1 or self.spare[p]:
-            self.draw_hand(p, draws)
+        if self.game.several_cards or self.spare[p]:
+            self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
+        self.refresh_tiles(p)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
