@@ -12,7 +12,9 @@ Vocabulary (the authoring guide's reference is generated from these tables):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from functools import reduce
+from operator import or_
 
 from kbdsl.bitset import bit_list, components, dilate, shift
 from kbdsl.errors import Diagnostic, Pos
@@ -752,3 +754,38 @@ def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
                 total += payouts[place]
     c.region = saved_r
     return total
+
+
+#: Functions whose hexes are always hexes of their first argument.
+_WITHIN_FIRST = frozenset({"slide", "straight-run", "diagonal-run"})
+
+
+def hex_bound(node: ast.Expr, t, cards: Sequence[str], defines: Mapping[str, ast.Define]) -> int:
+    """Hexes a hex-set expression can ever hold on these tables, whatever the position: bounded by
+    the terrains, locations and board flags it names (`&` narrows, `|` joins, a word or function
+    that depends on the pieces is every hex). `cards`: the terrains `card` and `drawn` may be."""
+
+    def bound(n: ast.Expr, depth: int = 0) -> int:
+        if depth > MAX_DEPTH:
+            return t.all
+        if isinstance(n, ast.BoolOp):
+            a, b = bound(n.left, depth + 1), bound(n.right, depth + 1)
+            return a & b if n.op == "&" else a | b
+        if isinstance(n, ast.Ref):
+            if n.name in ("buildable", "edge", "location", "special", "all"):
+                return getattr(t, n.name)
+            if n.name in defines:
+                return bound(defines[n.name].expr, depth + 1)
+            return t.all
+        if isinstance(n, ast.Call) and n.args:
+            names = [a.name for a in n.args if isinstance(a, ast.Ref)]
+            if n.name == "terrain":
+                terrains = {c for x in names for c in (cards if x in ("card", "drawn") else (x,))}
+                return reduce(or_, (t.terrain.get(x, 0) for x in terrains), 0)
+            if n.name == "location":
+                return reduce(or_, (t.locations.get(x, 0) for x in names), 0)
+            if n.name in _WITHIN_FIRST:
+                return bound(n.args[0], depth + 1)
+        return t.all
+
+    return bound(node)

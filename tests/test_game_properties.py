@@ -43,11 +43,9 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     assert occ == state.occ and state.neutral_occ == occ & ~_union(state.own)
     for kind, stock in rules.neutral.items():  # pieces owned by nobody: on the board or in the stock
         assert state.stock[kind] >= 0 and state.stock[kind] + state.neutral[kind].bit_count() == stock
-    water = t.terrain.get("water", 0)
-    # settlements stand on buildable hexes, or water where the Harbor moves them; Nomads' Donation
-    # also builds on water and mountains
-    nomads = any("/nomads/" in f for f in rules.files)  # Nomads alone or combined with other boxes
-    standable = t.buildable | water | (t.terrain.get("mountain", 0) if nomads else 0)
+    # settlements stand only where some action that builds or moves them allows (the engine's bound
+    # of their targets: buildable land, water for the Harbor, water and mountains for Nomads' Donation)
+    standable = g.standable()
     for p in range(n):
         settlements = state.own[p] & ~check_kinds(state, p)
         assert state.supply[p] >= 0
@@ -112,6 +110,7 @@ def check_kinds(state: State, p: int) -> int:
         assert sum(state.cover(kind, i) for i in centres) == mine, f"a {kind} that lost part of its footprint"
         placed = len(centres)
         assert placed + state.kind_supply[kind][p] == g.rules.kinds[kind], f"{kind}: board plus supply"
+        assert not mine & ~g.standable(kind), f"a {kind} where no action that places or moves it could put it"
         out |= mine
     for kind in g.aura_kinds:
         for m in state.kind_own[kind]:
