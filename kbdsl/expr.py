@@ -17,6 +17,7 @@ from collections.abc import Callable
 from kbdsl.bitset import bit_list, components, dilate, shift
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
+from kbdsl.lang.parser import walk
 from kbdsl.suggest import did_you_mean
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
@@ -141,6 +142,23 @@ class Compiled:
     static: bool = False  # depends on the board only: computed once per board and cached
 
 
+#: Words and functions whose value depends on more than the board (see Compiler.reads); `card`
+#: and `drawn` are the arguments of terrain(card) and terrain(drawn).
+_READS = {
+    "own": "pieces",
+    "occupied": "pieces",
+    "empty": "pieces",
+    "other": "pieces",
+    "connected-by-own-to": "pieces",
+    "origin": "origin",
+    "straight": "origin",
+    "slide": "origin",
+    "card": "card",
+    "drawn": "drawn",
+    "built": "built",
+}
+
+
 class Vocabulary:
     """The names a rule set declares: what expressions may refer to."""
 
@@ -180,6 +198,26 @@ class Compiler:
             return self._expect(node, INT).fn
         finally:
             self._trigger = False
+
+    def reads(self, node: ast.Expr) -> frozenset[str]:
+        """What of the context an expression reads beside the board (definitions written out):
+        "pieces" (own, occupied, empty, other and what derives from them), "origin", "card",
+        "drawn", "built". The turn engine skips refilling what an action's target does not read."""
+        out: set[str] = set()
+        stack, seen = [node], set()
+        while stack:
+            for n in walk(stack.pop()):
+                if isinstance(n, ast.Ref):
+                    if n.name in self.v.defines and n.name not in seen:
+                        seen.add(n.name)
+                        stack.append(self.v.defines[n.name].expr)
+                    elif n.name in _READS:
+                        out.add(_READS[n.name])
+                elif isinstance(n, ast.Call) and n.name in _READS:
+                    out.add(_READS[n.name])
+                elif isinstance(n, (ast.Per, ast.Aggregate)) and n.domain in ("settlement", "area"):
+                    out.add("pieces")
+        return frozenset(out)
 
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
