@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, components, dilate, shift
+from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -661,12 +661,16 @@ def _line_end(mask: int, n: int, t) -> int:
     for d in range(6):
         back = shifts[(d + 3) % 6]
         run = mask  # hexes of mask that start n-hex runs in direction d, after n-1 rounds
-        for _ in range(n - 1):
-            run = mask & shift(run, back)
+        for k in range(n):  # n - 1 rounds within mask, then one step past the line's end
+            moved = 0
+            for offset, sources in back:  # kbdsl.bitset.shift, inline: this is a hot loop
+                m = run & sources
+                if m:
+                    moved |= m << offset if offset > 0 else m >> -offset
+            run = moved & mask if k < n - 1 else moved
             if not run:
                 break
-        if run:
-            out |= shift(run, back)
+        out |= run
     return out
 
 

@@ -62,15 +62,24 @@ class Targets(Kinds, Hand):
 
     def board_target(self, action: CompiledAction, card: str | None, origin: int = -1) -> int:
         """The target of an action that reads at most the card and the origin (its `reads`), on
-        this board: computed once per board, card and origin, and kept in the board's cache."""
-        cache = self.game.tables.cache
-        key = (id(action), card, origin)
-        value = cache.get(key)
+        this board: computed once per board, card and origin (see board_table)."""
+        table = self.board_table(action, card)
+        value = table[origin]
         if value is None:
             c = self.ctx(self.current)
             c.card, c.origin = card, origin
-            value = cache[key] = action.target(c) & self.game.tables.all
+            value = table[origin] = action.target(c) & self.game.tables.all
         return value
+
+    def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
+        """The board's cache of such an action's targets for one card, by origin (the last entry:
+        no origin); None where not computed yet."""
+        t = self.game.tables
+        key = (id(action), card if "card" in action.reads else None)
+        table = t.cache.get(key)
+        if table is None:
+            table = t.cache[key] = [None] * (t.n + 1)
+        return table
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
         """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
@@ -96,16 +105,22 @@ class Targets(Kinds, Hand):
         out = []
         nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
         board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
-        per_origin = "origin" in reads
-        if board_only and not per_origin:
-            same = self.board_target(action, card)
+        if board_only:
+            table = self.board_table(action, card) if "origin" in reads else None
+            same = self.board_target(action, card) if table is None else 0
         for s in bit_list(sources):
             bit = 1 << s
             occ = self.occ ^ bit
             if board_only:
                 if self.blocked:
                     occ |= self.blocked_without(p, s)
-                cand = (self.board_target(action, card, s) if per_origin else same) & ~occ
+                if table is None:
+                    cand = same & ~occ
+                else:
+                    cand = table[s]
+                    if cand is None:
+                        cand = self.board_target(action, card, s)
+                    cand &= ~occ
             else:
                 owns = list(self.own)
                 owns[p] = own ^ bit

@@ -100,6 +100,12 @@ class Turn(Holdings, Targets, Gold):
         """One legal move drawn uniformly by `rng`, without listing them all: the same move as
         `actions[rng.randrange(len(actions))]` for `actions = legal_actions()`, with the same use
         of `rng` (so `rng.choice(legal_actions())` and this play the same games)."""
+        if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
+            targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
+            if targets:
+                for _ in range(rng.randrange(targets.bit_count())):
+                    targets &= targets - 1
+                return self.game.code_base[BUILD] + (targets & -targets).bit_length() - 1
         runs = self._runs()
         total = 0
         for _, mask in runs:
@@ -191,9 +197,10 @@ class Turn(Holdings, Targets, Gold):
                 if not (risky >> s) & 1:
                     out.append((base + s * n, targets))
                     continue
+                lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
                 for i in bit_list(targets):
                     out.append((base + s * n + i, 1))
-                    for d in self.discard_choices(p, s, i):
+                    for d in self.discard_choices(p, s, i, lifted):
                         out.append((g.encode(kind, i, s, d), 1))
             return
         elif what == "place" and action.piece in self.kind_supply:
