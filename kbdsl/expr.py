@@ -50,6 +50,8 @@ FUNCTIONS = {
     "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
     "same-terrain": "same-terrain(S) hexes whose terrain is the terrain of a hex of S",
     "straight-run": "straight-run(S, n) hexes of S in a straight run of at least n consecutive hexes of S",
+    "aligned": "aligned(S, n) hexes of S on one straight line (along one of the three axes, gaps allowed) "
+    "with at least n hexes of S",
     "diagonal-run": "diagonal-run(S, n) hexes of S in a run of at least n consecutive hexes of S along one of "
     "the two axes that are not horizontal lines",
     "count": "count(S) number of hexes of S (inside the current line, sector or area)",
@@ -467,6 +469,13 @@ class Compiler:
             n = self._int_arg(node, 1)
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t), inner.static)
+        if name == "aligned":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            n = self._int_arg(node, 1)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _aligned(f(c), n, c.t), inner.static)
         if name == "diagonal-run":
             if not self._arity(node, 2, 2):
                 return Compiled(HEX, lambda c: 0, True)
@@ -703,6 +712,30 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
             if len(run) >= n:
                 for k in run:
                     out |= 1 << k
+    return out
+
+
+def _aligned(mask: int, n: int, t) -> int:
+    """Hexes of mask on a straight line (along one of the three axes, as far as the board goes) that
+    holds at least n hexes of mask, whatever lies between them."""
+    out = 0
+    for d in AXES:
+        step, back = t.steps[d], t.steps[d + 3]
+        seen = 0
+        for i in bit_list(mask):
+            if (seen >> i) & 1:
+                continue
+            j = i
+            while back[j] >= 0:  # to the start of the line through i
+                j = back[j]
+            line = 0
+            while j >= 0:
+                if (mask >> j) & 1:
+                    line |= 1 << j
+                j = step[j]
+            seen |= line
+            if line.bit_count() >= n:
+                out |= line
     return out
 
 

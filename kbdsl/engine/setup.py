@@ -124,6 +124,8 @@ class BaseGame:
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
         self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
+        self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
+        self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
         self.hand_tiles = {name: d.hand for name, d in rules.tiles.items() if d.hand}  # tile -> cards drawn
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
