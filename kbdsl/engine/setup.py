@@ -96,6 +96,7 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
