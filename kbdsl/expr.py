@@ -16,9 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from operator import or_
 
-from kbdsl.bitset import bit_list, components, dilate, shift
+from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
+from kbdsl.lang.parser import walk
 from kbdsl.suggest import did_you_mean
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
@@ -145,6 +146,23 @@ class Compiled:
     static: bool = False  # depends on the board only: computed once per board and cached
 
 
+#: Words and functions whose value depends on more than the board (see Compiler.reads); `card`
+#: and `drawn` are the arguments of terrain(card) and terrain(drawn).
+_READS = {
+    "own": "pieces",
+    "occupied": "pieces",
+    "empty": "pieces",
+    "other": "pieces",
+    "connected-by-own-to": "pieces",
+    "origin": "origin",
+    "straight": "origin",
+    "slide": "origin",
+    "card": "card",
+    "drawn": "drawn",
+    "built": "built",
+}
+
+
 class Vocabulary:
     """The names a rule set declares: what expressions may refer to."""
 
@@ -184,6 +202,26 @@ class Compiler:
             return self._expect(node, INT).fn
         finally:
             self._trigger = False
+
+    def reads(self, node: ast.Expr) -> frozenset[str]:
+        """What of the context an expression reads beside the board (definitions written out):
+        "pieces" (own, occupied, empty, other and what derives from them), "origin", "card",
+        "drawn", "built". The turn engine skips refilling what an action's target does not read."""
+        out: set[str] = set()
+        stack, seen = [node], set()
+        while stack:
+            for n in walk(stack.pop()):
+                if isinstance(n, ast.Ref):
+                    if n.name in self.v.defines and n.name not in seen:
+                        seen.add(n.name)
+                        stack.append(self.v.defines[n.name].expr)
+                    elif n.name in _READS:
+                        out.add(_READS[n.name])
+                elif isinstance(n, ast.Call) and n.name in _READS:
+                    out.add(_READS[n.name])
+                elif isinstance(n, (ast.Per, ast.Aggregate)) and n.domain in ("settlement", "area"):
+                    out.add("pieces")
+        return frozenset(out)
 
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
@@ -634,12 +672,16 @@ def _line_end(mask: int, n: int, t) -> int:
     for d in range(6):
         back = shifts[(d + 3) % 6]
         run = mask  # hexes of mask that start n-hex runs in direction d, after n-1 rounds
-        for _ in range(n - 1):
-            run = mask & shift(run, back)
+        for k in range(n):  # n - 1 rounds within mask, then one step past the line's end
+            moved = 0
+            for offset, sources in back:  # kbdsl.bitset.shift, inline: this is a hot loop
+                m = run & sources
+                if m:
+                    moved |= m << offset if offset > 0 else m >> -offset
+            run = moved & mask if k < n - 1 else moved
             if not run:
                 break
-        if run:
-            out |= shift(run, back)
+        out |= run
     return out
 
 

@@ -372,7 +372,7 @@ class _Checks:
                 else:
                     got, want = [sorted(x) for x in got], [hexes(x) for x in want]
                 self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
-            elif key in ("kind_supply", "spare", "discard", "drawn"):
+            elif key in ("kind_supply", "spare", "discard", "drawn", "wild"):
                 got = actual.get(key)
                 if key == "kind_supply":
                     got = {k: (got or {}).get(k) for k in want}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.errors import IllegalMove
+from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State, replay
 from kbdsl.moves import END, Move
 
@@ -193,6 +193,23 @@ def check_illegal_moves(state: State, rng: random.Random, tries: int = 2) -> Non
         assert state.key() == before and state.log == log
 
 
+def check_sampling(state: State, legal: list[int], rng: random.Random) -> None:
+    """sample_action draws from legal_actions() as `legal[randrange(len(legal))]` would, using the
+    generator alike (so it is uniform and a seed fixes it); the cached mandatory targets are current."""
+    if state.mand_left > 0:
+        assert state.mandatory_targets() == state.build_targets(state.game.mandatory, state.current)
+    if state.over:
+        with pytest.raises(KbdslError):
+            state.sample_action(rng)
+        return
+    for _ in range(3):
+        seed = rng.getrandbits(32)
+        a, b = random.Random(seed), random.Random(seed)
+        code = state.sample_action(a)
+        assert code in legal and code == legal[b.randrange(len(legal))]
+        assert a.getstate() == b.getstate()
+
+
 def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) -> None:
     check_round_trip(state)
     if full_replay:
@@ -201,6 +218,7 @@ def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) 
     legal = state.legal_actions()
     assert len(set(legal)) == len(legal)
     assert bool(legal) != state.over, "a game that is not over must offer a move"
+    check_sampling(state, legal, rng)
     for sheet in state.scores():
         assert sheet["total"] == sum(v for k, v in sheet.items() if k != "total")
 

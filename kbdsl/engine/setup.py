@@ -96,6 +96,7 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
@@ -126,7 +127,15 @@ class BaseGame:
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
         self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
-        self.hand_tiles = {name: d.hand for name, d in rules.tiles.items() if d.hand}  # tile -> cards drawn
+        # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
+        self.hand_size = int(turn["hand"])
+        self.keep_unplayed = turn["discard"] == "played"
+        self.wild = turn["identical"] == "any-terrain"
+        cards = {name: c.resolve(self.options) for name, c in rules.tile_cards.items()}
+        self.hand_tiles = {name: int(c["hand"]) for name, c in cards.items() if "hand" in c}  # tile -> hand size
+        self.keep_tiles = {name: c["discard"] == "played" for name, c in cards.items() if "discard" in c}
+        self.wild_tiles = frozenset(name for name, c in cards.items() if c.get("identical") == "any-terrain")
+        self.several_cards = self.hand_size > 1 or any(n > 1 for n in self.hand_tiles.values())
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
