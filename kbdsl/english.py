@@ -76,12 +76,12 @@ class English:
             head = f"Tile {t.title!r} ({t.name}): {t.copies or 1} cop(ies) in the {t.pool} pool, dealt at setup."
         else:
             head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
-        if t.hand:
-            head += f" Its holder draws {t.hand} terrain cards at the end of each turn and plays one of them."
+        hand = self.rules.tile_hand(t.name)
+        if hand:
+            head += f" Its holder draws {hand} terrain cards at the end of each turn and plays one of them."
         if t.action is None:
             return head
-        defaults = {name: o.default for name, o in self.rules.options.items()}
-        life = self.rules.tile_lifecycle[t.name].resolve(defaults)
+        life = self.rules.tile_lifecycle[t.name].resolve(self.rules.option_defaults())
         when = "Once per turn" if life["use"] == "once-per-turn" else "Once, and then it leaves the game"
         if life["first-use"] == "when-gained":
             when = "The moment it is taken"
