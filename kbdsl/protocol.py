@@ -599,7 +599,7 @@ def _why_not(state: State, action: str) -> str:
     g, p = state.game, state.current
     own = state.settlements(p)
     probe = own[0] if own else g.tables.ids[0]
-    move: Json = {"do": action} if action == "end" else {"do": action, "to": probe}
+    move: Json = {"do": action} if action == "end" or action in g.no_hex else {"do": action, "to": probe}
     if action in g.rules.actions and g.rules.actions[action].kind == "move":
         move["from"] = probe
     try:
@@ -609,6 +609,10 @@ def _why_not(state: State, action: str) -> str:
             return e.reason
     tile = g.rules.action_tile.get(action)
     title = g.rules.tiles[tile].title if tile is not None else "mandatory build"
+    a = g.rules.actions.get(action)
+    if a is not None and a.kind in ("move", "return") and a.piece in g.rules.kinds and not state.kind_own[a.piece][p]:
+        verb = "move" if a.kind == "move" else "take back"
+        return f"you have no {g.rules.pieces[a.piece].title.lower()} on the board for the {title} action to {verb}"
     return f"no hex is a legal target of the {title} action right now"
 
 

@@ -98,6 +98,8 @@ def test_a_warrior_placed_by_a_tiles_choice_blocks_the_hexes_around_it(client):
     actions = call({"cmd": "actions", "game": table}, toks[0])["result"]["actions"]
     named = {a["action"]: a for a in actions}
     assert named["barracks.place"]["usable"] and not named["barracks.return"]["usable"]  # no warrior out yet
+    assert named["barracks.return"]["reason"] == "you have no warrior on the board for the Barracks action to take back"
+    assert "barracks" not in named  # a tile's choice is offered as its parts, as moves name them
     place = next(m for m in legal if m["do"] == "barracks.place")
     state = play(client, table, toks[0], place)
     assert state["kinds"]["warrior"][0] == [place["to"]] and state["kind_supply"]["warrior"] == [1, 2]
