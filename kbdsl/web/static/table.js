@@ -36,6 +36,10 @@ function pieceTitle(kind) {
   const k = (T.rules.pieces || []).find(x => x.name === kind);
   return k ? k.title : kind;
 }
+function pieceGlyph(kind) { // the rule set's display hint, as the board draws it, else the title
+  const k = (T.rules.pieces || []).find(x => x.name === kind);
+  return k && k.glyph ? k.glyph : pieceTitle(kind) + " ";
+}
 function part(action) { // the tile an action belongs to and its description (protocol `rules`: tiles[].parts)
   for (const tile of T.rules.tiles) {
     const p = (tile.parts || []).find(x => x.name === action);
@@ -274,7 +278,8 @@ function players() {
     rows.append(kb.el("tr", {class: p === s.current && !s.over ? "current" : "", "data-seat": p},
       kb.el("td", {}, kb.el("span", {class: "swatch p" + (p % 8)}), seatName(p)), kb.el("td", {text: who}),
       kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles}),
-      ...(kinds.length ? [kb.el("td", {class: "kinds", text: kinds.map(k => `${pieceTitle(k)} ${s.kind_supply[k][p]}`).join(", ")})] : []),
+      ...(kinds.length ? [kb.el("td", {class: "kinds", title: kinds.map(k => `${pieceTitle(k)} ${s.kind_supply[k][p]}`).join(", "),
+        text: kinds.map(k => `${pieceGlyph(k)}${s.kind_supply[k][p]}`).join(" ")})] : []),
       ...more.map(k => kb.el("td", {"data-field": k, text: cellText(s[k][p])}))));
   });
 }
