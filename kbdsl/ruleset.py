@@ -631,7 +631,8 @@ class _Loader:
                     self.err(st.value_pos, f"{st.key} is a number from {lo} to {hi}, not {st.value}", "E105")
                     continue
             elif st.value not in table[st.key]:
-                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}", "E105")
+                hint = did_you_mean(st.value, table[st.key])
+                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}{hint}", "E105")
                 continue
             when = None
             if st.when is not None:
