@@ -135,6 +135,14 @@ PIECE_KIND_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "by-own-tile": "only a move action that names its kind moves it",
         "no": "it never moves and is never removed",
     },
+    "placement": {
+        "blocked-by-auras": "it is never placed on a hex next to a piece with an aura",
+        "past-auras": "it may be placed next to a piece with an aura (the aura still blocks builds and moves)",
+    },
+    "placement-pays": {
+        "yes": "placing it pays the cards that pay for a build (`on build`), for each hex it covers",
+        "no": "placing it pays no `on build` gold",
+    },
 }
 #: Card-zone settings: how many terrain cards a hand holds and where they go. The `turn` block
 #: states them for every player; a tile restates them for its holder (kbdsl.engine.hand). `hand` is

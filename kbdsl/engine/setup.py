@@ -123,6 +123,8 @@ class BaseGame:
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
         self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
+        self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
+        self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.keep_unplayed = turn["discard"] == "played"

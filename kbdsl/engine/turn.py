@@ -167,7 +167,8 @@ class Turn(Holdings, Targets, Gold):
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
-        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | self.blocked)
+        blocked = 0 if action.piece in self.game.past_auras else self.blocked
+        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | blocked)
         return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
 
     def return_targets(self, action, p: int) -> int:
@@ -239,9 +240,10 @@ class Turn(Holdings, Targets, Gold):
         elif what == "move":
             self._move(p, frm, to, discard)
         elif what == "place" and action.piece in self.kind_supply:
+            pays = self.game.on_build and action.piece not in self.game.unpaid_kinds
             for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
                 self._landed(p, i)
-                if self.game.on_build:
+                if pays:
                     self._pay(p, self.game.on_build, 1 << i)
         elif what == "return":
             self.return_kind(p, to)

@@ -23,7 +23,12 @@ def unparse(node, parent: int = 0) -> str:
         if node.kind == "ignore":
             return f"ignore {node.modifiers[0]}"
         source = f" from {unparse(node.source)}" if node.source is not None else ""
-        return f"move{count}{source} to {unparse(node.target)}{mods}"
+        if node.kind == "return":
+            return f"return {node.piece}{source}{mods}"
+        if node.kind == "draw":
+            return "draw"
+        piece = f" {node.piece}" if node.piece else ""
+        return f"move{count}{piece}{source} to {unparse(node.target)}{mods}"
     if isinstance(node, ast.Num):
         return str(node.value)
     if isinstance(node, ast.Ref):
