@@ -370,3 +370,15 @@ def test_a_tile_hand_is_the_largest_of_the_turn_and_the_tiles_held(tmp_path, tur
     s = State.arrange(game, [["1,1"]], tiles=[[{"tile": "wide", "at": "2,2"}]], hand=["desert", "desert"], built=3)
     s.play("end")
     assert 1 + len(s.spare[0]) == drawn and 1 + len(s.spare[1]) == turn_hand
+
+
+def test_a_sword_victim_has_no_rulings_11_choice_to_make():
+    """The position of rules/nomads/scenarios/sword-victim-keeps-the-other-copy.yaml: the Sword's
+    moves carry no discard variant, because the victim's two Caravan tiles are alike."""
+    rules = load(Path(__file__).parent.parent / "rules" / "nomads")
+    game = Game.new(rules, players=2, sections=["caravan", "garden", "quarry", "village"])
+    tiles = [[{"tile": "sword", "at": "3,3"}], [{"tile": "caravan", "at": "6,2"}, {"tile": "caravan", "at": "7,6"}]]
+    s = State.arrange(game, [[], ["7,5", "6,1"]], hand=["grass", "grass"], built=3, tiles=tiles)
+    sword = [m for m in s.legal_moves() if m.do == "sword"]
+    assert sorted(m.to for m in sword) == ["6,1", "7,5"] and all(m.discard is None for m in sword)
+    assert {x.status for x in s.tiles[1]} == {"unused"}

@@ -70,6 +70,8 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
             if x.kind in g.expiring and p != state.current:
                 assert not x.new, "a tile taken this turn by someone who is not to move"
+            if p != state.current:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
+                assert not x.used and not x.new, "a tile used or taken this turn by someone who is not to move"
     # location tiles: what is left plus what was ever taken is what each hex started with
     # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
