@@ -339,6 +339,19 @@ def test_the_turn_states_the_hand_dealt_at_setup(tmp_path):
     assert cards_everywhere(s) == sorted(c for c, k in game.rules.deck.items() for _ in range(k))
 
 
+def test_draw_at_the_start_of_the_turn_leaves_hands_empty_between_turns(tmp_path):
+    game = hand_game(tmp_path, "hand: 2\ndraw: start-of-turn")
+    s = State.start(game)
+    assert [h is not None for h in s.hand] == [True, False, False] and [len(x) for x in s.spare] == [1, 0, 0]
+    for _ in range(3):
+        s.play(next(m for m in s.legal_moves() if m.do == "build"))
+    s.play("end")
+    assert s.hand[0] is None and s.spare[0] == [] and len(s.discard) == 2  # both cards, nothing drawn
+    assert s.hand[1] is not None and len(s.spare[1]) == 1  # player 1 fills their hand now
+    assert len(s.deck) == 25 - 4
+    assert State.from_json(s.to_json(), game) == s
+
+
 @pytest.mark.parametrize("discard", ["all", "played"])
 def test_discard_says_which_cards_leave_the_hand_at_the_end_of_the_turn(tmp_path, discard):
     game = hand_game(tmp_path, f"hand: 2\ndiscard: {discard}")

@@ -311,26 +311,34 @@ def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
 
 
 @functools.cache
-def wild_hands() -> RuleSet:
+def card_zones(draw: str = "end-of-turn") -> RuleSet:
     """The base game with other card zones: two cards each, the unplayed one kept, identical cards wild."""
     root = Path(tempfile.mkdtemp(prefix="kbdsl-hands-"))
     (root / "game.yaml").write_text(f"name: hands\nextends: {ROOT / 'rules' / 'base'}\nfiles: ['*.kb']\n")
-    turn = "mandatory: build 3 on terrain(card) adjacent-if-possible\n  hand: 2\n  discard: played\n  identical: any-terrain"
-    (root / "turn.kb").write_text(f"override turn {{\n  {turn}\n}}\n")
+    lines = ["mandatory: build 3 on terrain(card) adjacent-if-possible", "hand: 2", f"draw: {draw}"]
+    lines += ["discard: played", "identical: any-terrain"]
+    (root / "turn.kb").write_text("override turn {\n" + "".join(f"  {x}\n" for x in lines) + "}\n")
     return load(root)
 
 
+def wild_hands() -> RuleSet:
+    return card_zones()
+
+
 @settings(max_examples=scaled(30))
-@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, crossroads=st.booleans())
-def test_random_games_with_other_card_zones(players, seed, bot_seed, crossroads):
-    """Hands of two kept from turn to turn with identical cards played as any terrain; or Crossroads'
-    house rule (identical cards under its tile are any terrain)."""
-    if crossroads:
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, zones=st.sampled_from(["end", "start", "crossroads"]))
+def test_random_games_with_other_card_zones(players, seed, bot_seed, zones):
+    """Hands of two kept from turn to turn with identical cards played as any terrain, filled at the
+    end or the start of the turn; or Crossroads' house rule (identical cards under its tile)."""
+    if zones == "crossroads":
         game = Game.new(shipped("combined"), players=players, seed=seed, options={"identical-cards-any-terrain": True})
         assert game.wild_tiles == {"crossroads"} and not game.wild
     else:
-        game = Game.new(wild_hands(), players=players, seed=seed)
-        assert (game.hand_size, game.keep_unplayed, game.wild) == (2, True, True)
+        game = Game.new(card_zones(f"{zones}-of-turn"), players=players, seed=seed)
+        assert (game.hand_size, game.keep_unplayed, game.wild, game.draw_at_start) == (2, True, True, zones == "start")
+    state = game.new_state()
+    if game.draw_at_start:  # only the player to move holds cards
+        assert [h is not None for h in state.hand] == [p == 0 for p in range(players)]
     play_checked(game, bot_seed)
 
 
