@@ -67,6 +67,7 @@ class CompiledAction:
     per_opponent: bool = field(init=False)
     steps: bool = field(init=False)
     required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
+    reads: frozenset[str] = frozenset()  # what of the context `target` reads beside the board (Compiler.reads)
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -851,7 +852,8 @@ class _Loader:
             self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
         target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
-        return CompiledAction(a, target, source)
+        reads = comp.reads(a.target) if a.target is not None else frozenset()
+        return CompiledAction(a, target, source, reads)
 
 
 def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from kbdsl.bitset import bit_list
 from kbdsl.errors import IllegalMove, SetupError
+from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
@@ -95,6 +96,7 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
@@ -142,6 +144,7 @@ class BaseGame:
             self.uses_card["build"] = _mentions_card(self.mandatory)
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
+        self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked
 
     @classmethod
     def new(
@@ -209,6 +212,26 @@ class BaseGame:
         return out
 
     # -- action codes --------------------------------------------------------
+    def standable(self, kind: str | None = None) -> int:
+        """Hexes a piece of `kind` (None: the kind `build` places) can ever stand on in this game:
+        the union of what every action that builds, places or moves it allows, by the terrains and
+        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it."""
+        r = self.rules
+        kind = kind or r.piece_kind
+        if kind in self._standable:
+            return self._standable[kind]
+        moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
+        actions = [*r.mandatory[:1], *r.actions.values()]
+        out = 0
+        for a in actions:
+            if a.target is None or a.kind not in ("build", "place", "move"):
+                continue
+            piece = a.piece or (r.piece_kind if a.kind == "build" else None)
+            if piece == kind or (a.kind == "move" and piece is None and moved_by_any):
+                out |= hex_bound(a.decl.target, self.tables, list(r.deck), r.defines)
+        self._standable[kind] = out
+        return out
+
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
         n = self.tables.n
         return ((kind * 4 + discard) * n + frm) * n + to
