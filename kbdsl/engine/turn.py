@@ -416,7 +416,7 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
-        if self.game.several_cards or self.spare[p]:
+        if not self.game.plain_hand or self.spare[p]:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
@@ -440,5 +440,7 @@ class Turn(Holdings, Targets, Gold):
         self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
+        if self.game.draw_at_start:
+            self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()
