@@ -21,6 +21,15 @@ def bit_list(mask: int) -> list[int]:
     return out
 
 
+def extend_bits(out: list[int], base: int, mask: int) -> None:
+    """Append base + i to `out` for each set bit i of `mask`, lowest first (codes of moves)."""
+    append = out.append
+    while mask:
+        low = mask & -mask
+        append(base + low.bit_length() - 1)
+        mask ^= low
+
+
 def dilate(mask: int, nbr_mask: Sequence[int]) -> int:
     """Every hex next to a hex of `mask` (the mask itself not included unless adjacent)."""
     out = 0

@@ -78,8 +78,8 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
         primary = bi == 0
         sectors = rules.flag(spec.sectors, options)
         edge = rules.flag(spec.edge, options)
-        cells: dict[tuple[int, int], dict] = {}
-        for k, p in enumerate(placed):
+        secs = []
+        for p in placed:
             sec = rules.sections.get(p.name)
             if sec is None or (sec.board or rules.primary_board.name) != spec.name:
                 allowed = ", ".join(rules.sections_for(spec.name))
@@ -87,50 +87,101 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
                 raise SetupError(f"no section {p.name!r} for board {spec.name!r} (choose from {allowed}){hint}")
             if p.turned and not spec.turnable:
                 raise SetupError(f"sections of board {spec.name!r} cannot be turned")
-            h, w = len(sec.rows), len(sec.rows[0])
-            base_r, base_c = (k // cols_n) * h, (k % cols_n) * w
-            for lr in range(h):
-                for lc in range(w):
-                    sr, sc = (h - 1 - lr, w - 1 - lc) if p.turned else (lr, lc)
-                    kind, what = rules.legend[sec.rows[sr][sc].letter]
-                    terrain = rules.terrains[what] if kind == "terrain" else None
-                    row, col = base_r + lr, base_c + lc
-                    cells[(row, col)] = dict(
-                        board=spec.name,
-                        row=row,
-                        col=col,
-                        section=sec.name,
-                        sector=sec.name if sectors else None,
-                        line=hex_name(spec.name, row, 0, primary).rsplit(",", 1)[0],
-                        terrain=what if terrain else None,
-                        location=what if kind == "location" else None,
-                        special=what if kind == "location" or (terrain and "special" in terrain.flags) else None,
-                        buildable=bool(terrain and "buildable" in terrain.flags),
-                    )
-        axial = {}
-        for (row, col), attrs in cells.items():
-            q, r = offset_to_axial(row, col)
-            attrs.update(q=q, r=r)
-            axial[(q, r)] = (row, col)
-        for attrs in cells.values():
-            inside = sum((attrs["q"] + dq, attrs["r"] + dr) in axial for dq, dr in DIRECTIONS)
-            attrs["edge"] = edge and inside < 6
-            attrs["sides"] = _sides(spec.name, primary, attrs, rows_n * h, cols_n * w) if edge else ()
-        name = {rc: hex_name(spec.name, *rc, primary) for rc in cells}
-        g.add_nodes_from((name[rc], attrs) for rc, attrs in cells.items())
-        g.add_edges_from(
-            (name[rc], name[other])
-            for (q, r), rc in axial.items()
-            for dq, dr in DIRECTIONS[:3]
-            if (other := axial.get((q + dq, r + dr)))
-        )
+            secs.append(sec)
+        dims = tuple((len(sec.rows), len(sec.rows[0])) for sec in secs)
+        slots, edges = _geometry(spec.name, primary, cols_n, dims, edge)
+        nodes = []
+        for sec, p, slot in zip(secs, placed, slots, strict=True):
+            sector = sec.name if sectors else None
+            for (name, row, col, line, q, r, on_edge, sides), (terrain, location, special, buildable) in zip(
+                slot, _section_cells(rules, sec, p.turned), strict=True
+            ):
+                attrs = dict(board=spec.name, row=row, col=col, section=sec.name, sector=sector, line=line)
+                attrs.update(terrain=terrain, location=location, special=special, buildable=buildable)
+                attrs.update(q=q, r=r, edge=on_edge, sides=sides)
+                nodes.append((name, attrs))
+        g.add_nodes_from(nodes)
+        g.add_edges_from(edges)
     return g
 
 
-def _sides(board: str, primary: bool, attrs: dict, rows: int, cols: int) -> tuple[str, ...]:
+#: Assembly's two halves, each computed once (bounded caches): where the cells of a board's slots
+#: lie (names, coordinates, edge, sides and the graph's edges depend only on the board's shape),
+#: and what each section holds (terrain and location of each cell, turned or not).
+_GEOMETRY: dict[tuple, tuple] = {}
+_CELLS: dict[tuple[int, bool], tuple] = {}
+_KEPT = 64
+
+
+def _geometry(board: str, primary: bool, cols_n: int, dims: tuple[tuple[int, int], ...], edge: bool) -> tuple:
+    """(per slot, per cell in section order: (name, row, col, line, q, r, edge, sides); the edges)."""
+    key = (board, primary, cols_n, dims, edge)
+    hit = _GEOMETRY.get(key)
+    if hit is not None:
+        return hit
+    slots, axial = [], {}
+    for k, (h, w) in enumerate(dims):
+        base_r, base_c = (k // cols_n) * h, (k % cols_n) * w
+        slot = []
+        for lr in range(h):
+            for lc in range(w):
+                row, col = base_r + lr, base_c + lc
+                q, r = offset_to_axial(row, col)
+                axial[(q, r)] = hex_name(board, row, col, primary)
+                slot.append((row, col, q, r))
+        slots.append(slot)
+    h, w = dims[-1]
+    rows, cols = (len(dims) // cols_n) * h, cols_n * w
+    out = []
+    for slot in slots:
+        cells = []
+        for row, col, q, r in slot:
+            inside = sum((q + dq, r + dr) in axial for dq, dr in DIRECTIONS)
+            sides = _sides(board, primary, row, col, rows, cols) if edge else ()
+            line = hex_name(board, row, 0, primary).rsplit(",", 1)[0]
+            cells.append((axial[(q, r)], row, col, line, q, r, edge and inside < 6, sides))
+        out.append(tuple(cells))
+    edges = [
+        (name, other)
+        for (q, r), name in axial.items()
+        for dq, dr in DIRECTIONS[:3]
+        if (other := axial.get((q + dq, r + dr)))
+    ]
+    _GEOMETRY[key] = hit = (tuple(out), tuple(edges))
+    _trim(_GEOMETRY)
+    return hit
+
+
+def _section_cells(rules: RuleSet, sec, turned: bool) -> tuple:
+    """(terrain, location, special, buildable) of each cell of a section placed (turned or not), in
+    row order; kept per section object (an entry keeps its section and rule set alive, no YAML)."""
+    hit = _CELLS.get((id(sec), turned))
+    if hit is not None and hit[0] is sec and hit[1] is rules:
+        return hit[2]
+    h, w = len(sec.rows), len(sec.rows[0])
+    out = []
+    for lr in range(h):
+        for lc in range(w):
+            sr, sc = (h - 1 - lr, w - 1 - lc) if turned else (lr, lc)
+            kind, what = rules.legend[sec.rows[sr][sc].letter]
+            terrain = rules.terrains[what] if kind == "terrain" else None
+            special = what if kind == "location" or (terrain and "special" in terrain.flags) else None
+            buildable = bool(terrain and "buildable" in terrain.flags)
+            out.append((what if terrain else None, what if kind == "location" else None, special, buildable))
+    _CELLS[(id(sec), turned)] = (sec, rules, tuple(out))
+    _trim(_CELLS)
+    return tuple(out)
+
+
+def _trim(cache: dict) -> None:
+    while len(cache) > _KEPT:
+        del cache[next(iter(cache))]
+
+
+def _sides(board: str, primary: bool, row: int, col: int, rows: int, cols: int) -> tuple[str, ...]:
     """The sides of the board's edge a hex lies on: its first or last row, first or last column."""
-    named = (("top", attrs["row"] == 0), ("bottom", attrs["row"] == rows - 1))
-    named += (("left", attrs["col"] == 0), ("right", attrs["col"] == cols - 1))
+    named = (("top", row == 0), ("bottom", row == rows - 1))
+    named += (("left", col == 0), ("right", col == cols - 1))
     return tuple(side if primary else f"{board}:{side}" for side, on in named if on)
 
 
@@ -218,19 +269,23 @@ class Tables:
             attrs, key=lambda n: (attrs[n]["board"] != primary, attrs[n]["board"], attrs[n]["row"], attrs[n]["col"])
         )
         index = {name: i for i, name in enumerate(ids)}
-        adj = g.adj
-        nbr = [sorted(index[m] for m in adj[name]) for name in ids]
-        nbr_mask = [sum(1 << j for j in ns) for ns in nbr]
+        adj = dict(g.adjacency())
+        nbr = [sorted([index[m] for m in adj[name]]) for name in ids]
+        nbr_mask = []
+        for ns in nbr:
+            m = 0
+            for j in ns:
+                m |= 1 << j
+            nbr_mask.append(m)
         # Straight lines follow the graph's own edges: direction d of an edge is its axial difference.
         steps = [[-1] * len(ids) for _ in DIRECTIONS]
         direction = {step: d for d, step in enumerate(DIRECTIONS)}
-        for i, name in enumerate(ids):
-            a = attrs[name]
-            for other in adj[name]:
-                b = attrs[other]
-                d = direction.get((b["q"] - a["q"], b["r"] - a["r"]))
+        axial = [(attrs[name]["q"], attrs[name]["r"]) for name in ids]
+        for i, (q, r) in enumerate(axial):
+            for j in nbr[i]:
+                d = direction.get((axial[j][0] - q, axial[j][1] - r))
                 if d is not None:
-                    steps[d][i] = index[other]
+                    steps[d][i] = j
 
         def group(attr: str) -> tuple[list[str], list[int]]:
             out: dict[str, int] = {}

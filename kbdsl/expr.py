@@ -12,11 +12,14 @@ Vocabulary (the authoring guide's reference is generated from these tables):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from functools import reduce
+from operator import or_
 
-from kbdsl.bitset import bit_list, components, dilate, shift
+from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
+from kbdsl.lang.parser import walk
 from kbdsl.suggest import did_you_mean
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
@@ -49,6 +52,8 @@ FUNCTIONS = {
     "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
     "same-terrain": "same-terrain(S) hexes whose terrain is the terrain of a hex of S",
     "straight-run": "straight-run(S, n) hexes of S in a straight run of at least n consecutive hexes of S",
+    "aligned": "aligned(S, n) hexes of S on one straight line (along one of the three axes, gaps allowed) "
+    "with at least n hexes of S",
     "diagonal-run": "diagonal-run(S, n) hexes of S in a run of at least n consecutive hexes of S along one of "
     "the two axes that are not horizontal lines",
     "count": "count(S) number of hexes of S (inside the current line, sector or area)",
@@ -141,6 +146,23 @@ class Compiled:
     static: bool = False  # depends on the board only: computed once per board and cached
 
 
+#: Words and functions whose value depends on more than the board (see Compiler.reads); `card`
+#: and `drawn` are the arguments of terrain(card) and terrain(drawn).
+_READS = {
+    "own": "pieces",
+    "occupied": "pieces",
+    "empty": "pieces",
+    "other": "pieces",
+    "connected-by-own-to": "pieces",
+    "origin": "origin",
+    "straight": "origin",
+    "slide": "origin",
+    "card": "card",
+    "drawn": "drawn",
+    "built": "built",
+}
+
+
 class Vocabulary:
     """The names a rule set declares: what expressions may refer to."""
 
@@ -180,6 +202,26 @@ class Compiler:
             return self._expect(node, INT).fn
         finally:
             self._trigger = False
+
+    def reads(self, node: ast.Expr) -> frozenset[str]:
+        """What of the context an expression reads beside the board (definitions written out):
+        "pieces" (own, occupied, empty, other and what derives from them), "origin", "card",
+        "drawn", "built". The turn engine skips refilling what an action's target does not read."""
+        out: set[str] = set()
+        stack, seen = [node], set()
+        while stack:
+            for n in walk(stack.pop()):
+                if isinstance(n, ast.Ref):
+                    if n.name in self.v.defines and n.name not in seen:
+                        seen.add(n.name)
+                        stack.append(self.v.defines[n.name].expr)
+                    elif n.name in _READS:
+                        out.add(_READS[n.name])
+                elif isinstance(n, ast.Call) and n.name in _READS:
+                    out.add(_READS[n.name])
+                elif isinstance(n, (ast.Per, ast.Aggregate)) and n.domain in ("settlement", "area"):
+                    out.add("pieces")
+        return frozenset(out)
 
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
@@ -429,6 +471,13 @@ class Compiler:
             n = self._int_arg(node, 1)
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t), inner.static)
+        if name == "aligned":
+            if not self._arity(node, 2, 2):
+                return Compiled(HEX, lambda c: 0, True)
+            inner = self._expect(node.args[0], HEX, **kw)
+            n = self._int_arg(node, 1)
+            f = inner.fn
+            return self._maybe_static(HEX, lambda c: _aligned(f(c), n, c.t), inner.static)
         if name == "diagonal-run":
             if not self._arity(node, 2, 2):
                 return Compiled(HEX, lambda c: 0, True)
@@ -623,12 +672,16 @@ def _line_end(mask: int, n: int, t) -> int:
     for d in range(6):
         back = shifts[(d + 3) % 6]
         run = mask  # hexes of mask that start n-hex runs in direction d, after n-1 rounds
-        for _ in range(n - 1):
-            run = mask & shift(run, back)
+        for k in range(n):  # n - 1 rounds within mask, then one step past the line's end
+            moved = 0
+            for offset, sources in back:  # kbdsl.bitset.shift, inline: this is a hot loop
+                m = run & sources
+                if m:
+                    moved |= m << offset if offset > 0 else m >> -offset
+            run = moved & mask if k < n - 1 else moved
             if not run:
                 break
-        if run:
-            out |= shift(run, back)
+        out |= run
     return out
 
 
@@ -661,6 +714,30 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
             if len(run) >= n:
                 for k in run:
                     out |= 1 << k
+    return out
+
+
+def _aligned(mask: int, n: int, t) -> int:
+    """Hexes of mask on a straight line (along one of the three axes, as far as the board goes) that
+    holds at least n hexes of mask, whatever lies between them."""
+    out = 0
+    for d in AXES:
+        step, back = t.steps[d], t.steps[d + 3]
+        seen = 0
+        for i in bit_list(mask):
+            if (seen >> i) & 1:
+                continue
+            j = i
+            while back[j] >= 0:  # to the start of the line through i
+                j = back[j]
+            line = 0
+            while j >= 0:
+                if (mask >> j) & 1:
+                    line |= 1 << j
+                j = step[j]
+            seen |= line
+            if line.bit_count() >= n:
+                out |= line
     return out
 
 
@@ -719,3 +796,38 @@ def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
                 total += payouts[place]
     c.region = saved_r
     return total
+
+
+#: Functions whose hexes are always hexes of their first argument.
+_WITHIN_FIRST = frozenset({"slide", "straight-run", "diagonal-run"})
+
+
+def hex_bound(node: ast.Expr, t, cards: Sequence[str], defines: Mapping[str, ast.Define]) -> int:
+    """Hexes a hex-set expression can ever hold on these tables, whatever the position: bounded by
+    the terrains, locations and board flags it names (`&` narrows, `|` joins, a word or function
+    that depends on the pieces is every hex). `cards`: the terrains `card` and `drawn` may be."""
+
+    def bound(n: ast.Expr, depth: int = 0) -> int:
+        if depth > MAX_DEPTH:
+            return t.all
+        if isinstance(n, ast.BoolOp):
+            a, b = bound(n.left, depth + 1), bound(n.right, depth + 1)
+            return a & b if n.op == "&" else a | b
+        if isinstance(n, ast.Ref):
+            if n.name in ("buildable", "edge", "location", "special", "all"):
+                return getattr(t, n.name)
+            if n.name in defines:
+                return bound(defines[n.name].expr, depth + 1)
+            return t.all
+        if isinstance(n, ast.Call) and n.args:
+            names = [a.name for a in n.args if isinstance(a, ast.Ref)]
+            if n.name == "terrain":
+                terrains = {c for x in names for c in (cards if x in ("card", "drawn") else (x,))}
+                return reduce(or_, (t.terrain.get(x, 0) for x in terrains), 0)
+            if n.name == "location":
+                return reduce(or_, (t.locations.get(x, 0) for x in names), 0)
+            if n.name in _WITHIN_FIRST:
+                return bound(n.args[0], depth + 1)
+        return t.all
+
+    return bound(node)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 from typing import Any, BinaryIO, TextIO
 
@@ -97,29 +98,25 @@ def describe(rules: RuleSet) -> Json:
     def texts(decl: Any) -> list[str]:
         return list(decl.texts)
 
+    pieces = [_piece(rules, k) for k in rules.pieces.values()]
+    decks: dict[str, list[str]] = {}
+    for c in rules.cards.values():
+        if c.deck is not None:
+            decks.setdefault(c.deck, []).append(c.name)
     return {
         "name": rules.name,
         "title": rules.title,
         "text": rules.text,
         "ref": rules.ref,
         "players": {"min": rules.players[0], "max": rules.players[1]},
-        "settlements": rules.settlements,
+        # Deprecated (protocol 1 keeps it): the supply of the piece whose role is "build".
+        "settlements": next((k["supply"] for k in pieces if k["role"] == "build"), rules.settlements),
         "cards_in_play": rules.cards_in_play,
         "deck": dict(rules.deck),
         "mandatory": (
             {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)} if rules.mandatory else None
         ),
-        "pieces": [
-            {
-                "name": k.name,
-                "title": k.title,
-                "owner": "none" if k.name in rules.neutral else "player",
-                "supply": rules.neutral.get(k.name, rules.settlements),
-                "glyph": k.glyph,
-                "texts": texts(k),
-            }
-            for k in rules.pieces.values()
-        ],
+        "pieces": pieces,
         "terrains": [
             {
                 "name": t.name,
@@ -139,12 +136,18 @@ def describe(rules: RuleSet) -> Json:
                 "supply": t.supply,
                 "pool": t.pool,
                 "texts": texts(t),
-                "action": {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)},
+                "hand": t.hand,
+                "action": (
+                    {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)}
+                    if t.action is not None
+                    else None
+                ),
+                "parts": [_part(name, a) for name, a in rules.actions.items() if rules.action_tile[name] == t.name],
             }
             for t in rules.tiles.values()
-            if t.action is not None
         ],
         "cards": [_card(c) for c in rules.cards.values()],
+        "decks": decks,
         "scorings": [_card(c) for c in rules.scorings.values()],
         "boards": [
             {
@@ -172,7 +175,39 @@ def describe(rules: RuleSet) -> Json:
 
 
 def _card(c: Any) -> Json:
-    return {"name": c.name, "title": c.title, "texts": list(c.texts), "score": unparse(c.score) if c.score else None}
+    return {
+        "name": c.name,
+        "title": c.title,
+        "texts": list(c.texts),
+        "score": unparse(c.score) if c.score else None,
+        "deck": c.deck,
+    }
+
+
+def _piece(rules: RuleSet, k: Any) -> Json:
+    """A kind of piece: what places it (`build`, tiles, or nobody's shared stock), its supply and settings."""
+    role = "neutral" if k.name in rules.neutral else "build" if k.name == rules.piece_kind else "tile"
+    supply = rules.neutral[k.name] if role == "neutral" else rules.kinds.get(k.name, rules.settlements)
+    return {
+        "name": k.name,
+        "title": k.title,
+        "owner": "none" if role == "neutral" else "player",
+        "role": role,
+        "supply": supply,
+        "glyph": k.glyph,
+        "texts": list(k.texts),
+        "settings": [
+            {"key": st.key, "value": st.value, "when": unparse(st.when) if st.when is not None else None}
+            for st in k.settings
+            if st.key != "owner"
+        ],
+    }
+
+
+def _part(name: str, a: Any) -> Json:
+    """One named action of a tile (`tile.verb` for a part of a choice or what follows `then`)."""
+    text = unparse(replace(a.decl, then=None))  # each part on its own: what follows is a part too
+    return {"name": name, "kind": a.kind, "count": a.count, "up_to": a.up_to, "piece": a.piece, "text": text}
 
 
 def _section(rules: RuleSet, name: str) -> Json:
@@ -181,6 +216,7 @@ def _section(rules: RuleSet, name: str) -> Json:
         "name": s.name,
         "title": s.title,
         "texts": list(s.texts),
+        "deals": s.deals,
         "grid": ["".join(cell.letter for cell in row) for row in s.rows],
     }
 

@@ -67,6 +67,7 @@ class CompiledAction:
     per_opponent: bool = field(init=False)
     steps: bool = field(init=False)
     required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
+    reads: frozenset[str] = frozenset()  # what of the context `target` reads beside the board (Compiler.reads)
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -135,9 +136,34 @@ PIECE_KIND_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "by-own-tile": "only a move action that names its kind moves it",
         "no": "it never moves and is never removed",
     },
+    "placement": {
+        "blocked-by-auras": "it is never placed on a hex next to a piece with an aura",
+        "past-auras": "it may be placed next to a piece with an aura (the aura still blocks builds and moves)",
+    },
+    "placement-pays": {
+        "yes": "placing it pays the cards that pay for a build (`on build`), for each hex it covers",
+        "no": "placing it pays no `on build` gold",
+    },
 }
+#: Card-zone settings: how many terrain cards a hand holds and where they go. The `turn` block
+#: states them for every player; a tile restates them for its holder (kbdsl.engine.hand). `hand` is
+#: a number (NUMBER_SETTINGS); the others take one of their values.
+CARD_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "hand": {"1": "terrain cards in hand: dealt at setup, drawn up to at the end of the holder's turn"},
+    "discard": {
+        "all": "at the end of the turn every card in hand goes to the discard pile",
+        "played": "only the played card goes to the discard pile; the others stay in hand",
+    },
+    "identical": {
+        "as-drawn": "cards of one terrain are played as that terrain",
+        "any-terrain": "a hand of two or more cards, all of one terrain, may be played as any terrain of the deck",
+    },
+}
+#: Settings whose value is a whole number, with the range allowed.
+NUMBER_SETTINGS: Mapping[str, tuple[int, int]] = {"hand": (1, 9)}
 #: The settings of the `turn` block.
 TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    **CARD_SETTINGS,
     "moves": {
         "must-leave": "a moved settlement ends on another hex than the one it left",
         "may-stay": "a moved settlement may end on the hex it left",
@@ -153,7 +179,7 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
 class Settings:
     """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
 
-    decl: ast.Lifecycle | ast.Turn | ast.Piece | None
+    decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | None
     lines: tuple[tuple[str, str, Fn | None], ...]
     defaults: Mapping[str, str]
 
@@ -189,6 +215,7 @@ class RuleSet:
     options: Mapping[str, Option]
     lifecycles: Mapping[str, Settings]  # lifecycle name -> its settings
     tile_lifecycle: Mapping[str, Settings]  # tile name -> the settings it follows (its own lines last)
+    tile_cards: Mapping[str, Settings]  # tile name -> the card-zone settings it restates for its holder
     turn: Settings
     pieces: Mapping[str, ast.Piece]  # the kinds of piece; `piece_kind` is the one `build` places
     piece_kind: str
@@ -325,7 +352,7 @@ class _Loader:
         files: list[tuple[Path, Pos]] = []
         for doc in docs:
             d = doc.data
-            for key in ("name", "title", "text", "settlements", "cards_in_play", "hand"):
+            for key in ("name", "title", "text", "settlements", "cards_in_play"):
                 if key in d:
                     merged[key] = d[key]
                     where[(key,)] = doc.pos(key)
@@ -452,7 +479,7 @@ class _Loader:
             if t.color is not None and not re.fullmatch(r"#[0-9a-fA-F]{6}", t.color):
                 self.err(t.pos, f"color {t.color!r} of terrain {t.name!r} must be written #rrggbb", "E103")
         for t in tiles.values():
-            if t.action is None and t.hand is None:
+            if t.action is None and not any(st.key in CARD_SETTINGS for st in t.settings):
                 self.err(t.pos, f"tile {t.name!r} has no action", "E107")
             if t.pool is not None:
                 if t.pool not in pools:
@@ -522,7 +549,9 @@ class _Loader:
         }
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
-        tile_life = {name: self._tile_lifecycle(comp, t, life, pools) for name, t in tiles.items()}
+        both = {name: self._tile_settings(comp, t, life, pools) for name, t in tiles.items()}
+        tile_life = {name: x[0] for name, x in both.items()}
+        tile_cards = {name: x[1] for name, x in both.items() if x[1].lines}
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
             if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
                 self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
@@ -569,6 +598,7 @@ class _Loader:
             options=frozen(options),
             lifecycles=frozen(life),
             tile_lifecycle=frozen(tile_life),
+            tile_cards=frozen(tile_cards),
             turn=turn_settings,
             pieces=frozen(pieces),
             piece_kind=piece_kind,
@@ -590,18 +620,26 @@ class _Loader:
         )
 
     def _settings(
-        self, comp: Compiler, decl: ast.Lifecycle | ast.Turn | ast.Piece | None, table: Mapping[str, Mapping[str, str]]
+        self,
+        comp: Compiler,
+        decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | None,
+        table: Mapping[str, Mapping[str, str]],
     ) -> Settings:
         """Check a block's settings against its table and compile their `when` conditions."""
         lines = []
-        what = {ast.Turn: "the turn block", ast.Piece: "a piece"}.get(type(decl), "a lifecycle")
+        what = {ast.Turn: "the turn block", ast.Piece: "a piece", ast.Tile: "a tile"}.get(type(decl), "a lifecycle")
         for st in decl.settings if decl is not None else ():
             if isinstance(decl, ast.Piece) and st.key in PIECE_SETTINGS:
                 continue  # owner: checked by _pieces
             if st.key not in table:
                 self.err(st.pos, f"{st.key!r} is not a setting of {what} ({', '.join(table)})", "E101")
                 continue
-            if st.value not in table[st.key]:
+            if st.key in NUMBER_SETTINGS:
+                lo, hi = NUMBER_SETTINGS[st.key]
+                if not lo <= int(st.value) <= hi:
+                    self.err(st.value_pos, f"{st.key} is a number from {lo} to {hi}, not {st.value}", "E105")
+                    continue
+            elif st.value not in table[st.key]:
                 self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}", "E105")
                 continue
             when = None
@@ -614,11 +652,12 @@ class _Loader:
             lines.append((st.key, st.value, when))
         return Settings(decl, tuple(lines), MappingProxyType({k: next(iter(v)) for k, v in table.items()}))
 
-    def _tile_lifecycle(
+    def _tile_settings(
         self, comp: Compiler, tile: ast.Tile, life: dict[str, Settings], pools: dict[str, ast.Pool]
-    ) -> Settings:
+    ) -> tuple[Settings, Settings]:
         """The lifecycle a tile follows (the one it names, else its pool's, else the first declared,
-        else the defaults), followed by the tile's own setting lines."""
+        else the defaults) followed by the tile's own lifecycle lines; and the card-zone lines it
+        restates for its holder (only those it writes, no defaults)."""
         base = self._settings(comp, None, LIFECYCLE_SETTINGS)
         pool = pools.get(tile.pool) if tile.pool else None
         name = tile.lifecycle or (pool.lifecycle if pool else None)
@@ -629,12 +668,10 @@ class _Loader:
                 base = life[name]
         elif life:
             base = next(iter(life.values()))
-        if not tile.settings:
-            return base
-        own = self._settings(
-            comp, ast.Lifecycle(tile.name, tile.title, tile.settings, pos=tile.pos), LIFECYCLE_SETTINGS
-        )
-        return Settings(base.decl, base.lines + own.lines, base.defaults)
+        own = self._settings(comp, tile, {**LIFECYCLE_SETTINGS, **CARD_SETTINGS})
+        lines = tuple(line for line in own.lines if line[0] in LIFECYCLE_SETTINGS)
+        cards = Settings(tile, tuple(line for line in own.lines if line[0] in CARD_SETTINGS), MappingProxyType({}))
+        return (Settings(base.decl, base.lines + lines, base.defaults) if lines else base), cards
 
     def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int], dict[str, int]]:
         """The kind `build` places (the first kind owned by players), the kinds owned by nobody, and
@@ -807,7 +844,8 @@ class _Loader:
             self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
         target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
-        return CompiledAction(a, target, source)
+        reads = comp.reads(a.target) if a.target is not None else frozenset()
+        return CompiledAction(a, target, source, reads)
 
 
 def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:

@@ -68,6 +68,15 @@ class Runner:
             self._rules[key] = load(local if local.exists() else spec)
         return self._rules[key]
 
+    @staticmethod
+    def name_of(path: str | Path) -> str:
+        """A scenario's name without running it (for `-k`); a file that does not read gives its stem."""
+        try:
+            name = read_yaml(path).data.get("name")
+        except (RuleError, AttributeError):
+            name = None
+        return name if isinstance(name, str) else Path(path).stem
+
     def run(self, path: str | Path) -> Outcome:
         out = Outcome(str(path), Path(path).stem)
         try:
@@ -148,6 +157,14 @@ class Runner:
                 except IllegalMove as e:
                     raise SetupError(f"move {i + 1} ({e.move}) is illegal: {e.reason}") from None
         return state
+
+
+def scenario_position(path: str | Path) -> State:
+    """The position a scenario file sets up, its moves played (what `score`, `perft` and `render` show)."""
+    runner = Runner()
+    doc = read_yaml(path)
+    validate(doc, "scenario")
+    return runner.arrange(doc, runner.rules_for(doc))
 
 
 def _pool_hex(rules: RuleSet, board, at: str, tile: str) -> bool:
@@ -355,7 +372,7 @@ class _Checks:
                 else:
                     got, want = [sorted(x) for x in got], [hexes(x) for x in want]
                 self.check(got == want, f"{key}: expected {want}, got {got}", "state", key)
-            elif key in ("kind_supply", "spare", "discard", "drawn"):
+            elif key in ("kind_supply", "spare", "discard", "drawn", "wild"):
                 got = actual.get(key)
                 if key == "kind_supply":
                     got = {k: (got or {}).get(k) for k in want}

@@ -229,7 +229,7 @@ def test_tiles_not_between_the_mandatory_builds(game):
 
 def test_move_from_a_hex_without_own_settlement(game):
     state, home = tile_position(game, "paddock")
-    with pytest.raises(IllegalMove, match="does not hold one of your settlements"):
+    with pytest.raises(IllegalMove, match="0,0 holds no piece of yours for the Paddock action to move"):
         state.play(Move("paddock", "0,2", "0,0" if home != "0,0" else "0,1"))
 
 

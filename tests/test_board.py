@@ -393,3 +393,30 @@ def test_shifts_move_a_hex_set_one_step_as_the_graph_does(first):
     for d, step in enumerate(t.steps):
         for i in range(0, t.n, 7):
             assert shift(1 << i, t.shifts[d]) == (1 << step[i] if step[i] >= 0 else 0)
+
+
+def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
+    """Assembly keeps the board's shape and each section's cells (kbdsl.board._GEOMETRY, _CELLS):
+    a layout assembled with warm caches is the same graph, node and edge order included, as with
+    empty ones, and the caches stay bounded however many sections and layouts pass through."""
+    from kbdsl import board
+
+    layouts = [Layout.of(base_rules, [f"{a}@180", b, c, d]) for a, b, c, d in
+               [("tavern", "paddock", "oasis", "farm"), ("oracle", "farm", "tower", "harbor"),
+                ("barn", "tavern", "harbor", "oasis")]]
+
+    def graph(layout):
+        return assemble(base_rules, layout.as_dict(), {})
+
+    warm = [graph(x) for x in layouts]
+    for layout, g in zip(layouts, warm):
+        board._GEOMETRY.clear()
+        board._CELLS.clear()
+        cold = graph(layout)
+        assert list(cold.nodes(data=True)) == list(g.nodes(data=True))
+        assert list(cold.edges) == list(g.edges)
+    for k in range(board._KEPT + 10):
+        board._section_cells(base_rules, base_rules.sections["farm"], bool(k % 2))
+        board._CELLS[(-k - 1, False)] = (None, None, ())  # other sections' entries
+        board._trim(board._CELLS)
+    assert len(board._CELLS) <= board._KEPT

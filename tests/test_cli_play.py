@@ -11,7 +11,7 @@ import yaml
 
 from kbdsl.bots import make_bot, play_out
 from kbdsl.cli import main
-from kbdsl.cli.commands import score_table
+from kbdsl.render.terminal import score_table
 from kbdsl.saves import game_of, read_save
 from kbdsl.errors import IllegalMove
 from kbdsl.game import Game, State

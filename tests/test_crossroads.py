@@ -9,6 +9,7 @@ import pytest
 from conftest import shipped
 
 from kbdsl.bots import RandomBot
+from kbdsl.errors import IllegalMove
 from kbdsl.game import Game, State
 from kbdsl.moves import Move
 
@@ -84,3 +85,72 @@ def test_a_random_crossroads_game_uses_every_tile(rules):
             state.apply_action(code)
     parts = {name for name, tile in rules.action_tile.items() if "crossroads" in rules.tiles[tile].pos.path}
     assert parts <= used, sorted(parts - used)
+
+
+def ship_position(rules) -> State:
+    """Player 0's ship on 4,5 mid-way through a Lighthouse move; settlements on 6,5 and 12,4, a
+    warrior on 15,12 and a city hall on 11,2 (the positions of rules/crossroads/scenarios)."""
+    game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
+    state = State.arrange(game, [["6,5", "12,4"], []], built=3,
+                          kinds={"ship": [["5,4"], []], "warrior": [["15,12"], []], "city-hall": [["11,2"], []]},
+                          tiles=[[{"tile": "lighthouse", "at": "6,6"}], []])
+    state.play(Move("lighthouse.move", "4,5", "5,4"))
+    return state
+
+
+@pytest.mark.parametrize("move, reason", [
+    (Move("lighthouse.move", "7,4", "6,5"),
+     "6,5 holds your settlement, and the Lighthouse action moves only your ship"
+     " [move up-to 3 ship to terrain(water) & next-to(origin)]"),
+    (Move("lighthouse.move", "15,13", "15,12"),
+     "15,12 holds your warrior, and the Lighthouse action moves only your ship"
+     " [move up-to 3 ship to terrain(water) & next-to(origin)]"),
+    (Move("lighthouse.move", "4,7", "4,5"),
+     "4,7 (Water) is not a hex the Lighthouse action allows: terrain(water) & next-to(origin)"),
+    (Move("lighthouse.move", "3,3", "3,4"), "3,4 holds no piece of yours for the Lighthouse action to move"),
+])
+def test_a_wrong_step_in_the_middle_of_a_tile_action_names_the_piece_and_the_rule(rules, move, reason):
+    state = ship_position(rules)
+    before = state.to_json()
+    with pytest.raises(IllegalMove) as info:
+        state.play(move)
+    assert str(info.value) == f"illegal move {move}: {reason}"
+    assert state.to_json() == before
+
+
+def test_an_unfinished_action_names_what_is_still_due_and_its_rule(rules):
+    game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
+    state = State.arrange(game, [["16,5"], []], built=3, hand=["grass", "grass"],
+                          tiles=[[{"tile": "fort", "at": "16,6"}], []])
+    state.play(Move("fort"))
+    with pytest.raises(IllegalMove) as info:
+        state.play(Move("end"))
+    assert str(info.value) == (
+        "illegal move end: the Fort action is not finished (1 settlement(s) still to build), and a tile's action"
+        " is done in full first [Fort: build on terrain(drawn) adjacent-if-possible]")
+
+
+def test_a_piece_that_never_moves_is_refused_by_name(rules):
+    state, home = paddock_position(rules, own_tile=False)
+    state = State.arrange(state.game, [[home], []], built=3, kinds={"city-hall": [["11,2"], []]},
+                          tiles=[[{"tile": "paddock", "at": state.to_json()["tiles"][0][0]["at"]}], []])
+    with pytest.raises(IllegalMove) as info:
+        state.play(Move("paddock", "11,4", "11,2"))
+    assert str(info.value) == "illegal move paddock 11,2 11,4: your city hall on 11,2 never moves [piece city-hall: movable: no]"
+
+
+def terrains_of(game: Game, mask: int) -> set[str]:
+    return {name for name, m in game.tables.terrain.items() if m & mask}
+
+
+def test_the_engine_bounds_where_each_piece_kind_can_stand(rules):
+    game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
+    land = {"canyon", "desert", "flower", "forest", "grass"}
+    assert terrains_of(game, game.standable()) == land | {"water"}  # the Harbor moves onto water
+    assert terrains_of(game, game.standable("wagon")) == land | {"water", "mountain"}
+    assert terrains_of(game, game.standable("city-hall")) == land  # never moved: only where it is placed
+    assert not game.standable("city-hall") & (game.tables.location | game.tables.special)
+    ruled = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"],
+                     options={"meeples-move-by-own-tile": True})
+    assert terrains_of(ruled, ruled.standable("ship")) == {"water"}  # only the Lighthouse moves it
+    assert terrains_of(ruled, ruled.standable("warrior")) == land  # placed by the Barracks, never moved

@@ -137,6 +137,22 @@ def test_scenario_runner_selects_stops_and_writes_junit(capsys, tmp_path):
     assert "expected 99, got 0" in suite.find("testcase/failure").get("message")
 
 
+def test_a_deselected_scenario_is_not_run(capsys, tmp_path, monkeypatch):
+    from kbdsl.scenario import Runner
+
+    scen = tmp_path / "scenarios"
+    scen.mkdir()
+    good = "name: {name}\nsections: [tavern, paddock, oasis, farm]\nexpect:\n  scores:\n    - {{castles: 0}}\n"
+    for name in ("keep-me", "skip-me"):
+        (scen / f"{name}.yaml").write_text(good.format(name=name))
+    ran: list[str] = []
+    real = Runner.run
+    monkeypatch.setattr(Runner, "run", lambda self, path: ran.append(Path(path).stem) or real(self, path))
+    code, out, _ = run(capsys, ["test", str(scen), "-k", "keep"])
+    assert code == 0 and out.splitlines()[-1] == "1 passed, 0 failed, 1 deselected"
+    assert ran == ["keep-me"]
+
+
 def test_expected_tokens_use_the_languages_words_never_grammar_names():
     from kbdsl.lang.parser import _WORDS, _describe, _lark
 

@@ -83,6 +83,21 @@ def test_show_lists_everything_as_a_table_and_as_json(capsys):
     assert [o["name"] for o in data["options"]] == list(rules.options)
 
 
+def test_show_lists_piece_kinds_task_decks_hand_tiles_and_options(capsys):
+    assert main(["show", "crossroads"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^  warrior +Warrior +tile +x2 each +aura: blocks-next-to; movable: yes;", out, re.M)
+    assert re.search(r"^  settlement +Settlement +build +x40 each$", out, re.M)
+    assert re.search(r"^  crossroads +u +Crossroads +x2 +hand: 2$", out, re.M)
+    deck = out.split("\nDeck tasks (one card for each of barracks, city-hall, lighthouse, monastery in play)\n")[1]
+    assert [line.split()[0] for line in deck.split("\n\n")[0].splitlines()] == [
+        "advance", "compass-points", "fortress", "home-country", "place-of-refuge", "road"]
+    cards = out.split("\nCards\n")[1].split("\n\n")[0]
+    assert "advance" not in cards and "fishermen" in cards
+    for option in ("meeples-move-by-own-tile", "placements-past-warriors", "meeple-placements-pay-nothing"):
+        assert re.search(rf"^  {option} +off +", out, re.M)
+
+
 def test_version(capsys):
     with pytest.raises(SystemExit) as done:
         main(["--version"])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.errors import IllegalMove
+from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State, replay
 from kbdsl.moves import END, Move
 
@@ -43,11 +43,9 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     assert occ == state.occ and state.neutral_occ == occ & ~_union(state.own)
     for kind, stock in rules.neutral.items():  # pieces owned by nobody: on the board or in the stock
         assert state.stock[kind] >= 0 and state.stock[kind] + state.neutral[kind].bit_count() == stock
-    water = t.terrain.get("water", 0)
-    # settlements stand on buildable hexes, or water where the Harbor moves them; Nomads' Donation
-    # also builds on water and mountains
-    nomads = any("/nomads/" in f for f in rules.files)  # Nomads alone or combined with other boxes
-    standable = t.buildable | water | (t.terrain.get("mountain", 0) if nomads else 0)
+    # settlements stand only where some action that builds or moves them allows (the engine's bound
+    # of their targets: buildable land, water for the Harbor, water and mountains for Nomads' Donation)
+    standable = g.standable()
     for p in range(n):
         settlements = state.own[p] & ~check_kinds(state, p)
         assert state.supply[p] >= 0
@@ -112,6 +110,7 @@ def check_kinds(state: State, p: int) -> int:
         assert sum(state.cover(kind, i) for i in centres) == mine, f"a {kind} that lost part of its footprint"
         placed = len(centres)
         assert placed + state.kind_supply[kind][p] == g.rules.kinds[kind], f"{kind}: board plus supply"
+        assert not mine & ~g.standable(kind), f"a {kind} where no action that places or moves it could put it"
         out |= mine
     for kind in g.aura_kinds:
         for m in state.kind_own[kind]:
@@ -194,6 +193,23 @@ def check_illegal_moves(state: State, rng: random.Random, tries: int = 2) -> Non
         assert state.key() == before and state.log == log
 
 
+def check_sampling(state: State, legal: list[int], rng: random.Random) -> None:
+    """sample_action draws from legal_actions() as `legal[randrange(len(legal))]` would, using the
+    generator alike (so it is uniform and a seed fixes it); the cached mandatory targets are current."""
+    if state.mand_left > 0:
+        assert state.mandatory_targets() == state.build_targets(state.game.mandatory, state.current)
+    if state.over:
+        with pytest.raises(KbdslError):
+            state.sample_action(rng)
+        return
+    for _ in range(3):
+        seed = rng.getrandbits(32)
+        a, b = random.Random(seed), random.Random(seed)
+        code = state.sample_action(a)
+        assert code in legal and code == legal[b.randrange(len(legal))]
+        assert a.getstate() == b.getstate()
+
+
 def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) -> None:
     check_round_trip(state)
     if full_replay:
@@ -202,6 +218,7 @@ def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) 
     legal = state.legal_actions()
     assert len(set(legal)) == len(legal)
     assert bool(legal) != state.over, "a game that is not over must offer a move"
+    check_sampling(state, legal, rng)
     for sheet in state.scores():
         assert sheet["total"] == sum(v for k, v in sheet.items() if k != "total")
 

@@ -137,7 +137,12 @@ def test_turn_setting_names_unknown_option(mini):
     "line, needle, code, message",
     [
         ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
-        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (moves, end)"),
+        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (hand, discard, identical, moves, end)"),
+        ("hand: 0", "0", "E105", "hand is a number from 1 to 9, not 0"),
+        ("hand: 12 when option(no-such)", "12", "E105", "hand is a number from 1 to 9, not 12"),
+        ("discard: some", "some", "E105", "discard is one of all, played, not 'some'"),
+        ("identical: wild", "wild", "E105", "identical is one of as-drawn, any-terrain, not 'wild'"),
+        ("hand: 2 when own", "own", "E105", "a `when` condition tests rule options only"),
         ("moves: may-stay when own", "own", "E105", "a `when` condition tests rule options only"),
         ("moves: may-stay when count(own) > 1", ">", "E105", "a `when` condition tests rule options only"),
     ],

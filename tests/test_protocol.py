@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from conftest import shipped
 from kbdsl.game import State
 from kbdsl.protocol import MAX_LINE, Server, validator
 from kbdsl.yamlio import schema
@@ -75,6 +76,45 @@ def test_schema_is_a_valid_2020_12_schema_with_a_request_and_result_per_method()
     assert set(root["$defs"]["request"]["properties"]["cmd"]["enum"]) == set(methods)
     for cmd in methods:
         assert f"{cmd}_request" in root["$defs"] and f"{cmd}_result" in root["$defs"], cmd
+
+
+# -- rule sets with other piece kinds, choices and task decks ---------------------------------
+def test_rules_describes_piece_kinds_with_their_own_supplies_and_settings(server: Server):
+    rules = ask(server, cmd="rules", rules="combined")
+    pieces = {k["name"]: k for k in rules["pieces"]}
+    assert [k["name"] for k in rules["pieces"] if k["role"] == "build"] == ["settlement"]
+    assert pieces["settlement"]["supply"] == rules["settlements"] == 40  # the deprecated field agrees
+    assert (pieces["wall"]["role"], pieces["wall"]["owner"], pieces["wall"]["supply"]) == ("neutral", "none", 25)
+    assert {k: pieces[k]["supply"] for k in ("warrior", "ship", "wagon", "city-hall")} == {
+        "warrior": 2, "ship": 1, "wagon": 1, "city-hall": 1}
+    assert {"key": "aura", "value": "blocks-next-to", "when": None} in pieces["warrior"]["settings"]
+    assert {"key": "footprint", "value": "hex-and-neighbours", "when": None} in pieces["city-hall"]["settings"]
+    assert {"key": "placement", "value": "past-auras", "when": "option(placements-past-warriors)"} in (
+        pieces["ship"]["settings"])
+    assert not any(st["key"] == "placement" for st in pieces["warrior"]["settings"])
+
+
+def test_rules_describes_tile_parts_hands_and_task_decks(server: Server):
+    rules = ask(server, cmd="rules", rules="crossroads")
+    tiles = {t["name"]: t for t in rules["tiles"]}
+    assert [p["name"] for p in tiles["lighthouse"]["parts"]] == ["lighthouse.place", "lighthouse.move",
+                                                                 "lighthouse.return"]
+    move = tiles["lighthouse"]["parts"][1]
+    assert (move["kind"], move["count"], move["up_to"], move["piece"]) == ("move", 3, True, "ship")
+    assert tiles["lighthouse"]["action"]["kind"] == "or" and " or " in tiles["lighthouse"]["action"]["text"]
+    assert [(p["name"], p["kind"], p["text"]) for p in tiles["fort"]["parts"]] == [
+        ("fort", "draw", "draw"), ("fort.build", "build", "build on terrain(drawn) adjacent-if-possible")]
+    assert tiles["crossroads"]["action"] is None and tiles["crossroads"]["hand"] == 2
+    assert tiles["oracle"]["hand"] is None and [p["name"] for p in tiles["oracle"]["parts"]] == ["oracle"]
+    tasks = rules["decks"]["tasks"]
+    assert len(tasks) == 6 and all(c["deck"] == "tasks" for c in rules["cards"] if c["name"] in tasks)
+    assert all(c["deck"] is None for c in rules["cards"] if c["name"] not in tasks)
+    deals = {s["name"]: s["deals"] for s in rules["boards"][0]["sections"]}
+    assert {k for k, v in deals.items() if v == "tasks"} == {"lighthouse", "barracks", "city-hall", "monastery"}
+    assert deals["oracle"] is None
+    # the parts are exactly the tile actions moves name (a move's `do`)
+    parts = {p["name"] for t in rules["tiles"] for p in t["parts"]}
+    assert parts == set(shipped("crossroads").actions)
 
 
 # -- a scripted session through the request handler -------------------------------------------

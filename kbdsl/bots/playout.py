@@ -11,10 +11,9 @@ def rollout(state: State, rng: random.Random, until_turn: int | None = None) -> 
     """Play random legal moves (in place) to the end of the game, or until the turn counter
     reaches `until_turn` (a horizon: the position is then judged by the scorers)."""
     stop = until_turn if until_turn is not None else 1 << 30
-    legal, apply, randrange = state.legal_actions, state.apply_action, rng.randrange
+    sample, apply = state.sample_action, state.apply_action
     while not state.over and state.turn < stop:
-        actions = legal()
-        apply(actions[randrange(len(actions))])
+        apply(sample(rng))  # uniform over legal_actions(), without listing them
     return state
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 
-from kbdsl.errors import KbdslError
 from kbdsl.game import State
 
 
@@ -18,7 +17,6 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def choose(self, state: State) -> int:
-        actions = state.legal_actions()
-        if not actions:
-            raise KbdslError("the game is over: there is no move to choose")
-        return self.rng.choice(actions)
+        """Uniform over legal_actions(), drawn without listing them (State.sample_action); raises
+        KbdslError when the game is over."""
+        return state.sample_action(self.rng)

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from kbdsl.errors import Diagnostic, KbdslError
 from kbdsl.lint import lint_paths
+from kbdsl.render.terminal import score_table
 from kbdsl.resources import shipped, user_path
 from kbdsl.suggest import did_you_mean
-from kbdsl.scenario import Outcome, Runner, find
+from kbdsl.scenario import Outcome, Runner, find, scenario_position
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -104,11 +105,11 @@ def cmd_test(args) -> int:
     results: list[tuple[Outcome, float]] = []
     deselected = 0
     for f in files:
-        start = time.perf_counter()
-        out = runner.run(f)
-        if args.pattern and not matches(args.pattern, f"{f} {out.name}"):
+        if args.pattern and not matches(args.pattern, f"{f} {runner.name_of(f)}"):
             deselected += 1
             continue
+        start = time.perf_counter()
+        out = runner.run(f)
         results.append((out, time.perf_counter() - start))
         if out.ok:
             if args.verbose:
@@ -165,7 +166,7 @@ def write_junit(path: str, results: list[tuple[Outcome, float]]) -> None:
 
 
 def cmd_score(args) -> int:
-    state = _scenario_state(args.file)
+    state = scenario_position(args.file)
     sheets = state.scores()
     if args.format == "json":
         print(
@@ -188,31 +189,9 @@ def cmd_perft(args) -> int:
 
     if not 1 <= args.depth <= 6:
         raise KbdslError("--depth must be between 1 and 6")
-    state = _scenario_state(args.file)
+    state = scenario_position(args.file)
     if args.divide:
         for move, nodes in divide(state, args.depth).items():
             print(f"{move}: {nodes}")
     print(f"perft {args.depth}: {perft(state, args.depth)}")
     return 0
-
-
-def _scenario_state(path: str):
-    """The position a scenario file sets up (its moves played)."""
-    from kbdsl.yamlio import read_yaml, validate
-
-    runner = Runner()
-    doc = read_yaml(path)
-    validate(doc, "scenario")
-    return runner.arrange(doc, runner.rules_for(doc))
-
-
-def score_table(sheets: list[dict[str, int]]) -> str:
-    """A per-player, per-card table with totals."""
-    if not sheets:
-        raise KbdslError("no players to score")
-    cols = list(sheets[0])
-    width = max(len(c) for c in cols + ["player"]) + 2
-    lines = ["player".ljust(8) + "".join(c.rjust(width) for c in cols)]
-    for p, s in enumerate(sheets):
-        lines.append(f"P{p}".ljust(8) + "".join(str(s[c]).rjust(width) for c in cols))
-    return "\n".join(lines)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from kbdsl.bots import BOTS, Bot, bot_name, make_bot
-from kbdsl.cli.commands import score_table
+from kbdsl.render.terminal import score_table
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State
 from kbdsl.marks import last_turn_hexes, legal_targets

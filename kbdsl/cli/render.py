@@ -69,11 +69,11 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def _subject(args: argparse.Namespace) -> Game | State:
-    from kbdsl.cli.commands import _scenario_state
+    from kbdsl.scenario import scenario_position
     from kbdsl.cli.play import game_from_args
 
     if args.scenario:
-        return _scenario_state(args.scenario)
+        return scenario_position(args.scenario)
     if args.game:
         return _saved(args.game, args.move, load(args.rules) if args.rules else None)
     rules = load(args.rules or "base")

@@ -47,9 +47,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 def show_text(d: dict) -> str:
     """The rule set's description as tables for people (from the same data as --format json)."""
     deck = ", ".join(f"{n} {t}" for t, n in d["deck"].items())
+    build = next((k for k in d["pieces"] if k["role"] == "build"), {"supply": 0, "title": "Settlement"})
     lines = [
         f"{d['title']} ({d['name']}): {d['text']}".rstrip(": "),
-        f"Players {d['players']['min']}-{d['players']['max']}, {d['settlements']} settlements each, "
+        f"Players {d['players']['min']}-{d['players']['max']}, {build['supply']} {build['title'].lower()}s each, "
         f"{d['cards_in_play']} cards in play; deck: {deck}",
     ]
     if d["mandatory"]:
@@ -70,10 +71,29 @@ def show_text(d: dict) -> str:
         [[t["name"], t["letter"] or "", t["title"], ", ".join(t["flags"])] for t in d["terrains"]],
     )
     table(
+        "Pieces",
+        [
+            [k["name"], k["title"], k["role"], f"x{k['supply']}" + (" shared" if k["owner"] == "none" else " each"),
+             "; ".join(f"{st['key']}: {st['value']}" + (f" when {st['when']}" if st["when"] else "")
+                       for st in k["settings"])]
+            for k in d["pieces"]
+        ],
+    )  # fmt: skip
+    table(
         "Tiles",
-        [[t["name"], t["letter"] or "", t["title"], f"x{t['supply']}", t["action"]["text"]] for t in d["tiles"]],
-    )
-    table("Cards", [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["cards"]])
+        [
+            [t["name"], t["letter"] or "", t["title"], f"x{t['supply']}",
+             t["action"]["text"] if t["action"] else f"hand: {t['hand']}"]
+            for t in d["tiles"]
+        ],
+    )  # fmt: skip
+    table("Cards", [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["cards"] if not c["deck"]])
+    for name, cards in d["decks"].items():
+        dealt = [s["name"] for b in d["boards"] for s in b["sections"] if s["deals"] == name]
+        table(
+            f"Deck {name} (one card for each of {', '.join(dealt)} in play)",
+            [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["cards"] if c["name"] in cards],
+        )
     table("Always scored", [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["scorings"]])
     table(
         "Boards and sections",

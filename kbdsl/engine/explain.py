@@ -34,12 +34,15 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
         return why_step(state, g.rules.actions[name], move, f"the {g.rules.tiles[tile_of[name]].title} action")
     if state.pending_left and not state.pending_up_to and tile_of.get(name) not in g.any_time:
         pending = g.kinds[state.pending]
-        left = state.pending_left
-        todo = f"{left} settlement(s) still to build" if g.rules.actions[pending].kind == "build" else f"{left} step(s)"
-        return f"the {g.rules.tiles[tile_of[pending]].title} action is not finished ({todo})"
+        action = g.rules.actions[pending]
+        return (
+            f"the {g.rules.tiles[tile_of[pending]].title} action is not finished"
+            f" ({_still_due(g, action, state.pending_left)}), and a tile's action is done in full first"
+            f" [{g.rules.tiles[tile_of[pending]].title}: {unparse(action.decl)}]"
+        )
     if name == "end":
         return (
-            f"the mandatory action is not finished ({state.mand_left} settlement(s) still to build)"
+            f"the mandatory action is not finished ({_still_due(g, g.mandatory, state.mand_left)})"
             " [rulebook: Mandatory Action]"
         )
     if name == "build":
@@ -88,18 +91,57 @@ def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:
         return f"{move.to} is not a hex {what} allows: {unparse(action.decl.target)}"
     frm = t.index[g.board.hex(move.frm)]
     if not (state.own[p] >> frm) & 1:
-        return f"{move.frm} does not hold one of your settlements"
+        return f"{move.frm} holds no piece of yours for {what} to move"
     pairs = dict(state.move_targets(action, p))
+    kind = state.kind_at(p, frm) if state.kind_own else None
+    piece = piece_title(g, kind)
     if frm not in pairs:
-        return f"the settlement on {move.frm} cannot be moved by {what}"
+        return why_unmoved(state, action, p, frm, kind, what)
     if not (pairs[frm] >> to) & 1:
         if to == frm:
-            return "a moved settlement must end on a different hex [RULINGS 12]"
+            return f"a moved {piece} must end on a different hex [RULINGS 12]"
         return why_target(state, action, p, to, what, frm)
     return (
         f"discard={move.discard} does not apply: this move loses no tile that has a same-kind twin"
         f" with status {move.discard} [RULINGS 11]"
     )
+
+
+def why_unmoved(state: Turn, action: CompiledAction, p: int, frm: int, kind: str | None, what: str) -> str:
+    """Why p's piece on hex `frm` (of `kind`, None for the kind `build` places) is no source of a move."""
+    g = state.game
+    hexname, piece = g.tables.ids[frm], piece_title(g, kind)
+    if action.piece is not None and kind != action.piece:
+        moved = piece_title(g, action.piece)
+        return f"{hexname} holds your {piece}, and {what} moves only your {moved} [{unparse(action.decl)}]"
+    if kind in g.fixed_kinds:
+        return f"your {piece} on {hexname} never moves [piece {kind}: movable: no]"
+    if action.piece is None and kind in g.own_tile_kinds:
+        return (
+            f"your {piece} on {hexname} is moved only by a tile that names its kind, not by {what}"
+            f" [piece {kind}: movable: by-own-tile]"
+        )
+    if action.source is not None and not (action.source(state.ctx(p)) >> frm) & 1:
+        return f"{hexname} is not a hex {what} moves from: {unparse(action.decl.source)}"
+    return f"your {piece} on {hexname} has no hex to go to that {what} allows: {unparse(action.decl.target)}"
+
+
+def piece_title(game: BaseGame, kind: str | None) -> str:
+    """The lower-case title of a piece kind (None: the kind `build` places), as sentences name it."""
+    pieces = game.rules.pieces
+    kind = kind or game.rules.piece_kind
+    return pieces[kind].title.lower() if kind in pieces else kind
+
+
+def _still_due(game: BaseGame, action: CompiledAction | None, left: int) -> str:
+    """What an unfinished action still asks for, naming the piece kind it builds or places."""
+    if action is None or action.kind in ("build", "place"):
+        piece = piece_title(game, action.piece if action is not None else None)
+        verb = "build" if action is None or action.kind == "build" else "place"
+        return f"{left} {piece}(s) still to {verb}"
+    if action.kind == "move":
+        return f"{left} step(s) still to move" + (f" your {piece_title(game, action.piece)}" if action.piece else "")
+    return f"{left} step(s) still due"
 
 
 def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:
@@ -111,7 +153,11 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
         occ ^= 1 << frm
     if (occ >> to) & 1:
         return f"{hexname} is already occupied [rulebook: Building Rules]"
-    if (state.blocked_without(p, frm) if frm >= 0 else state.blocked) >> to & 1:
+    if action.kind == "place" and action.piece in state.game.past_auras:
+        blocked = 0
+    else:
+        blocked = state.blocked_without(p, frm) if frm >= 0 else state.blocked
+    if blocked >> to & 1:
         return f"{hexname} is next to a {_blocker(state, to, frm)}, which blocks the hexes around it"
     if not (action.target(state.ctx(p, own, occ, frm)) >> to) & 1:
         attrs = state.game.board.graph.nodes[hexname]
@@ -122,7 +168,7 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
             card = f"; the played card is {state.game.rules.terrains[state.hand[p]].title}"
         return f"{hexname} ({here}) is not a hex {what} allows: {unparse(action.decl.target)}{card}"
     return (
-        f"{hexname} is not next to your settlements, but other hexes {what} allows are"
+        f"{hexname} is not next to your {piece_title(state.game, None)}s, but other hexes {what} allows are"
         " (adjacent if possible) [rulebook: Building Rules; RULINGS 7]"
     )
 
@@ -139,8 +185,9 @@ def why_kind(state: Turn, action: CompiledAction, p: int, to: int, what: str) ->
     if action.piece in g.footprints and not state.cover(action.piece, to):
         return f"a {piece} centred on {hexname} would not lie on the board"
     cover = state.cover(action.piece, to)
+    blocked = 0 if action.piece in g.past_auras else state.blocked
     for i in (i for i in range(g.tables.n) if (cover >> i) & 1):
-        if (state.occ >> i) & 1 or (state.blocked >> i) & 1 or not (action.target(state.ctx(p)) >> i) & 1:
+        if (state.occ >> i) & 1 or (blocked >> i) & 1 or not (action.target(state.ctx(p)) >> i) & 1:
             return why_target(state, action, p, i, what)
     return f"a {piece} on {hexname} would not be next to your pieces, but other hexes {what} allows are"
 

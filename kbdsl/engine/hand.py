@@ -1,11 +1,17 @@
-"""A hand of several terrain cards to choose from (a tile held at the end of a turn draws more).
+"""The card zones as the rules state them: a hand of one or several terrain cards.
+
+The turn block's card-zone settings (`hand`, `discard`, `identical`; kbdsl.ruleset.CARD_SETTINGS)
+say how many cards each player holds, dealt at setup and drawn up to at the end of the holder's
+turn, and which go to the discard pile then; a tile held at that moment may restate them for its
+holder (the largest `hand` wins).
 
 The hand's first card is the played one (`hand`); the others (`spare`) are offered beside it until
 the player commits: the first build, placement or move of the turn onto a hex whose terrain a card
 names plays that card (it becomes `hand`) and the others are out of play for the turn. Until then
 an action on `terrain(card)` may choose the hexes of any card of the hand, each card with its own
-"adjacent if possible" (the union of the single-card targets). All cards go to the discard pile at
-the end of the turn.
+"adjacent if possible" (the union of the single-card targets). With `identical: any-terrain`, a
+hand of two or more cards all of one terrain offers every terrain of the deck instead: the chosen
+terrain is then `hand` for the rest of the turn, and `wild` keeps the card played as it.
 """
 
 from __future__ import annotations
@@ -23,26 +29,41 @@ class Hand(Cards):
 
     spare: list[list[str]]  # per player: cards beside the played one
     choosing: bool  # the player to move has not committed to one card of several yet
+    wild: str | None  # the card the player to move plays as another terrain (identical: any-terrain)
+    tiles: list  # per player, the tiles held (kbdsl.engine.tiles)
+    current: int  # the player to move (kbdsl.engine.turn)
 
     def _init_hand(self, players: int) -> None:
         self.spare = [[] for _ in range(players)]
         self.choosing = False
+        self.wild = None
+        for p in range(players):  # `_init_cards` dealt each player one card
+            self._draw_up_to(p, self.game.hand_size)
 
     def _copy_hand(self, s: Hand) -> None:
         s.spare = [list(x) for x in self.spare]
         s.choosing = self.choosing
+        s.wild = self.wild
 
     def cards_of(self, p: int) -> list[str]:
         """The cards p may still play this turn (the played one first)."""
         first = [self.hand[p]] if self.hand[p] is not None else []
         return first + self.spare[p] if self.choosing else first
 
+    def any_terrain(self, p: int) -> bool:
+        """Whether p's hand is two or more cards of one terrain that may be played as any terrain."""
+        g, played, others = self.game, self.hand[p], self.spare[p]
+        if not others or any(c != played for c in others):
+            return False
+        return g.wild or any(x.kind in g.wild_tiles for x in self.tiles[p])
+
     def over_cards(self, p: int, targets: Callable[[], T], merge: Callable[[T, T], T], empty: T) -> T:
         """`targets()` for each card p may still play, merged: what a card-using action allows."""
         played, out = self.hand[p], empty
+        cards = list(self.game.rules.deck) if self.any_terrain(p) else [played, *self.spare[p]]
         self.choosing = False
         try:
-            for card in [played, *self.spare[p]]:
+            for card in cards:
                 self.hand[p] = card
                 out = merge(out, targets())
         finally:
@@ -54,14 +75,44 @@ class Hand(Cards):
         if self.hand[p] != terrain and terrain in self.spare[p]:
             k = self.spare[p].index(terrain)
             self.spare[p][k], self.hand[p] = self.hand[p], terrain
+        elif self.hand[p] != terrain and self.any_terrain(p):
+            self.wild, self.hand[p] = self.hand[p], terrain
         self.choosing = False
 
-    def draw_hand(self, p: int, n: int) -> None:
-        """The end of p's turn: every card in hand goes to the discard pile, and p draws n cards."""
-        self.discard.extend(c for c in self.spare[p] if c is not None)
-        self.spare[p] = []
-        self.discard_and_draw(p)
-        for _ in range(n - 1):
+    def played_card(self, p: int) -> str | None:
+        """The card p played this turn (the one that stands for another terrain, if any)."""
+        if self.wild is not None and p == self.current:
+            return self.wild
+        return self.hand[p]
+
+    def replace_card(self, p: int) -> None:
+        """RULINGS 8: p's card leaves the game and p draws another."""
+        self.hand[p], self.wild = self.played_card(p), None
+        super().replace_card(p)
+
+    def refill(self, p: int) -> None:
+        """The end of p's turn: the played card goes to the discard pile, the others too unless the
+        rules keep them (`discard: played`), and p draws up to the hand size."""
+        g = self.game
+        size, keep = g.hand_size, g.keep_unplayed
+        for x in self.tiles[p]:
+            size = max(size, g.hand_tiles.get(x.kind, 0))
+            keep = g.keep_tiles.get(x.kind, keep)
+        self.hand[p], self.wild = self.played_card(p), None
+        if not keep:
+            self.discard.extend(self.spare[p])
+            self.spare[p] = []
+        if self.spare[p]:
+            if self.hand[p] is not None:
+                self.discard.append(self.hand[p])
+            self.hand[p] = self.spare[p].pop(0)
+        else:
+            self.discard_and_draw(p)
+        self._draw_up_to(p, size)
+
+    def _draw_up_to(self, p: int, size: int) -> None:
+        """p draws cards beside the played one until the hand holds `size` (or the cards run out)."""
+        for _ in range(size - 1 - len(self.spare[p])):
             card = self.draw()
             if card is not None:
                 self.spare[p].append(card)

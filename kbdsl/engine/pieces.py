@@ -96,12 +96,23 @@ class Pieces:
         swap = (1 << frm) | (1 << to)
         self.own[p] ^= swap
         self.occ ^= swap
-        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.nb[p] = self._without(p, frm) | self.game.tables.nbr_mask[to]
 
     def take_back(self, q: int, i: int) -> None:
         """q's piece on hex i goes back to q's supply."""
         bit = 1 << i
         self.own[q] &= ~bit
         self.occ &= ~bit
-        self.nb[q] = dilate(self.own[q], self.game.tables.nbr_mask)
+        self.nb[q] = self._without(q, i)
         self.supply[q] += 1
+
+    def _without(self, p: int, i: int) -> int:
+        """p's neighbourhood `nb` once p's piece on hex i is gone (own[p] already without it): only
+        the hexes next to i can drop out, those with no other piece of p next to them."""
+        t = self.game.tables
+        nbr_mask, own = t.nbr_mask, self.own[p]
+        nb = self.nb[p] & ~nbr_mask[i]
+        for j in t.nbr[i]:
+            if nbr_mask[j] & own:
+                nb |= 1 << j
+        return nb

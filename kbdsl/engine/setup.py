@@ -14,6 +14,7 @@ from typing import Any
 
 from kbdsl.bitset import bit_list
 from kbdsl.errors import IllegalMove, SetupError
+from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
@@ -95,6 +96,7 @@ class BaseGame:
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
+        self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
@@ -123,13 +125,24 @@ class BaseGame:
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
         self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
-        self.hand_tiles = {name: d.hand for name, d in rules.tiles.items() if d.hand}  # tile -> cards drawn
+        self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
+        self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
+        # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
+        self.hand_size = int(turn["hand"])
+        self.keep_unplayed = turn["discard"] == "played"
+        self.wild = turn["identical"] == "any-terrain"
+        cards = {name: c.resolve(self.options) for name, c in rules.tile_cards.items()}
+        self.hand_tiles = {name: int(c["hand"]) for name, c in cards.items() if "hand" in c}  # tile -> hand size
+        self.keep_tiles = {name: c["discard"] == "played" for name, c in cards.items() if "discard" in c}
+        self.wild_tiles = frozenset(name for name, c in cards.items() if c.get("identical") == "any-terrain")
+        self.several_cards = self.hand_size > 1 or any(n > 1 for n in self.hand_tiles.values())
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
             self.uses_card["build"] = _mentions_card(self.mandatory)
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
+        self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked
 
     @classmethod
     def new(
@@ -197,6 +210,26 @@ class BaseGame:
         return out
 
     # -- action codes --------------------------------------------------------
+    def standable(self, kind: str | None = None) -> int:
+        """Hexes a piece of `kind` (None: the kind `build` places) can ever stand on in this game:
+        the union of what every action that builds, places or moves it allows, by the terrains and
+        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it."""
+        r = self.rules
+        kind = kind or r.piece_kind
+        if kind in self._standable:
+            return self._standable[kind]
+        moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
+        actions = [*r.mandatory[:1], *r.actions.values()]
+        out = 0
+        for a in actions:
+            if a.target is None or a.kind not in ("build", "place", "move"):
+                continue
+            piece = a.piece or (r.piece_kind if a.kind == "build" else None)
+            if piece == kind or (a.kind == "move" and piece is None and moved_by_any):
+                out |= hex_bound(a.decl.target, self.tables, list(r.deck), r.defines)
+        self._standable[kind] = out
+        return out
+
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
         n = self.tables.n
         return ((kind * 4 + discard) * n + frm) * n + to

@@ -171,9 +171,11 @@ class State(Turn):
         if self.kind_own:
             out["kinds"] = {k: [names(m) for m in ms] for k, ms in self.kind_own.items()}
             out["kind_supply"] = {k: list(v) for k, v in self.kind_supply.items()}
-        if self.game.hand_tiles:
+        if self.game.several_cards:
             out["spare"] = [list(x) for x in self.spare]
             out["choosing"] = self.choosing
+        if self.wild is not None:
+            out["wild"] = self.wild
         if self.drawn is not None:
             out["drawn"] = self.drawn
         return out
@@ -194,6 +196,8 @@ class State(Turn):
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
         if "spare" in data:  # the other cards in hand are as hidden as the played one
             data["spare"] = [x if p == player else None for p, x in enumerate(data["spare"])]
+        if "wild" in data and player != self.current:  # the card behind the terrain played
+            data["wild"] = None
         data["deck"] = len(self.deck)
         data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
         data["viewer"] = player
@@ -323,6 +327,8 @@ class State(Turn):
         if spare is not None:
             if len(spare) != n or any(c not in game.rules.deck for x in spare for c in x):
                 raise SetupError(f"spare must give terrain cards of the deck for each of the {n} players")
+            for x in reversed(s.spare):  # the cards dealt beside the played one go back on top
+                s.deck.extend(reversed(x))
             for p, cards in enumerate(spare):
                 for c in cards:
                     if c not in s.deck:
@@ -373,6 +379,7 @@ class State(Turn):
         s.kind_supply = {k: list(supply.get(k, [v] * game.setup.players)) for k, v in game.rules.kinds.items()}
         s.spare = [list(x) for x in data.get("spare", [[] for _ in range(game.setup.players)])]
         s.choosing = bool(data.get("choosing", False))
+        s.wild = data.get("wild")
         s.drawn = data.get("drawn")
         s.stock = {k: data["stock"][k] for k in game.rules.neutral}
         s.gold = [dict(x) for x in data["gold"]]
@@ -416,6 +423,7 @@ class State(Turn):
             tuple(self.hand),
             tuple(tuple(x) for x in self.spare),
             self.choosing,
+            self.wild,
             self.drawn,
             tuple(sorted((k, tuple(v)) for k, v in self.kind_own.items())),
             tuple(sorted((k, tuple(v)) for k, v in self.kind_supply.items())),
@@ -481,8 +489,16 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
         return "gold must map sources to whole numbers of at least 0"
     if any(h is not None and h not in rules.deck for h in s.hand):
         return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
+    if s.wild is not None and (
+        s.wild not in rules.deck
+        or s.choosing
+        or not (_whole(s.current) and 0 <= s.current < n)
+        or not s.hand[s.current]
+    ):
+        return "wild must be a terrain card of the deck, played as the terrain in the hand of the player to move"
     spare = [c for x in s.spare for c in x]
-    cards = sorted([c for c in s.hand if c is not None] + spare + s.deck + s.discard + s.removed, key=str)
+    held = [s.played_card(p) for p in range(n)]
+    cards = sorted([c for c in held if c is not None] + spare + s.deck + s.discard + s.removed, key=str)
     if cards != sorted((c for c, k in rules.deck.items() for _ in range(k)), key=str):
         return "hand, deck, discard and removed together must be the rule set's deck, each card once"
     for p in range(n):

@@ -9,6 +9,11 @@ from kbdsl.expr import Ctx
 from kbdsl.ruleset import CompiledAction
 
 
+#: Action `reads` (kbdsl.expr.Compiler.reads) whose target is a table per board: no context needed.
+CARD = frozenset({"card"})
+CARD_ORIGIN = frozenset({"card", "origin"})
+
+
 class Targets(Kinds, Hand):
     """Evaluating action filters for a player (one reused context object: this is the hot path)."""
 
@@ -36,27 +41,45 @@ class Targets(Kinds, Hand):
         if self._c is not None:
             self._c.drawn = card
 
-    def has_targets(self, action: CompiledAction, p: int) -> bool:
-        """Whether `action` lets p build anywhere now (adjacency only narrows a choice, never empties it)."""
-        if self.blocked or self.choosing:  # auras and hands of several cards: the full computation
-            return bool(self.build_targets(action, p))
-        return bool(action.target(self.ctx(p)) & self.game.tables.all & ~self.occ)
-
     def build_targets(self, action: CompiledAction, p: int) -> int:
         """Empty hexes `action` lets p build (or place) on, narrowed to p's neighbourhood if it says
         so and can (unless the next build is waived from that rule). Hexes an aura blocks are never
         targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
         if self.choosing and id(action) in self.game.card_actions:
             return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
-        c = self.ctx(p)
-        if self.blocked:
-            c.occ |= self.blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
-        cand = action.target(c) & self.game.tables.all & ~(self.occ | self.blocked)
+        if action.reads <= CARD:
+            cand = self.board_target(action, self.hand[p]) & ~(self.occ | self.blocked)
+        else:
+            c = self.ctx(p)
+            if self.blocked:
+                c.occ |= self.blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
+            cand = action.target(c) & self.game.tables.all & ~(self.occ | self.blocked)
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
             if near:
                 return near
         return cand
+
+    def board_target(self, action: CompiledAction, card: str | None, origin: int = -1) -> int:
+        """The target of an action that reads at most the card and the origin (its `reads`), on
+        this board: computed once per board, card and origin (see board_table)."""
+        table = self.board_table(action, card)
+        value = table[origin]
+        if value is None:
+            c = self.ctx(self.current)
+            c.card, c.origin = card, origin
+            value = table[origin] = action.target(c) & self.game.tables.all
+        return value
+
+    def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
+        """The board's cache of such an action's targets for one card, by origin (the last entry:
+        no origin); None where not computed yet."""
+        t = self.game.tables
+        key = (id(action), card if "card" in action.reads else None)
+        table = t.cache.get(key)
+        if table is None:
+            table = t.cache[key] = [None] * (t.n + 1)
+        return table
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
         """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
@@ -73,33 +96,52 @@ class Targets(Kinds, Hand):
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""
         if self.choosing and id(action) in self.game.card_actions:
             return self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
-        t = self.game.tables
+        g = self.game
+        t = g.tables
         own = self.own[p]
         sources = own & action.source(self.ctx(p)) if action.source else own
         if self.kind_own:
             sources &= ~self.unmovable(p, action.piece)
         out = []
-        nbr_mask = t.nbr_mask
+        nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
+        board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
+        if board_only:
+            table = self.board_table(action, card) if "origin" in reads else None
+            same = self.board_target(action, card) if table is None else 0
         for s in bit_list(sources):
             bit = 1 << s
-            lifted = own ^ bit
             occ = self.occ ^ bit
-            owns = list(self.own)
-            owns[p] = lifted
-            c = self.ctx(p, owns, occ, s)
-            if self.blocked:
-                blocked = self.blocked_without(p, s)
-                c.occ |= blocked
-                occ |= blocked
-            cand = action.target(c) & t.all & ~occ
-            if not self.game.may_stay:
+            if board_only:
+                if self.blocked:
+                    occ |= self.blocked_without(p, s)
+                if table is None:
+                    cand = same & ~occ
+                else:
+                    cand = table[s]
+                    if cand is None:
+                        cand = self.board_target(action, card, s)
+                    cand &= ~occ
+            else:
+                owns = list(self.own)
+                owns[p] = own ^ bit
+                c = self.ctx(p, owns, occ, s)
+                if self.blocked:
+                    blocked = self.blocked_without(p, s)
+                    c.occ |= blocked
+                    occ |= blocked
+                cand = action.target(c) & t.all & ~occ
+            if not g.may_stay:
                 cand &= ~bit
             if action.adjacent and cand:
-                nb = self.nb[p]
-                for j in t.nbr[s]:
-                    if not nbr_mask[j] & lifted:
-                        nb &= ~(1 << j)
                 near = cand & nb
+                edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
+                if edge:
+                    lifted = own ^ bit
+                    while edge:
+                        low = edge & -edge
+                        if not nbr_mask[low.bit_length() - 1] & lifted:
+                            near ^= low
+                        edge ^= low
                 if near:
                     cand = near
             if cand:

@@ -145,16 +145,28 @@ class Holdings(Pieces):
                     out |= touching
         return out
 
-    def discard_choices(self, p: int, frm: int, to: int) -> list[int]:
+    def discard_choices(self, p: int, frm: int, to: int, lifted: list[Tile] | None = None) -> list[int]:
         """Extra discard variants of a move that loses a tile while p holds, or this very move takes
-        (RULINGS 10), a tile of the same kind with another status (RULINGS 11)."""
+        (RULINGS 10), a tile of the same kind with another status (RULINGS 11). `lifted`: the tiles
+        lost with the piece on `frm` lifted (`lost` of that), when the caller has it already."""
         g = self.game
+        nbr_mask = g.tables.nbr_mask
+        if lifted is None:
+            lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << frm))
+        lost = [x for x in lifted if not (nbr_mask[x.at] >> to) & 1]  # the piece landing on `to` keeps the others
+        if not lost:
+            return []
+        gained = self.gains(p, to)
+        if not gained:  # without a tile gained, a variant needs another held tile of a lost one's kind
+            kinds = [x.kind for x in self.tiles[p]]
+            if all(kinds.count(x.kind) < 2 for x in lost):
+                return []
         held = [(x.kind, x.status, x) for x in self.tiles[p]]
-        for loc in self.gains(p, to):
+        for loc in gained:
             kind = self.tile_on(loc)
             held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
         out = []
-        for tile in self.lost(p, g.lose_now, (self.own[p] ^ (1 << frm)) | (1 << to)):
+        for tile in lost:
             for kind, status, x in held:
                 d = DISCARDS.index(status)
                 if x is not tile and kind == tile.kind and status != tile.status and d not in out:

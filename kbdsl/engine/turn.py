@@ -6,10 +6,13 @@ compiled tables, no checks beyond what the move generator already guarantees.
 
 from __future__ import annotations
 
-from kbdsl.bitset import bit_list
+import random
+
+from kbdsl.bitset import bit_list, extend_bits
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
+from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.scoring import score, totals
 
@@ -49,6 +52,7 @@ class Turn(Holdings, Targets, Gold):
             self.hit,
         )
         s.idle, s.turn_supply, s.waived, s.drawn = self.idle, self.turn_supply, self.waived, self.drawn
+        s._mandatory = self._mandatory
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -84,10 +88,47 @@ class Turn(Holdings, Targets, Gold):
     # -- legal moves -------------------------------------------------------------
     def legal_actions(self) -> list[int]:
         """Every legal move as an action code (see BaseGame.decode)."""
+        out: list[int] = []
+        for base, mask in self._runs():
+            if mask == 1:
+                out.append(base)
+            else:
+                extend_bits(out, base, mask)
+        return out
+
+    def sample_action(self, rng: random.Random) -> int:
+        """One legal move drawn uniformly by `rng`, without listing them all: the same move as
+        `actions[rng.randrange(len(actions))]` for `actions = legal_actions()`, with the same use
+        of `rng` (so `rng.choice(legal_actions())` and this play the same games)."""
+        if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
+            targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
+            if targets:
+                for _ in range(rng.randrange(targets.bit_count())):
+                    targets &= targets - 1
+                return self.game.code_base[BUILD] + (targets & -targets).bit_length() - 1
+        runs = self._runs()
+        total = 0
+        for _, mask in runs:
+            total += mask.bit_count()
+        if not total:
+            raise KbdslError("the game is over: there is no move to choose")
+        k = rng.randrange(total)
+        for base, mask in runs:
+            size = mask.bit_count()
+            if k < size:
+                for _ in range(k):
+                    mask &= mask - 1
+                return base + (mask & -mask).bit_length() - 1
+            k -= size
+        raise AssertionError("unreachable: k < total")
+
+    def _runs(self) -> list[tuple[int, int]]:
+        """The legal moves as runs (base, mask): the codes base + i for each set bit i of mask,
+        in the order of `legal_actions` (a move of its own is the run (code, 1))."""
         if self.over:
             return []
         g, p = self.game, self.current
-        out: list[int] = []
+        out: list[tuple[int, int]] = []
         self._risky = -1  # pieces whose move may lose a tile (sole_touchers), found when needed
         if self.pending_left:  # a tile action of several steps goes on
             self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
@@ -95,9 +136,10 @@ class Turn(Holdings, Targets, Gold):
                 if g.any_time:
                     self._any_time(out)
                 return out
-        if self.mandatory_open():
-            base = g.encode(BUILD)
-            out.extend(base + i for i in bit_list(self.build_targets(g.mandatory, p)))
+        if self.mand_left > 0:
+            targets = self.mandatory_targets()
+            if targets:
+                out.append((g.code_base[BUILD], targets))
             if self.built:
                 if g.any_time:
                     self._any_time(out)
@@ -108,66 +150,79 @@ class Turn(Holdings, Targets, Gold):
                 action = actions[name]
                 if action.kind == "build":  # the commonest case, inline
                     if self.supply[p] > 0:
-                        base = g.encode(g.kind_index[name])
-                        out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+                        targets = self.build_targets(action, p)
+                        if targets:
+                            out.append((g.code_base[g.kind_index[name]], targets))
                 else:
                     self._steps(name, action, out)
-        if not self.mandatory_open():
-            out.append(g.encode(END_TURN))
+        if self.mand_left <= 0:
+            out.append((g.code_base[END_TURN], 1))
         return out
 
     _risky: int = -1
+    _mandatory: tuple | None = None  # (occ, card, player, targets) of the last mandatory_targets
 
-    def _any_time(self, out: list[int]) -> None:
+    def mandatory_targets(self) -> int:
+        """build_targets of the mandatory action for the player to move, computed once per
+        position (`_settle` needs them too)."""
+        p, seen = self.current, self._mandatory
+        if seen is not None and seen[0] == self.occ and seen[1] is self.hand[p] and seen[2] == p:
+            return seen[3]
+        targets = self.build_targets(self.game.mandatory, p)
+        self._mandatory = (self.occ, self.hand[p], p, targets)
+        return targets
+
+    def _any_time(self, out: list[tuple[int, int]]) -> None:
         """Tiles usable between builds (window: any-time)."""
         for tile in self.usable_tiles(self.current):
             if tile in self.game.any_time:
                 for name in self.game.rules.entries.get(tile, ()):
                     self._steps(name, self.game.rules.actions[name], out)
 
-    def _steps(self, name: str, action, out: list[int]) -> None:
-        """The codes of one step of a tile's action."""
+    def _steps(self, name: str, action, out: list[tuple[int, int]]) -> None:
+        """The runs of one step of a tile's action (only runs with a move in them)."""
         g, p = self.game, self.current
         kind = g.kind_index[name]
+        base = g.code_base[kind]
         what = action.kind
+        targets = 0
         if what == "build":
             if self.supply[p] > 0:
-                base = g.encode(kind)
-                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+                targets = self.build_targets(action, p)
         elif what == "move":
             if self._risky < 0:
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
-            risky = self._risky
+            risky, n = self._risky, g.tables.n
             for s, targets in self.move_targets(action, p):
-                base = g.encode(kind, 0, s)
                 if not (risky >> s) & 1:
-                    out.extend(base + i for i in bit_list(targets))
+                    out.append((base + s * n, targets))
                     continue
+                lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
                 for i in bit_list(targets):
-                    out.append(base + i)
-                    for d in self.discard_choices(p, s, i):
-                        out.append(g.encode(kind, i, s, d))
+                    out.append((base + s * n + i, 1))
+                    for d in self.discard_choices(p, s, i, lifted):
+                        out.append((g.encode(kind, i, s, d), 1))
+            return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
-                base = g.encode(kind)
-                out.extend(base + i for i in bit_list(self.place_targets(action, p)))
+                targets = self.place_targets(action, p)
         elif what == "return":
-            base = g.encode(kind)
-            out.extend(base + i for i in bit_list(self.return_targets(action, p)))
+            targets = self.return_targets(action, p)
         elif what == "place":
             if self.stock[action.piece] > 0:
-                base = g.encode(kind)
-                out.extend(base + i for i in bit_list(self.build_targets(action, p)))
+                targets = self.build_targets(action, p)
         elif what == "remove":
-            base = g.encode(kind)
             hit = self.hit if self.pending_left and g.kinds[self.pending] == name else 0
-            out.extend(base + i for i in bit_list(self.remove_targets(action, p, hit)))
+            targets = self.remove_targets(action, p, hit)
         else:  # gold, ignore, draw: no choice
-            out.append(g.encode(kind))
+            targets = 1
+        if targets:
+            out.append((base, targets))
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
-        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | self.blocked)
+        blocked = 0 if action.piece in self.game.past_auras else self.blocked
+        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | blocked)
         return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
 
     def return_targets(self, action, p: int) -> int:
@@ -190,8 +245,12 @@ class Turn(Holdings, Targets, Gold):
     def apply_action(self, code: int) -> None:
         """Apply a code from legal_actions() (trusted: no legality check)."""
         g = self.game
-        kind, disc, frm, to = g.split(code)
+        n = g.tables.n
+        kd, rest = divmod(code, n * n)  # BaseGame.split, inline: kd is kind * 4 + discard
+        frm, to = divmod(rest, n)
+        kind, disc = kd >> 2, kd & 3
         p = self.current
+        self._mandatory = None
         self.log.append(code)
         if self.pending_left and self.pending_up_to and kind != self.pending:
             self._end_pending()  # another move ends an action one may stop
@@ -239,9 +298,10 @@ class Turn(Holdings, Targets, Gold):
         elif what == "move":
             self._move(p, frm, to, discard)
         elif what == "place" and action.piece in self.kind_supply:
+            pays = self.game.on_build and action.piece not in self.game.unpaid_kinds
             for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
                 self._landed(p, i)
-                if self.game.on_build:
+                if pays:
                     self._pay(p, self.game.on_build, 1 << i)
         elif what == "return":
             self.return_kind(p, to)
@@ -318,18 +378,18 @@ class Turn(Holdings, Targets, Gold):
         Also ends a tile action of several steps when nothing more can be done with it."""
         g, p = self.game, self.current
         if self.pending_left:
-            codes: list[int] = []
+            runs: list[tuple[int, int]] = []
             self._risky = -1
             name = g.kinds[self.pending]
-            self._steps(name, g.rules.actions[name], codes)
-            if not codes:
+            self._steps(name, g.rules.actions[name], runs)
+            if not runs:
                 self._end_pending()
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
             self.mand_left = 0
             return
-        while not self.has_targets(g.mandatory, p):
+        while not self.mandatory_targets():
             if not g.uses_card.get("build") or self.hand[p] is None:
                 self.mand_left = 0
                 return
@@ -344,13 +404,11 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
-        hand = self.game.hand_tiles
-        draws = max((hand.get(x.kind, 1) for x in self.tiles[p]), default=1) if hand else 1
-        self.refresh_tiles(p)
-        if draws > 1 or self.spare[p]:
-            self.draw_hand(p, draws)
+        if self.game.several_cards or self.spare[p]:
+            self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
+        self.refresh_tiles(p)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more

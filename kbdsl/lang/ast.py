@@ -135,8 +135,7 @@ class Tile(Declaration):
     lifecycle: str | None = None  # the lifecycle it follows (the only one declared, if not named)
     pool: str | None = None  # dealt from this pool at setup (then `copies`, not `letter`/`supply`)
     copies: int | None = None
-    settings: tuple[Setting, ...] = ()  # lifecycle settings of this tile only
-    hand: int | None = None  # held at the end of a turn: draw this many terrain cards, play one
+    settings: tuple[Setting, ...] = ()  # lifecycle and card-zone settings of this tile only
 
 
 @dataclass(frozen=True)

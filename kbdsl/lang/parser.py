@@ -194,8 +194,10 @@ class _Build(Transformer):
     def glyph(self, meta, items):
         return ("glyph", str(items[0])[1:-1])
 
-    def hand(self, meta, items):
-        return ("hand", int(items[0]))
+    def hand(self, meta, items):  # a setting whose value is a number
+        when = items[1] if len(items) > 1 else None
+        node = ast.Setting("hand", str(items[0]), when, value_pos=self._pos(items[0]), pos=self._pos(meta))
+        return ("setting", node)
 
     def deck(self, meta, items):
         return ("deck", str(items[0]))
@@ -280,7 +282,6 @@ class _Build(Transformer):
             self._one(props, "pool"),
             self._one(props, "copies"),
             tuple(s[0] for s in props.get("setting", [])),
-            self._one(props, "hand"),
             pos=self._pos(items[0]),
         )
 

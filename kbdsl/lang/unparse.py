@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kbdsl.lang import ast
 
 _PREC = {"|": 1, "&": 2, "!": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "//": 6}
@@ -10,6 +12,10 @@ _PREC = {"|": 1, "&": 2, "!": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "//": 6}
 def unparse(node, parent: int = 0) -> str:
     """Rule-language text of an expression or action, parenthesised only where needed."""
     if isinstance(node, ast.Action):
+        if node.kind == "or":
+            return " or ".join(unparse(part) for part in node.parts)
+        if node.then is not None:
+            return f"{unparse(replace(node, then=None))} then {unparse(node.then)}"
         mods = "".join(f" {m}" for m in node.modifiers)
         count = f" up-to {node.count}" if node.up_to else f" {node.count}" if node.count != 1 else ""
         if node.kind == "build":
@@ -23,7 +29,12 @@ def unparse(node, parent: int = 0) -> str:
         if node.kind == "ignore":
             return f"ignore {node.modifiers[0]}"
         source = f" from {unparse(node.source)}" if node.source is not None else ""
-        return f"move{count}{source} to {unparse(node.target)}{mods}"
+        if node.kind == "return":
+            return f"return {node.piece}{source}{mods}"
+        if node.kind == "draw":
+            return "draw"
+        piece = f" {node.piece}" if node.piece else ""
+        return f"move{count}{piece}{source} to {unparse(node.target)}{mods}"
     if isinstance(node, ast.Num):
         return str(node.value)
     if isinstance(node, ast.Ref):

@@ -20,6 +20,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from kbdsl.errors import KbdslError
 from kbdsl.game import State
 from kbdsl.ruleset import RuleSet
 
@@ -342,3 +343,15 @@ def render(
     data = state.view(viewer if viewer is not None else -1)
     board = render_board(state, highlight, sources, color, data, last, grid)
     return board + "\n\n" + render_status(state, seats, viewer, color, data, width)
+
+
+def score_table(sheets: list[dict[str, int]]) -> str:
+    """A per-player, per-card table with totals."""
+    if not sheets:
+        raise KbdslError("no players to score")
+    cols = list(sheets[0])
+    width = max(len(c) for c in cols + ["player"]) + 2
+    lines = ["player".ljust(8) + "".join(c.rjust(width) for c in cols)]
+    for p, s in enumerate(sheets):
+        lines.append(f"P{p}".ljust(8) + "".join(str(s[c]).rjust(width) for c in cols))
+    return "\n".join(lines)
