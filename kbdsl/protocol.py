@@ -136,7 +136,7 @@ def describe(rules: RuleSet) -> Json:
                 "supply": t.supply,
                 "pool": t.pool,
                 "texts": texts(t),
-                "hand": t.hand,
+                "hand": _hand(rules, t.name),
                 "action": (
                     {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)}
                     if t.action is not None
@@ -202,6 +202,13 @@ def _piece(rules: RuleSet, k: Any) -> Json:
             if st.key != "owner"
         ],
     }
+
+
+def _hand(rules: RuleSet, tile: str) -> int | None:
+    """The hand size a tile restates for its holder, under the default rule options (None: it does not)."""
+    cards = rules.tile_cards.get(tile)
+    hand = cards.resolve(rules.option_defaults()).get("hand") if cards is not None else None
+    return int(hand) if hand is not None else None
 
 
 def _part(name: str, a: Any) -> Json:
