@@ -256,6 +256,12 @@ class RuleSet:
         primary = self.primary_board.name
         return [s.name for s in self.sections.values() if (s.board or primary) == board]
 
+    def tile_hand(self, tile: str) -> int | None:
+        """The hand size a tile restates for its holder, under the default rule options (None: it does not)."""
+        cards = self.tile_cards.get(tile)
+        hand = cards.resolve(self.option_defaults()).get("hand") if cards is not None else None
+        return int(hand) if hand is not None else None
+
     def option_defaults(self) -> dict[str, bool]:
         return {o.name: o.default for o in self.options.values()}
 

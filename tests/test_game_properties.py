@@ -214,6 +214,7 @@ def check_sampling(state: State, legal: list[int], rng: random.Random) -> None:
         code = state.sample_action(a)
         assert code in legal and code == legal[b.randrange(len(legal))]
         assert a.getstate() == b.getstate()
+        assert code == random.Random(seed).choice(legal)  # what RandomBot drew before it sampled
 
 
 def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) -> None:

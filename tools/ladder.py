@@ -27,10 +27,9 @@ from kbdsl.game import Game  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 from kbdsl.simulate import wilson  # noqa: E402
 
-PAIRS = [
+PAIRS = [  # easy, medium and hard (kbdsl.bots.LEVELS) are greedy, montecarlo and ismcts
     ("greedy", "random"),
     ("montecarlo", "greedy"),
-    ("montecarlo/playouts=192", "greedy"),
     ("ismcts", "montecarlo"),
 ]
 

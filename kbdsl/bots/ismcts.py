@@ -1,17 +1,23 @@
 """Information-set Monte Carlo tree search (single observer, Cowling, Powley and Whitehouse 2012).
 
-Each iteration deals the unseen cards at random (a determinisation), walks down one tree shared
-by all determinisations (UCB1 over the children legal in this one, counting how often each was
-available), adds one node, plays randomly to a horizon and backs up every player's margin.
+Each iteration deals the unseen cards at random (a determinisation) and walks down one tree
+shared by all determinisations over the rest of the player's turn: UCB1 over the children legal
+in this determinisation, counting how often each was available. A node opens its children one by
+one in the order of greedy's ranking (progressive widening), so a small budget goes to whole
+turns that start well rather than to 30 first moves; past the tree greedy finishes the turn
+(its rankings are kept for the decision), then play is random to a horizon and every player's
+worth (margin plus held tiles) is backed up. The walks cycle through a few deals and dice
+(common random numbers), so sibling moves meet the same luck.
 """
 
 from __future__ import annotations
 
 import math
+import random
 
 from kbdsl.bots.base import Seat, SeatBot
-from kbdsl.bots.greedy import ranked
 from kbdsl.bots.playout import margins, rollout
+from kbdsl.game import State
 
 
 class Node:
@@ -25,59 +31,116 @@ class Node:
 
 
 class IsmctsBot(SeatBot):
-    """`iterations` tree walks; the root keeps the `width` moves the greedy ranking likes best.
-    Values are margins in gold divided by `scale`; `c` is the UCB1 exploration constant."""
+    """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the
+    end of each walk and one per move greedy judges below the root (the root's ranking is free,
+    as for the Monte Carlo bot), so the time per decision is bounded whatever the position. A
+    node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
+    below the root only `cap` moves of a long list are judged. A player's worth is its margin
+    plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
+    gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
+    exploration constant; `horizon` the turns played before the scorers judge (None: to the end
+    of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each)."""
 
     name = "ismcts"
 
     def __init__(
         self,
         seed: int | str = 0,
-        iterations: int = 256,
-        width: int = 6,
+        playouts: int = 192,
         horizon: int | None = 2,
         c: float = 0.4,
         scale: float = 10.0,
+        widen: float = 1.0,
+        alpha: float = 0.5,
+        cap: int = 24,
+        deals: int = 16,
+        tile_gold: float = 3.0,
     ):
         super().__init__(seed)
-        self.iterations, self.width, self.horizon, self.c, self.scale = iterations, width, horizon, c, scale
+        self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
+        self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
+        self._priors: dict[tuple[int, ...], dict[int, float]] = {}  # per decision: see _rank
+        self._spent = 0  # scorer calls spent on this decision
 
     def act(self, seat: Seat) -> int:
         actions = seat.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        self.rng.shuffle(actions)
-        me, rng = seat.player, self.rng
-        root_moves = [code for _, code in ranked(seat.public, actions, me)[: self.width]]
+        rng, turn = self.rng, seat.public.turn
+        until = turn + self.horizon if self.horizon is not None else None
         root = Node(-1, -1)
-        until = seat.public.turn + self.horizon if self.horizon is not None else None
-        for _ in range(self.iterations):
-            state = seat.sample(rng)
-            node, path = root, [root]
-            while not state.over and (until is None or state.turn < until):
-                legal = root_moves if node is root else state.legal_actions()
-                untried = [a for a in legal if a not in node.children]
-                for a in legal:
-                    child = node.children.get(a)
-                    if child is not None:
-                        child.avail += 1
-                player = state.current
-                if untried:
-                    code = untried[rng.randrange(len(untried))]
-                    node.children[code] = child = Node(code, player)
-                    child.avail = 1
-                    state.apply_action(code)
-                    path.append(child)
-                    break
-                node = max((node.children[a] for a in legal), key=self._ucb)
-                state.apply_action(node.code)
-                path.append(node)
-            values = margins(rollout(state, rng, until))
+        self._priors, self._spent = {}, 0
+        self._rank((), seat.public, actions, root=True)
+        seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
+        while self._spent < self.playouts:
+            dice = random.Random(seeds[self._spent % self.deals]) if seeds else rng
+            self._spent += 1
+            state = seat.sample(dice)
+            node, path, key, grown = root, [root], (), False
+            while not state.over and state.turn == turn:  # the tree holds the rest of this turn
+                legal = state.legal_actions()
+                prior = self._rank(key, state, legal)
+                if grown:  # past the tree, greedy finishes the turn
+                    code = max(legal, key=prior.__getitem__)
+                else:
+                    window = sorted(legal, key=lambda a: -prior[a])[: self._width(node.visits)]
+                    code = None
+                    for a in window:
+                        child = node.children.get(a)
+                        if child is not None:
+                            child.avail += 1
+                        elif code is None:
+                            code = a
+                    if code is not None:
+                        node.children[code] = child = Node(code, state.current)
+                        child.avail, grown = 1, True
+                        path.append(child)
+                    else:
+                        node = max((node.children[a] for a in window), key=self._ucb)
+                        code = node.code
+                        path.append(node)
+                state.apply_action(code)
+                key += (code,)
+            values = self._worth(rollout(state, dice, until))
             for n in path:
                 n.visits += 1
                 if n.player >= 0:
                     n.value += values[n.player] / self.scale
-        return max(root.children.values(), key=lambda n: n.visits).code
+        return max(root.children.values(), key=lambda n: (n.visits, n.value)).code
+
+    def _rank(self, key: tuple[int, ...], state: State, legal: list[int], root: bool = False) -> dict[int, float]:
+        """The mover's worth after each legal move of the position that the moves `key` reach
+        this turn (kept for the decision; ties broken by a tiny random amount, so neither the
+        widening nor greedy favours the first hexes of the board)."""
+        prior = self._priors.setdefault(key, {})
+        new = [code for code in legal if code not in prior]
+        if not new:
+            return prior
+        if not root and len(new) > self.cap:
+            self.rng.shuffle(new)
+            for code in new[self.cap :]:
+                prior[code] = -math.inf
+            new = new[: self.cap]
+        me, jitter = state.current, self.rng.random
+        if not root:
+            self._spent += len(new)
+        for code in new:
+            trial = state.clone()
+            trial.apply_action(code)
+            prior[code] = self._worth(trial)[me] + jitter() * 1e-3
+        return prior
+
+    def _worth(self, state: State) -> list[float]:
+        """Per player, the margin plus `tile_gold` for each tile held more than the best other."""
+        out = margins(state)
+        if self.tile_gold:
+            held = [len(ts) for ts in state.tiles]
+            for p, n in enumerate(held):
+                out[p] += self.tile_gold * (n - max(h for q, h in enumerate(held) if q != p))
+        return out
+
+    def _width(self, visits: int) -> int:
+        return max(1, math.ceil(self.widen * (visits + 1) ** self.alpha))
 
     def _ucb(self, n: Node) -> float:
         return n.value / n.visits + self.c * math.sqrt(math.log(n.avail) / n.visits)

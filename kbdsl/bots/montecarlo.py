@@ -18,7 +18,7 @@ class MonteCarloBot(SeatBot):
 
     name = "montecarlo"
 
-    def __init__(self, seed: int | str = 0, playouts: int = 64, width: int = 6, horizon: int | None = 2):
+    def __init__(self, seed: int | str = 0, playouts: int = 192, width: int = 6, horizon: int | None = 2):
         super().__init__(seed)
         self.playouts, self.width, self.horizon = playouts, width, horizon
 

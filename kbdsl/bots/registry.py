@@ -33,10 +33,10 @@ BOTS: dict[str, Factory] = {
     "ismcts": IsmctsBot,
     "easy": GreedyBot,
     "medium": MonteCarloBot,
-    "hard": lambda seed=0: MonteCarloBot(seed, playouts=192),
+    "hard": IsmctsBot,
 }
 #: Levels for people, weakest first, as the ladder measured them (README: Strength).
-LEVELS = {"easy": "greedy", "medium": "montecarlo", "hard": "montecarlo, 192 playouts"}
+LEVELS = {"easy": "greedy", "medium": "montecarlo", "hard": "ismcts"}
 
 
 def make_bot(name: str, seed: int | str = 0) -> Bot:
