@@ -19,9 +19,13 @@ from kbdsl.game import Game, State
 
 def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
     """The terrain cards the viewer has not seen: the deck's cards minus the discard pile, the
-    removed cards and the hands shown in the view (sorted, so the result names no order)."""
+    removed cards and the cards in hand shown in the view (sorted, so the result names no order)."""
     left = Counter(game.rules.deck)
-    seen = [*view["discard"], *view["removed"], *(h for h in view["hand"] if h is not None)]
+    hands = list(view["hand"])
+    if view.get("wild") is not None:  # the viewer plays a card as another terrain: the card is what it holds
+        hands[view["current"]] = view["wild"]
+    spare = [c for x in view.get("spare") or () for c in x]
+    seen = [*view["discard"], *view["removed"], *(c for c in [*hands, *spare] if c is not None)]
     left.subtract(seen)
     if min(left.values(), default=0) < 0:
         raise SetupError("the view shows more cards of a terrain than the deck holds")
@@ -31,7 +35,13 @@ def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
 def determinize(game: Game, view: Mapping[str, Any], rng: random.Random) -> State:
     """A full state agreeing with `view` (of `view['viewer']`), hidden cards dealt by `rng`."""
     data = dict(view)
-    data["hand"], data["deck"] = deal(view["hand"], view["viewer"], unseen_cards(game, view), view["deck"], rng)
+    spare = view.get("spare")
+    hands, extra, data["deck"] = deal(
+        view["hand"], spare or [[] for _ in view["hand"]], view["viewer"], unseen_cards(game, view), view["deck"], rng
+    )
+    data["hand"] = hands
+    if spare is not None:
+        data["spare"] = extra
     state = State.from_json(data, game)
     state.game = game.with_seed(rng.getrandbits(63))
     return state
@@ -40,23 +50,33 @@ def determinize(game: Game, view: Mapping[str, Any], rng: random.Random) -> Stat
 def redeal(state: State, viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random) -> None:
     """Deal `unseen` again at random to the deck and the other players' hands (in place), and
     bind the state to a freshly seeded copy of its game."""
-    state.hand, state.deck = deal(state.hand, viewer, unseen, deck_size, rng)
+    state.hand, state.spare, state.deck = deal(state.hand, state.spare, viewer, unseen, deck_size, rng)
     state.game = state.game.with_seed(rng.getrandbits(63))
 
 
 def deal(
-    hands: list[str | None], viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random
-) -> tuple[list[str | None], list[str]]:
-    """(hands, deck): the viewer's hand kept, `unseen` shuffled into a deck of `deck_size` cards
-    and one card for each of the other players while cards are left."""
+    hands: list[str | None],
+    spare: list[list[str | None]],
+    viewer: int | None,
+    unseen: list[str],
+    deck_size: int,
+    rng: random.Random,
+) -> tuple[list[str | None], list[list[str]], list[str]]:
+    """(hands, spare, deck): the viewer's cards kept, `unseen` shuffled into a deck of `deck_size`
+    cards and the other players' hands. The view says how many cards each holds beside the played
+    one (those players hold a played card too); the others get one card each while cards are left."""
     cards = list(unseen)
     rng.shuffle(cards)
     if len(cards) < deck_size:
         raise SetupError(f"the view's deck holds {deck_size} cards, but only {len(cards)} are unseen")
     hidden = len(cards) - deck_size
-    out = list(hands)
-    for p in range(len(out)):
-        if p != viewer:
-            out[p] = cards.pop() if hidden > 0 else None
-            hidden -= 1
-    return out, cards
+    others = [p for p in range(len(hands)) if p != viewer]
+    if hidden < sum(1 + len(spare[p]) for p in others if spare[p]):
+        raise SetupError(f"the view's hands hold more cards than the {hidden} unseen outside the deck")
+    out, extra = list(hands), [list(x) for x in spare]
+    for p in sorted(others, key=lambda p: not spare[p]):  # those known to hold cards first
+        extra[p] = [cards.pop() for _ in spare[p]]
+        hidden -= len(extra[p])
+        out[p] = cards.pop() if hidden > 0 else None  # always a card for those holding spare ones
+        hidden -= out[p] is not None
+    return out, extra, cards

@@ -79,6 +79,30 @@ def test_a_determinisation_agrees_with_the_view_and_deals_only_unseen_cards(midg
     assert len({tuple(d.deck) for d in deals}) > 1  # the unseen cards are really dealt at random
 
 
+def test_a_determinisation_deals_the_cards_an_opponent_holds_beside_the_played_one():
+    """With hands of two (Crossroads' tile), the view says how many cards an opponent holds but
+    not which: a determinisation deals that many unseen cards, and every search bot can move."""
+    from conftest import shipped
+
+    game = Game.new(shipped("crossroads"), players=2, seed=5, sections=["lighthouse", "barracks", "city-hall", "monastery"])
+    state, bot, checked = game.new_state(), RandomBot(1), 0
+    while not state.over and checked < 3:
+        me, other = state.current, 1 - state.current
+        if state.spare[other]:
+            view = state.view(me)
+            assert view["spare"][other] == [None] * len(state.spare[other])
+            unseen = Counter(unseen_cards(game, view))
+            for seed in range(3):
+                d = determinize(game, view, random.Random(seed))
+                assert d.view(me) == view and len(d.spare[other]) == len(state.spare[other])
+                assert Counter(d.deck) + Counter([d.hand[other], *d.spare[other]]) == unseen
+            for b in search_bots(3):
+                assert b.choose(state) in state.legal_actions(), b.name
+            checked += 1
+        state.apply_action(bot.choose(state))
+    assert checked == 3  # positions where the opponent held two cards were reached
+
+
 def test_greedy_plays_a_move_with_the_best_margin(midgame):
     state = midgame.clone()
     for _ in range(8):

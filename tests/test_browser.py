@@ -29,7 +29,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-from webplay import end_turns, play_until  # noqa: E402
+from webplay import end_turns, table_where  # noqa: E402
 
 from kbdsl.game import Game, Setup, replay  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
@@ -242,8 +242,7 @@ def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn
     url, _ = server
     errors: list[str] = []
     call = protocol(url)
-    table, toks, links = crossroads_table(url)
-    legal = play_until(call, table, toks, "lighthouse", "lighthouse.place")  # seat 0 holds a Lighthouse
+    (table, toks, links), legal = table_where(lambda: crossroads_table(url), call, "lighthouse", "lighthouse.place")  # seat 0 holds a Lighthouse
     page = page_in(browser, errors)
     page.goto(url + links[0])
     my_turn(page)
@@ -289,8 +288,7 @@ def test_a_tile_action_without_a_hex_is_played_by_its_button_and_its_next_step_i
     url, _ = server
     errors: list[str] = []
     call = protocol(url)
-    table, toks, links = crossroads_table(url)
-    play_until(call, table, toks, "fort", "fort")  # seat 0 holds a Fort: draw a card, then build on it
+    (table, toks, links), _ = table_where(lambda: crossroads_table(url), call, "fort", "fort")  # seat 0 holds a Fort: draw a card, then build on it
     page = page_in(browser, errors)
     page.goto(url + links[0])
     my_turn(page)

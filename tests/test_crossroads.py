@@ -46,9 +46,9 @@ def test_the_spare_card_is_hidden_from_other_players(rules):
     game = Game.new(rules, players=2, seed=2, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
     state = State.arrange(game, [["4,16"], []], hand=["forest", "canyon"], spare=[["grass"], []],
                           tiles=[[{"tile": "crossroads", "at": "4,17"}], []])
-    assert state.view(0)["spare"] == [["grass"], None]
-    assert state.view(1)["spare"] == [None, []]
-    assert state.view(None)["spare"] == [None, None]
+    assert state.view(0)["spare"] == [["grass"], []]
+    assert state.view(1)["spare"] == [[None], []]  # how many cards a player holds is public, not which
+    assert state.view(None)["spare"] == [[None], []]
     assert "grass" not in json.dumps(state.view(1)["spare"]) and state.to_json()["spare"] == [["grass"], []]
 
 
@@ -154,3 +154,14 @@ def test_the_engine_bounds_where_each_piece_kind_can_stand(rules):
                      options={"meeples-move-by-own-tile": True})
     assert terrains_of(ruled, ruled.standable("ship")) == {"water"}  # only the Lighthouse moves it
     assert terrains_of(ruled, ruled.standable("warrior")) == land  # placed by the Barracks, never moved
+
+
+def test_the_terminal_status_shows_the_spare_card_to_its_holder_only(rules):
+    from kbdsl.render.terminal import render_status
+
+    game = Game.new(rules, players=2, seed=2, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
+    state = State.arrange(game, [["4,16"], []], hand=["forest", "canyon"], spare=[["grass"], []],
+                          tiles=[[{"tile": "crossroads", "at": "4,17"}], []])
+    mine, theirs = (render_status(state, ["", ""], v, False, state.view(v)).splitlines()[0] for v in (0, 1))
+    assert "card: Forest or Grass" in mine
+    assert "Forest" not in theirs and "Grass" not in theirs and "P0 to move" in theirs

@@ -370,7 +370,7 @@ def test_view_hides_the_card_played_as_another_terrain():
     for viewer in range(3):
         view = state.view(viewer)
         assert view["wild"] == (state.wild if viewer == p else None)
-        assert view["spare"][p] == (state.spare[p] if viewer == p else None)
+        assert view["spare"][p] == (state.spare[p] if viewer == p else [None] * len(state.spare[p]))
 
 
 @settings(max_examples=scaled(25))

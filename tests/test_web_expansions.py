@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from webplay import end_turns, play_until
+from webplay import end_turns, table_where
 from webserver import token  # also skips this module without the web extra
 
 from kbdsl.protocol import validator  # noqa: E402
@@ -68,9 +68,8 @@ def play(client, table: str, tok: str, move: dict) -> dict:
 
 
 def test_a_wall_placed_with_a_nomads_tile_is_on_the_board_the_picture_and_the_other_seats_push(client):
-    table, toks = open_table(client, NOMADS)
     call = caller(client)
-    legal = play_until(call, table, toks, "quarry", "quarry")
+    (table, toks), legal = table_where(lambda: open_table(client, NOMADS), call, "quarry", "quarry")
     wall = next(m for m in legal if m["do"] == "quarry")
     assert set(wall) == {"do", "to"}  # a placement names one hex
     with client.websocket_connect(f"/ws/{table}") as ws1:
@@ -92,9 +91,8 @@ def test_a_wall_placed_with_a_nomads_tile_is_on_the_board_the_picture_and_the_ot
 
 
 def test_a_warrior_placed_by_a_tiles_choice_blocks_the_hexes_around_it(client):
-    table, toks = open_table(client, CROSSROADS)
     call = caller(client)
-    legal = play_until(call, table, toks, "barracks", "barracks.place")
+    (table, toks), legal = table_where(lambda: open_table(client, CROSSROADS), call, "barracks", "barracks.place")
     actions = call({"cmd": "actions", "game": table}, toks[0])["result"]["actions"]
     named = {a["action"]: a for a in actions}
     assert named["barracks.place"]["usable"] and not named["barracks.return"]["usable"]  # no warrior out yet
@@ -117,9 +115,8 @@ def test_a_warrior_placed_by_a_tiles_choice_blocks_the_hexes_around_it(client):
 
 
 def test_a_ship_is_placed_and_sails_step_by_step_with_the_lighthouses_parts(client):
-    table, toks = open_table(client, CROSSROADS)
     call = caller(client)
-    legal = play_until(call, table, toks, "lighthouse", "lighthouse.place")
+    (table, toks), legal = table_where(lambda: open_table(client, CROSSROADS), call, "lighthouse", "lighthouse.place")
     place = next(m for m in legal if m["do"] == "lighthouse.place")
     state = play(client, table, toks[0], place)
     assert state["kinds"]["ship"][0] == [place["to"]]
@@ -139,9 +136,8 @@ def holds_a_hand_tile_and_may_end(state: dict, legal: list[dict]) -> bool:
 
 
 def test_a_hand_of_two_cards_is_seen_only_by_its_holder(client):
-    table, toks = open_table(client, CROSSROADS)
     call = caller(client)
-    play_until(call, table, toks, "crossroads", holds_a_hand_tile_and_may_end)
+    (table, toks), _ = table_where(lambda: open_table(client, CROSSROADS), call, "crossroads", holds_a_hand_tile_and_may_end)
     with client.websocket_connect(f"/ws/{table}") as ws1, client.websocket_connect(f"/ws/{table}") as spy:
         for ws, tok in ((ws1, toks[1]), (spy, None)):
             ws.send_text(json.dumps({"join": tok}))
@@ -152,9 +148,9 @@ def test_a_hand_of_two_cards_is_seen_only_by_its_holder(client):
     cards = [mine["hand"][0], *mine["spare"][0]]
     assert len(cards) == 2 and None not in cards
     for push in pushes:
-        assert push["state"]["hand"][0] is None and push["state"]["spare"][0] is None
+        assert push["state"]["hand"][0] is None and push["state"]["spare"][0] == [None]
         assert not any(json.dumps(c) in json.dumps(push["state"]["spare"]) for c in cards)
-    assert view(client, table, toks[1])["spare"][0] is None and view(client, table)["spare"] == [None, None]
+    assert view(client, table, toks[1])["spare"][0] == [None] and view(client, table)["spare"][0] == [None]
     # at seat 0's next turn, the builds offered are those of either card
     end_turns(call, table, toks, until_seat=0)
     assert [view(client, table, toks[0])["hand"][0], *view(client, table, toks[0])["spare"][0]] == cards

@@ -15,6 +15,11 @@ from typing import Any
 
 Call = Callable[[dict, str | None], dict]  # (request, token) -> the protocol response
 MAX_MOVES = 600
+TRIES = 8  # random setups to try: in a few, seat 0's builds never reach the tile wanted
+
+
+class Unreached(AssertionError):
+    """The game ended before seat 0 could play what a test wants (a setup it does not serve)."""
 
 
 def distances(call: Call, table: str, location: str) -> dict[str, int]:
@@ -43,7 +48,8 @@ def play_until(
     far = max(dist.values()) + 1
     for _ in range(MAX_MOVES):
         state = call({"cmd": "state", "game": table}, None)["result"]["state"]
-        assert not state["over"], f"the game ended before seat 0 could play {wanted}"
+        if state["over"]:
+            raise Unreached(f"the game ended before seat 0 could play {wanted}")
         seat = state["current"]
         legal = call({"cmd": "legal", "game": table}, tokens[seat])["result"]["moves"]
         if seat == 0 and done(state, legal):
@@ -56,7 +62,21 @@ def play_until(
             move = {"do": "end"}
         reply = call({"cmd": "play", "game": table, "move": move}, tokens[seat])
         assert reply["ok"], reply
-    raise AssertionError(f"seat 0 could not play {wanted} within {MAX_MOVES} moves")
+    raise Unreached(f"seat 0 could not play {wanted} within {MAX_MOVES} moves")
+
+
+def table_where(
+    new_table: Callable[[], tuple], call: Call, location: str, wanted: str | Callable[[dict, list[dict]], bool]
+) -> tuple[tuple, list[dict]]:
+    """`new_table()` (a tuple of the table, the seat tokens and whatever else) played by `play_until`,
+    with seat 0's legal moves; a setup where seat 0 never gets there is left for a fresh table."""
+    for _ in range(TRIES):
+        t = new_table()
+        try:
+            return t, play_until(call, t[0], t[1], location, wanted)
+        except Unreached:
+            continue
+    raise AssertionError(f"seat 0 could not play {wanted} on any of {TRIES} random setups")
 
 
 def end_turns(call: Call, table: str, tokens: list[str], until_seat: int = 0) -> None:

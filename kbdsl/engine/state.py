@@ -194,8 +194,8 @@ class State(Turn):
         """What `player` may see (None: a spectator): other hands and the deck order are hidden."""
         data = self.to_json()
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
-        if "spare" in data:  # the other cards in hand are as hidden as the played one
-            data["spare"] = [x if p == player else None for p, x in enumerate(data["spare"])]
+        if "spare" in data:  # the other cards in hand are as hidden as the played one; how many is public
+            data["spare"] = [x if p == player else [None] * len(x) for p, x in enumerate(data["spare"])]
         if "wild" in data and player != self.current:  # the card behind the terrain played
             data["wild"] = None
         data["deck"] = len(self.deck)

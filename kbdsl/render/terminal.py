@@ -249,7 +249,7 @@ def render_status(
         hand = data["hand"][cur]
         if hand is not None:
             head.append(f"card: {paint(rules.terrains[hand].title, terrain_color(rules, hand), color)}")
-        spare = (data.get("spare") or [None] * (cur + 1))[cur]
+        spare = [c for c in (data.get("spare") or [[]] * (cur + 1))[cur] if c is not None]  # hidden: None
         if spare and data.get("choosing"):
             head[-1] += " or " + " or ".join(
                 paint(rules.terrains[c].title, terrain_color(rules, c), color) for c in spare
