@@ -48,6 +48,7 @@ class English:
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
+        self.moved = "settlement"  # what a move's target phrases call the moved piece
 
     # -- declarations ------------------------------------------------------------------
     def explain(self, name: str) -> list[str]:
@@ -71,10 +72,20 @@ class English:
         return [*r.tiles, *r.cards, *r.scorings, *r.defines, *r.terrains, *r.sections]
 
     def tile(self, t: ast.Tile) -> str:
-        head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
+        if t.pool is not None:
+            head = f"Tile {t.title!r} ({t.name}): {t.copies or 1} cop(ies) in the {t.pool} pool, dealt at setup."
+        else:
+            head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
+        hand = self.rules.tile_hand(t.name)
+        if hand:
+            head += f" Its holder draws {hand} terrain cards at the end of each turn and plays one of them."
         if t.action is None:
             return head
-        return f"{head} Once per turn, its holder may {self.action(t.action)}."
+        life = self.rules.tile_lifecycle[t.name].resolve(self.rules.option_defaults())
+        when = "Once per turn" if life["use"] == "once-per-turn" else "Once, and then it leaves the game"
+        if life["first-use"] == "when-gained":
+            when = "The moment it is taken"
+        return f"{head} {when}, its holder may {self.action(t.action)}."
 
     def card(self, c: ast.Card) -> str:
         kind = "Scoring (every game)" if c.always else "Kingdom Builder card"
@@ -110,12 +121,47 @@ class English:
 
     # -- actions -----------------------------------------------------------------------
     def action(self, a: ast.Action) -> str:
+        """An action as a verb phrase: a choice is joined by "or", an action that follows by "then"."""
+        if a.kind == "or":
+            return "; or ".join(self.action(part) for part in a.parts)
+        text = self._one(a)
+        return f"{text}, then {self.action(a.then)}" if a.then is not None else text
+
+    def _one(self, a: ast.Action) -> str:
         near = ", next to their own settlements if possible" if a.adjacent_if_possible else ""
+        if "adjacent" in a.modifiers:
+            near = ", next to their own pieces"
+        times = f", up to {a.count} times" if a.up_to else f", {a.count} times" if a.count > 1 else ""
         if a.kind == "build":
             what = "one settlement" if a.count == 1 else f"{a.count} settlements"
             return f"build {what} from their supply on {self.hexes(a.target)}{near}"
+        if a.kind == "place":
+            shared = a.piece in self.rules.neutral
+            supply = "the shared supply" if shared else "their supply"
+            where = f"{self.hexes(a.target)}{near}{times}"
+            return f"place one {self._piece(a.piece)} from {supply} on {where}"
+        if a.kind == "return":
+            return f"take one {self._piece(a.piece)} of theirs back from the board to their supply"
+        if a.kind == "remove":
+            whose = "one piece of each other player" if "per-opponent" in a.modifiers else "a piece of another player"
+            return f"remove {whose} standing on {self.hexes(a.target)}, back to its owner's supply"
+        if a.kind == "draw":
+            return "draw the top terrain card and put it face up on the discard pile"
+        if a.kind == "gold":
+            return f"gain {a.count} gold"
+        if a.kind == "ignore":
+            return f"waive {a.modifiers[0]} for their next settlement"
         source = f" standing on {self.hexes(a.source)}" if a.source is not None else ""
-        return f"move one of their settlements{source} to {self.hexes(a.target)}{near}"
+        self.moved = self._piece(a.piece) if a.piece else "settlement"
+        try:
+            who = f"their {self.moved}" if a.piece else "one of their settlements"
+            return f"move {who}{source} to {self.hexes(a.target)}{near}{times}"
+        finally:
+            self.moved = "settlement"
+
+    def _piece(self, kind: str | None) -> str:
+        decl = self.rules.pieces.get(kind or self.rules.piece_kind)
+        return decl.title.lower() if decl is not None else (kind or "settlement")
 
     # -- expressions ---------------------------------------------------------------------
     def expr(self, node: ast.Expr) -> str:
@@ -146,6 +192,8 @@ class English:
         if isinstance(node, ast.Ref):
             if node.name in self.rules.defines:
                 return f"{node.name} ({self.expr(self.rules.defines[node.name].expr)})"
+            if node.name == "origin":
+                return f"the hex the moved {self.moved} starts from"
             return NOUNS.get(node.name) or HEX_WORDS.get(node.name, node.name)
         if isinstance(node, ast.Call):
             return self._call(node)
@@ -163,6 +211,8 @@ class English:
         if name == "terrain":
             if words == ["card"]:
                 return "hexes of the terrain of the card they played"
+            if words == ["drawn"]:
+                return "hexes of the terrain of the card the action drew"
             titles = [self.rules.terrains[w].title if w in self.rules.terrains else w for w in words]
             return f"{' or '.join(titles)} hexes"
         if name == "location":
@@ -181,10 +231,10 @@ class English:
                 f"hexes just past either end of a straight line of {self.number(args[1])} or more {self.hexes(args[0])}"
             )
         if name == "straight":
-            return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved settlement"
+            return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved {self.moved}"
         if name == "slide":
             return (
-                "in each direction, the last hex reached by stepping from the moved settlement through "
+                f"in each direction, the last hex reached by stepping from the moved {self.moved} through "
                 f"{self.hexes(args[0])}"
             )
         return f"{name}({', '.join(self.expr(a) for a in args)})"

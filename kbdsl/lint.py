@@ -93,7 +93,20 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
                     "W004",
                 )
             )
+    out += _identical_never_applies(rules)
     return out
+
+
+def _identical_never_applies(rules: RuleSet) -> list[Diagnostic]:
+    """`identical: any-terrain` with no hand of two cards: no rule (the turn or a tile) gives one."""
+    decls = [d for d in (rules.turn.decl, *rules.tiles.values()) if d is not None]
+    lines = [st for d in decls for st in d.settings]
+    if any(st.key == "hand" and int(st.value) > 1 for st in lines):
+        return []
+    message = "identical: any-terrain never applies: no hand holds two cards (neither the turn's nor a tile's hand)"
+    return [
+        Diagnostic(st.value_pos, message, "W005") for st in lines if (st.key, st.value) == ("identical", "any-terrain")
+    ]
 
 
 def _unique(diags: list[Diagnostic]) -> list[Diagnostic]:

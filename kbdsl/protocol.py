@@ -136,7 +136,7 @@ def describe(rules: RuleSet) -> Json:
                 "supply": t.supply,
                 "pool": t.pool,
                 "texts": texts(t),
-                "hand": _hand(rules, t.name),
+                "hand": rules.tile_hand(t.name),
                 "action": (
                     {"kind": t.action.kind, "count": t.action.count, "text": unparse(t.action)}
                     if t.action is not None
@@ -202,13 +202,6 @@ def _piece(rules: RuleSet, k: Any) -> Json:
             if st.key != "owner"
         ],
     }
-
-
-def _hand(rules: RuleSet, tile: str) -> int | None:
-    """The hand size a tile restates for its holder, under the default rule options (None: it does not)."""
-    cards = rules.tile_cards.get(tile)
-    hand = cards.resolve(rules.option_defaults()).get("hand") if cards is not None else None
-    return int(hand) if hand is not None else None
 
 
 def _part(name: str, a: Any) -> Json:
@@ -481,11 +474,15 @@ class Server:
         return out
 
     def actions(self, req: Json) -> Json:
-        """The actions of the player to move (build, each held tile, end): usable now, or why not; and
-        the moves of this turn that `undo` may take back."""
+        """The actions of the player to move (build, an unfinished tile action, each held tile's actions
+        as moves name them, end): usable now, or why not; and the moves of this turn that `undo` may
+        take back."""
         state = self._state(req)
         legal = {m.do for m in state.legal_moves()}
-        names = ["build", *dict.fromkeys(t.kind for t in state.tiles[state.current]), "end"]
+        entries = state.game.rules.entries
+        pending = [state.game.kinds[state.pending]] if state.pending_left else []
+        tiles = [a for t in dict.fromkeys(x.kind for x in state.tiles[state.current]) for a in entries.get(t, ())]
+        names = list(dict.fromkeys(["build", *pending, *tiles, "end"]))
         return {
             "game": req["game"],
             "player": state.current,
@@ -603,7 +600,7 @@ def _why_not(state: State, action: str) -> str:
     g, p = state.game, state.current
     own = state.settlements(p)
     probe = own[0] if own else g.tables.ids[0]
-    move: Json = {"do": action} if action == "end" else {"do": action, "to": probe}
+    move: Json = {"do": action} if action == "end" or action in g.no_hex else {"do": action, "to": probe}
     if action in g.rules.actions and g.rules.actions[action].kind == "move":
         move["from"] = probe
     try:
@@ -611,7 +608,12 @@ def _why_not(state: State, action: str) -> str:
     except IllegalMove as e:
         if probe not in e.reason:
             return e.reason
-    title = g.rules.tiles[action].title if action in g.rules.tiles else "mandatory build"
+    tile = g.rules.action_tile.get(action)
+    title = g.rules.tiles[tile].title if tile is not None else "mandatory build"
+    a = g.rules.actions.get(action)
+    if a is not None and a.kind in ("move", "return") and a.piece in g.rules.kinds and not state.kind_own[a.piece][p]:
+        verb = "move" if a.kind == "move" else "take back"
+        return f"you have no {g.rules.pieces[a.piece].title.lower()} on the board for the {title} action to {verb}"
     return f"no hex is a legal target of the {title} action right now"
 
 

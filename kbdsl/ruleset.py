@@ -150,6 +150,10 @@ PIECE_KIND_SETTINGS: Mapping[str, Mapping[str, str]] = {
 #: a number (NUMBER_SETTINGS); the others take one of their values.
 CARD_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "hand": {"1": "terrain cards in hand: dealt at setup, drawn up to at the end of the holder's turn"},
+    "draw": {
+        "end-of-turn": "hands are dealt at setup and filled again at the end of the holder's turn",
+        "start-of-turn": "the holder fills their hand at the start of their turn; nobody holds cards between turns",
+    },
     "discard": {
         "all": "at the end of the turn every card in hand goes to the discard pile",
         "played": "only the played card goes to the discard pile; the others stay in hand",
@@ -159,6 +163,8 @@ CARD_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "any-terrain": "a hand of two or more cards, all of one terrain, may be played as any terrain of the deck",
     },
 }
+#: Card-zone settings a tile may not restate: when hands are filled is the same for everyone.
+TURN_ONLY = frozenset({"draw"})
 #: Settings whose value is a whole number, with the range allowed.
 NUMBER_SETTINGS: Mapping[str, tuple[int, int]] = {"hand": (1, 9)}
 #: The settings of the `turn` block.
@@ -249,6 +255,12 @@ class RuleSet:
     def sections_for(self, board: str) -> list[str]:
         primary = self.primary_board.name
         return [s.name for s in self.sections.values() if (s.board or primary) == board]
+
+    def tile_hand(self, tile: str) -> int | None:
+        """The hand size a tile restates for its holder, under the default rule options (None: it does not)."""
+        cards = self.tile_cards.get(tile)
+        hand = cards.resolve(self.option_defaults()).get("hand") if cards is not None else None
+        return int(hand) if hand is not None else None
 
     def option_defaults(self) -> dict[str, bool]:
         return {o.name: o.default for o in self.options.values()}
@@ -640,7 +652,8 @@ class _Loader:
                     self.err(st.value_pos, f"{st.key} is a number from {lo} to {hi}, not {st.value}", "E105")
                     continue
             elif st.value not in table[st.key]:
-                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}", "E105")
+                hint = did_you_mean(st.value, table[st.key])
+                self.err(st.value_pos, f"{st.key} is one of {', '.join(table[st.key])}, not {st.value!r}{hint}", "E105")
                 continue
             when = None
             if st.when is not None:
@@ -668,7 +681,8 @@ class _Loader:
                 base = life[name]
         elif life:
             base = next(iter(life.values()))
-        own = self._settings(comp, tile, {**LIFECYCLE_SETTINGS, **CARD_SETTINGS})
+        restated = {k: v for k, v in CARD_SETTINGS.items() if k not in TURN_ONLY}
+        own = self._settings(comp, tile, {**LIFECYCLE_SETTINGS, **restated})
         lines = tuple(line for line in own.lines if line[0] in LIFECYCLE_SETTINGS)
         cards = Settings(tile, tuple(line for line in own.lines if line[0] in CARD_SETTINGS), MappingProxyType({}))
         return (Settings(base.decl, base.lines + lines, base.defaults) if lines else base), cards

@@ -4,15 +4,17 @@ A person creates a game against two bots on the new-game page, plays whole turns
 clicking (the mandatory builds, a tile action), is refused an illegal click with the rule's
 sentence, takes a build back, plays to the end and finds the engine's final scores on the
 page. A second browser context sits at another seat and sees the first seat's moves pushed
-live, never its card. `.ci/run` installs Chromium; where it cannot, these tests are skipped.
+live, never its card. On Crossroads, a person places a warrior and sails a ship with the parts
+of a tile's choice, and sees the new pieces drawn. `.ci/run` installs Chromium; where it cannot, these tests are skipped.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,8 @@ if not CHROMIUM.exists():
         f"Chromium is not installed at {CHROMIUM} (.ci/run installs Debian's chromium package): browser tests skipped",
         allow_module_level=True,
     )
+
+from webplay import end_turns, play_until  # noqa: E402
 
 from kbdsl.game import Game, Setup, replay  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
@@ -206,4 +210,105 @@ def test_another_seat_sees_moves_pushed_live_but_not_the_hand(server, browser):
     forged = page_in(browser, errors)  # a link with a made-up token sits nowhere and says so
     forged.goto(links[1].split("#")[0] + "#seat=made-up")
     forged.wait_for_function("() => document.getElementById('status').textContent.includes('belongs to no seat')")
+    assert errors == []
+
+
+def protocol(url: str) -> Callable[[dict, str | None], dict]:
+    """The protocol over the web server's HTTP endpoint, with a seat's token (None: public)."""
+
+    def call(request: dict, tok: str | None) -> dict:
+        headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {tok}"} if tok else {})}
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url + "/api", json.dumps(request).encode(), headers)) as r:
+                return json.load(r)
+        except urllib.error.HTTPError as e:  # a refused move (409) is a protocol answer too
+            return json.load(e)
+
+    return call
+
+
+def crossroads_table(url: str) -> tuple[str, list[str], list[str]]:
+    request = urllib.request.Request(
+        url + "/api/tables",
+        json.dumps({"rules": "crossroads", "preset": "crossroads", "seats": [{"kind": "person"}] * 2}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    t = json.load(urllib.request.urlopen(request))
+    links = [s["link"] for s in t["seats"]]
+    return t["table"], [link.split("#seat=")[1] for link in links], links
+
+
+def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn(server, browser):
+    url, _ = server
+    errors: list[str] = []
+    call = protocol(url)
+    table, toks, links = crossroads_table(url)
+    legal = play_until(call, table, toks, "lighthouse", "lighthouse.place")  # seat 0 holds a Lighthouse
+    page = page_in(browser, errors)
+    page.goto(url + links[0])
+    my_turn(page)
+
+    # The tile's choice is one button per part, named by the tile and the part.
+    place = page.locator('#actions button[data-action="lighthouse.place"]')
+    assert place.text_content() == "Lighthouse: place ship" and place.get_attribute("aria-disabled") is None
+    assert page.locator('#actions button[data-action="lighthouse.return"]').get_attribute("aria-disabled") == "true"
+    assert page.locator('#actions button[data-action="lighthouse"]').count() == 0
+    place.click()
+    wanted = sorted(m["to"] for m in legal if m["do"] == "lighthouse.place")
+    page.wait_for_function("() => document.querySelectorAll('#board polygon.hex.target').length > 0")
+    assert sorted(targets(page)) == wanted
+    push = after(page, lambda: click_hex(page, wanted[0]))
+    assert push["state"]["kinds"]["ship"][0] == [wanted[0]]
+    ship = page.locator(f'#board .piece[data-hex="{wanted[0]}"][data-kind="ship"][data-player="0"]')
+    assert ship.count() == 1 and ship.locator("title").text_content() == "Ship of player 0"
+    assert page.locator("#log li").last.text_content().startswith(f"P0 Lighthouse: place ship: on {wanted[0]}")
+    kinds = page.locator('#players tr[data-seat="0"] .kinds')
+    assert kinds.text_content() == "w2 s0 v1 H1"  # each kind's glyph and how many are left
+    assert kinds.get_attribute("title") == "Warrior 2, Ship 0, Wagon 1, City hall 1"
+
+    # Next turn the ship sails: its hex first, then a highlighted water hex, one step at a time.
+    end_turns(call, table, toks, until_seat=0)  # the rest of this turn and seat 1's, through the API
+    push = my_turn(page)
+    sail = page.locator('#actions button[data-action="lighthouse.move"]')
+    page.wait_for_function("() => !document.querySelector('#actions button[data-action=\"lighthouse.move\"]')"
+                           ".hasAttribute('aria-disabled')")
+    sail.click()
+    assert targets(page, "source") == [wanted[0]]
+    click_hex(page, wanted[0])
+    page.wait_for_function("() => T.from !== null")
+    assert "Click where the ship on" in page.text_content("#hint")
+    step = targets(page)[0]
+    push = after(page, lambda: click_hex(page, step))
+    assert push["state"]["kinds"]["ship"][0] == [step] and push["state"]["pending"]["tile"] == "lighthouse.move"
+    assert page.locator(f'#board .piece[data-hex="{step}"][data-kind="ship"]').count() == 1
+    assert page.locator(f'#board .piece[data-hex="{wanted[0]}"]').count() == 0
+    assert errors == []
+
+
+def test_a_tile_action_without_a_hex_is_played_by_its_button_and_its_next_step_is_chosen(server, browser):
+    url, _ = server
+    errors: list[str] = []
+    call = protocol(url)
+    table, toks, links = crossroads_table(url)
+    play_until(call, table, toks, "fort", "fort")  # seat 0 holds a Fort: draw a card, then build on it
+    page = page_in(browser, errors)
+    page.goto(url + links[0])
+    my_turn(page)
+    fort = page.locator('#actions button[data-action="fort"]')
+    assert fort.text_content() == "Fort"
+    push = after(page, fort.click)  # no hex to choose: the button plays the draw
+    drawn = push["state"]["drawn"]
+    assert push["state"]["log"][-1] == {"do": "fort"} and drawn in {t["name"] for t in page.evaluate("T.rules.terrains")}
+    assert page.text_content("#drawn") == f"Drawn by a tile this turn: {page.evaluate(f'title({drawn!r})')}"
+    if push["state"]["pending"] is None:  # no free hex of the drawn terrain: Fort builds nothing
+        assert page.evaluate("T.action") in ("build", None)
+        return
+    assert page.evaluate("T.action") == "fort.build"
+    assert page.locator('#actions button[data-action="fort.build"]').text_content() == "Fort: build"
+    hexes = targets(page)
+    terrains = {h["id"]: h["terrain"] for h in board_of(url, table)["hexes"]}
+    assert hexes and {terrains[h] for h in hexes} == {drawn}
+    push = after(page, lambda: click_hex(page, hexes[0]))
+    assert push["state"]["log"][-1] == {"do": "fort.build", "to": hexes[0]} and push["state"]["pending"] is None
+    assert page.locator("#log li").last.text_content().startswith(f"P0 Fort: build: on {hexes[0]}")
     assert errors == []

@@ -179,3 +179,16 @@ def test_command_line_names_get_suggestions(capsys, argv, hint):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert hint in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("hand, warned", [("", True), ("  hand: 2 when option(move-may-stay)\n", False)])
+def test_lint_warns_of_identical_any_terrain_without_a_hand_of_two(capsys, tmp_path, monkeypatch, hand, warned):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "wild").mkdir()
+    (tmp_path / "wild" / "game.yaml").write_text("name: wild\nextends: base\nfiles: ['*.kb']\n")
+    turn = "override turn {\n  mandatory: build 3 on terrain(card) adjacent-if-possible\n" + hand
+    (tmp_path / "wild" / "turn.kb").write_text(turn + "  identical: any-terrain\n}\n")
+    code, out, _ = run(capsys, ["lint", "wild"])
+    line = 4 if hand else 3
+    assert code == 0
+    assert (f"wild/turn.kb:{line}:14: W005 identical: any-terrain never applies" in out) == warned

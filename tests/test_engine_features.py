@@ -311,3 +311,87 @@ def test_a_tile_kept_until_the_end_of_the_next_turn(tmp_path):
     assert [x.kind for x in s.tiles[0]] == ["hop"]
     finish_turn(s)
     assert s.tiles[0] == [] and s.to_json()["location_supply"]["2,2"] == 1
+
+
+def hand_game(tmp_path: Path, settings: str, seed: int = 5) -> Game:
+    """A base game whose turn block states other card zones (`settings`: lines of the turn)."""
+    kb = (
+        "override turn {\n  mandatory: build 3 on terrain(card) adjacent-if-possible\n"
+        + "".join(f"  {line}\n" for line in settings.splitlines())
+        + "}\n"
+    )
+    return Game.new(load(folder(tmp_path, kb)), players=3, seed=seed)
+
+
+def cards_everywhere(s: State) -> list[str]:
+    data = s.to_json()
+    held = [c for c in data["hand"] if c is not None] + [c for x in data["spare"] for c in x]
+    return sorted(held + data["deck"] + data["discard"] + data["removed"])
+
+
+def test_the_turn_states_the_hand_dealt_at_setup(tmp_path):
+    game = hand_game(tmp_path, "hand: 3")
+    s = State.start(game)
+    data = s.to_json()
+    assert [len(x) for x in data["spare"]] == [2, 2, 2]  # three cards each: the played one and two beside
+    assert data["choosing"] is True
+    assert len(data["deck"]) == 25 - 9
+    assert cards_everywhere(s) == sorted(c for c, k in game.rules.deck.items() for _ in range(k))
+
+
+def test_draw_at_the_start_of_the_turn_leaves_hands_empty_between_turns(tmp_path):
+    game = hand_game(tmp_path, "hand: 2\ndraw: start-of-turn")
+    s = State.start(game)
+    assert [h is not None for h in s.hand] == [True, False, False] and [len(x) for x in s.spare] == [1, 0, 0]
+    for _ in range(3):
+        s.play(next(m for m in s.legal_moves() if m.do == "build"))
+    s.play("end")
+    assert s.hand[0] is None and s.spare[0] == [] and len(s.discard) == 2  # both cards, nothing drawn
+    assert s.hand[1] is not None and len(s.spare[1]) == 1  # player 1 fills their hand now
+    assert len(s.deck) == 25 - 4
+    assert State.from_json(s.to_json(), game) == s
+
+
+@pytest.mark.parametrize("discard", ["all", "played"])
+def test_discard_says_which_cards_leave_the_hand_at_the_end_of_the_turn(tmp_path, discard):
+    game = hand_game(tmp_path, f"hand: 2\ndiscard: {discard}")
+    s = State.start(game)
+    s.play(s.legal_moves()[0])  # the first build plays one card of the two
+    played, unplayed = s.hand[0], s.spare[0][0]
+    for _ in range(2):
+        s.play(next(m for m in s.legal_moves() if m.do == "build"))
+    s.play("end")
+    data = s.to_json()
+    assert data["discard"] == ([played] if discard == "played" else [unplayed, played])
+    if discard == "played":
+        assert data["hand"][0] == unplayed  # kept in hand, and played first next turn
+    assert len(data["spare"][0]) == 1  # two cards in hand again
+    assert cards_everywhere(s) == sorted(c for c, k in game.rules.deck.items() for _ in range(k))
+    assert State.from_json(data, game) == s
+
+
+@pytest.mark.parametrize("turn_hand, drawn", [(1, 2), (3, 3)])
+def test_a_tile_hand_is_the_largest_of_the_turn_and_the_tiles_held(tmp_path, turn_hand, drawn):
+    kb = (
+        'tile wide "Wide" { letter: x  supply: 2\n  hand: 2\n}\n'
+        f"override turn {{\n  mandatory: build 3 on terrain(card) adjacent-if-possible\n  hand: {turn_hand}\n}}\n"
+    )
+    rules = load(folder(tmp_path, kb + GRASS_SECTION))
+    game = Game.new(
+        rules, players=2, sections=["meadow", "oasis", "farm", "tavern"], cards=["fishermen", "knights", "lords"]
+    )
+    s = State.arrange(game, [["1,1"]], tiles=[[{"tile": "wide", "at": "2,2"}]], hand=["desert", "desert"], built=3)
+    s.play("end")
+    assert 1 + len(s.spare[0]) == drawn and 1 + len(s.spare[1]) == turn_hand
+
+
+def test_a_sword_victim_has_no_rulings_11_choice_to_make():
+    """The position of rules/nomads/scenarios/sword-victim-keeps-the-other-copy.yaml: the Sword's
+    moves carry no discard variant, because the victim's two Caravan tiles are alike."""
+    rules = load(Path(__file__).parent.parent / "rules" / "nomads")
+    game = Game.new(rules, players=2, sections=["caravan", "garden", "quarry", "village"])
+    tiles = [[{"tile": "sword", "at": "3,3"}], [{"tile": "caravan", "at": "6,2"}, {"tile": "caravan", "at": "7,6"}]]
+    s = State.arrange(game, [[], ["7,5", "6,1"]], hand=["grass", "grass"], built=3, tiles=tiles)
+    sword = [m for m in s.legal_moves() if m.do == "sword"]
+    assert sorted(m.to for m in sword) == ["6,1", "7,5"] and all(m.discard is None for m in sword)
+    assert {x.status for x in s.tiles[1]} == {"unused"}

@@ -10,7 +10,7 @@ from kbdsl import __version__
 from kbdsl.cli import main
 from kbdsl.english import English
 
-RULE_SETS = ("base", "island", "examples/hamlets")
+RULE_SETS = ("base", "island", "examples/hamlets", "nomads", "crossroads")
 
 
 def every_tile_and_card():
@@ -29,7 +29,7 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
     assert not re.search(r"\b(Ref|Call|BoolOp|Aggregate|Per|Num)\(|\?|_", text.replace(decl.name, "")), text
     # every terrain and tile the rule names appears by its title
     for word in re.findall(r"terrain\((\w+)\)", str(decl)):
-        assert word == "card" or rules.terrains[word].title in text
+        assert word in ("card", "drawn") or rules.terrains[word].title in text
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -103,3 +103,32 @@ def test_version(capsys):
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == f"kbdsl {__version__}\n"
+
+
+@pytest.mark.parametrize("rule_set, name, expected", [
+    ("crossroads", "lighthouse",
+     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tile(s) on each location hex. Once per turn, its holder "
+     "may place one ship from their supply on Water hexes, next to their own settlements if possible; or move their "
+     "ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up to 3 times; or take "
+     "one ship of theirs back from the board to their supply."),
+    ("crossroads", "fort",
+     "Tile 'Fort' (fort): location letter z, 2 tile(s) on each location hex. Once per turn, its holder may draw the "
+     "top terrain card and put it face up on the discard pile, then build one settlement from their supply on hexes "
+     "of the terrain of the card the action drew, next to their own settlements if possible."),
+    ("crossroads", "crossroads",
+     "Tile 'Crossroads' (crossroads): location letter u, 2 tile(s) on each location hex. Its holder draws 2 terrain "
+     "cards at the end of each turn and plays one of them."),
+    ("nomads", "quarry",
+     "Tile 'Quarry' (quarry): location letter q, 2 tile(s) on each location hex. Once per turn, its holder may place "
+     "one stone wall from the shared supply on hexes of the terrain of the card they played, among them only hexes "
+     "next to their settlements, up to 2 times."),
+    ("nomads", "treasure",
+     "Tile 'Treasure' (treasure): 2 cop(ies) in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
+     "holder may gain 3 gold."),
+    ("nomads", "sword",
+     "Tile 'Sword' (sword): 2 cop(ies) in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
+     "its holder may remove one piece of each other player standing on other players' settlements, back to its "
+     "owner's supply."),
+])
+def test_expansion_tiles_name_their_piece_kinds_choices_and_lifecycles(rule_set, name, expected):
+    assert English(shipped(rule_set)).explain(name)[0] == expected

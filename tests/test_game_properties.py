@@ -8,11 +8,14 @@ from a fresh state, and that a random illegal move raises IllegalMove and change
 """
 from __future__ import annotations
 
+import functools
 import json
 import random
+import tempfile
+from pathlib import Path
 
 import pytest
-from conftest import scaled, shipped
+from conftest import ROOT, scaled, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +24,7 @@ from kbdsl.bots import RandomBot, play_out
 from kbdsl.errors import IllegalMove, KbdslError
 from kbdsl.game import Game, State, replay
 from kbdsl.moves import END, Move
+from kbdsl.ruleset import RuleSet, load
 
 COSTLY_EVERY = 12  # moves between JSON round-trips and illegal-move probes
 REPLAY_EVERY = 48  # moves between full replays of the log (a shadow state replays every move anyway)
@@ -68,6 +72,8 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
             if x.kind in g.expiring and p != state.current:
                 assert not x.new, "a tile taken this turn by someone who is not to move"
+            if p != state.current:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
+                assert not x.used and not x.new, "a tile used or taken this turn by someone who is not to move"
     # location tiles: what is left plus what was ever taken is what each hex started with
     # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
@@ -208,6 +214,7 @@ def check_sampling(state: State, legal: list[int], rng: random.Random) -> None:
         code = state.sample_action(a)
         assert code in legal and code == legal[b.randrange(len(legal))]
         assert a.getstate() == b.getstate()
+        assert code == random.Random(seed).choice(legal)  # what RandomBot drew before it sampled
 
 
 def check_costly(state: State, rng: random.Random, *, full_replay: bool = True) -> None:
@@ -319,6 +326,51 @@ def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
     assert len(tasks) == dealt and len(set(tasks)) == len(tasks)  # one distinct task per Crossroads section
     assert len(game.setup.cards) == rules.cards_in_play + dealt
     play_checked(game, bot_seed)
+
+
+@functools.cache
+def card_zones(draw: str = "end-of-turn") -> RuleSet:
+    """The base game with other card zones: two cards each, the unplayed one kept, identical cards wild."""
+    root = Path(tempfile.mkdtemp(prefix="kbdsl-hands-"))
+    (root / "game.yaml").write_text(f"name: hands\nextends: {ROOT / 'rules' / 'base'}\nfiles: ['*.kb']\n")
+    lines = ["mandatory: build 3 on terrain(card) adjacent-if-possible", "hand: 2", f"draw: {draw}"]
+    lines += ["discard: played", "identical: any-terrain"]
+    (root / "turn.kb").write_text("override turn {\n" + "".join(f"  {x}\n" for x in lines) + "}\n")
+    return load(root)
+
+
+def wild_hands() -> RuleSet:
+    return card_zones()
+
+
+@settings(max_examples=scaled(30))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, zones=st.sampled_from(["end", "start", "crossroads"]))
+def test_random_games_with_other_card_zones(players, seed, bot_seed, zones):
+    """Hands of two kept from turn to turn with identical cards played as any terrain, filled at the
+    end or the start of the turn; or Crossroads' house rule (identical cards under its tile)."""
+    if zones == "crossroads":
+        game = Game.new(shipped("combined"), players=players, seed=seed, options={"identical-cards-any-terrain": True})
+        assert game.wild_tiles == {"crossroads"} and not game.wild
+    else:
+        game = Game.new(card_zones(f"{zones}-of-turn"), players=players, seed=seed)
+        assert (game.hand_size, game.keep_unplayed, game.wild, game.draw_at_start) == (2, True, True, zones == "start")
+    state = game.new_state()
+    if game.draw_at_start:  # only the player to move holds cards
+        assert [h is not None for h in state.hand] == [p == 0 for p in range(players)]
+    play_checked(game, bot_seed)
+
+
+def test_view_hides_the_card_played_as_another_terrain():
+    state = Game.new(wild_hands(), players=3, seed=0).new_state()
+    bot = RandomBot(0)
+    while state.wild is None:  # a hand of identical cards played as another terrain (in the first turns)
+        state.apply_action(bot.choose(state))
+    p = state.current
+    assert state.hand[p] != state.wild and state.spare[p] == [state.wild]
+    for viewer in range(3):
+        view = state.view(viewer)
+        assert view["wild"] == (state.wild if viewer == p else None)
+        assert view["spare"][p] == (state.spare[p] if viewer == p else None)
 
 
 @settings(max_examples=scaled(25))

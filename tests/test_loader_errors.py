@@ -137,12 +137,13 @@ def test_turn_setting_names_unknown_option(mini):
     "line, needle, code, message",
     [
         ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
-        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (hand, discard, identical, moves, end)"),
+        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (hand, draw, discard, identical, moves, end)"),
         ("hand: 0", "0", "E105", "hand is a number from 1 to 9, not 0"),
         ("hand: 12 when option(no-such)", "12", "E105", "hand is a number from 1 to 9, not 12"),
         ("discard: some", "some", "E105", "discard is one of all, played, not 'some'"),
         ("identical: wild", "wild", "E105", "identical is one of as-drawn, any-terrain, not 'wild'"),
         ("hand: 2 when own", "own", "E105", "a `when` condition tests rule options only"),
+        ("draw: at-dawn", "at-dawn", "E105", "draw is one of end-of-turn, start-of-turn, not 'at-dawn'"),
         ("moves: may-stay when own", "own", "E105", "a `when` condition tests rule options only"),
         ("moves: may-stay when count(own) > 1", ">", "E105", "a `when` condition tests rule options only"),
     ],
@@ -162,6 +163,17 @@ def test_lifecycle_settings_are_checked(mini):
         ("E101", "'moves' is not a setting of a lifecycle (keep, check, lost, use, first-use, window)"),
     }
     assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
+
+
+def test_a_tile_restates_card_zone_settings_but_not_when_hands_are_filled(mini):
+    mini.edit("rules.kb", "supply: 1", "supply: 1\n  hand: 3 discard: played")
+    rules = load(mini.root)
+    assert rules.tile_cards["well"].resolve({}) == {"hand": "3", "discard": "played"}
+    assert rules.tile_lifecycle["well"].lines == ()  # card-zone lines are not lifecycle lines
+    text = mini.edit("rules.kb", "discard: played", "draw: start-of-turn")
+    d = only(mini.error(), "E101")
+    assert where(d) == (mini.file("rules.kb"), *locate(text, "draw: start"))
+    assert d.message.startswith("'draw' is not a setting of a tile (keep, check,")
 
 
 def test_a_tile_follows_the_lifecycle_it_names_or_the_first(mini):

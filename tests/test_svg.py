@@ -93,3 +93,39 @@ def test_terrains_get_distinct_safe_colours_and_size_scales():
     picture = svg.board(Game.new(rules, 2, preset="first-game"), size=600)
     assert parse(picture).get("width") == "600"
     assert picture._repr_svg_() == str(picture)
+
+
+def test_each_piece_kind_of_a_game_has_its_own_outline_glyph_and_tooltip():
+    from kbdsl.game import State
+
+    game = Game.new(shipped("combined"), 2, seed=1, sections=["lighthouse", "barracks", "city-hall", "quarry"],
+                    cards=["fishermen", "knights", "lords"])
+    state = State.arrange(game, [["6,5"], ["3,12"]], neutral={"wall": ["0,0"]},
+                          kinds={"warrior": [["1,11"], []], "ship": [["5,4"], []], "wagon": [[], ["18,0"]],
+                                 "city-hall": [["11,2"], []]})
+    root = parse(svg.board(state))
+
+    def outline(e: ET.Element) -> tuple:  # the shape relative to its first corner: the same for every hex
+        xy = [tuple(map(float, p.split(","))) for p in next(e.iter(f"{NS}polygon")).get("points").split()]
+        return tuple((round(x - xy[0][0]), round(y - xy[0][1])) for x, y in xy)
+
+    drawn: dict[str, set] = {}
+    for e in pieces(root):
+        label = next(e.iter(f"{NS}text")).text
+        drawn.setdefault(e.get("data-kind"), set()).add((outline(e), label, next(e.iter(f"{NS}title")).text))
+    assert {k: {(label, tip) for _, label, tip in v} for k, v in drawn.items()} == {
+        "settlement": {("0", "Settlement of player 0"), ("1", "Settlement of player 1")},
+        "wall": {("#", "Stone wall")},
+        "warrior": {("0w", "Warrior of player 0")},
+        "ship": {("0s", "Ship of player 0")},
+        "wagon": {("1v", "Wagon of player 1")},
+        "city-hall": {("0H", "City hall of player 0")},
+    }
+    assert sum(1 for e in pieces(root) if e.get("data-kind") == "city-hall") == 7  # one mark per hex covered
+    shapes = {k: {shape for shape, _, _ in v} for k, v in drawn.items()}
+    assert all(len(v) == 1 for v in shapes.values())  # one outline per kind
+    assert len({next(iter(v)) for v in shapes.values()}) == 6  # and no two kinds share one
+    # the hexes the warrior's aura blocks are marked, except those a piece already holds
+    t = game.tables
+    around = {t.ids[j] for j in t.nbr[t.index["1,11"]]} - set(state.to_json()["settlements"][0])
+    assert {e.get("data-hex") for e in root.iter() if e.get("class") == "aura-mark"} == around

@@ -158,7 +158,11 @@ def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, 
     else:
         blocked = state.blocked_without(p, frm) if frm >= 0 else state.blocked
     if blocked >> to & 1:
-        return f"{hexname} is next to a {_blocker(state, to, frm)}, which blocks the hexes around it"
+        kind = _blocker(state, to, frm)
+        return (
+            f"{hexname} is next to a {piece_title(state.game, kind)}, which blocks the hexes around it"
+            f" [piece {kind}: aura: blocks-next-to]"
+        )
     if not (action.target(state.ctx(p, own, occ, frm)) >> to) & 1:
         attrs = state.game.board.graph.nodes[hexname]
         rules = state.game.rules
@@ -193,13 +197,10 @@ def why_kind(state: Turn, action: CompiledAction, p: int, to: int, what: str) ->
 
 
 def _blocker(state: Turn, to: int, frm: int) -> str:
-    """The title of a piece kind with an aura next to hex `to` (not the lifted piece on `frm`)."""
+    """A piece kind with an aura next to hex `to` (not the lifted piece on `frm`)."""
     g = state.game
     near = g.tables.nbr_mask[to] & ~((1 << frm) if frm >= 0 else 0)
-    for k in sorted(g.aura_kinds):
-        if any(m & near for m in state.kind_own[k]):
-            return g.rules.pieces[k].title.lower()
-    return "piece"
+    return next((k for k in sorted(g.aura_kinds) if any(m & near for m in state.kind_own[k])), min(g.aura_kinds))
 
 
 def action_key(action: CompiledAction, game: BaseGame) -> str:

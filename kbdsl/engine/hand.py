@@ -1,9 +1,10 @@
 """The card zones as the rules state them: a hand of one or several terrain cards.
 
-The turn block's card-zone settings (`hand`, `discard`, `identical`; kbdsl.ruleset.CARD_SETTINGS)
-say how many cards each player holds, dealt at setup and drawn up to at the end of the holder's
-turn, and which go to the discard pile then; a tile held at that moment may restate them for its
-holder (the largest `hand` wins).
+The turn block's card-zone settings (`hand`, `draw`, `discard`, `identical`;
+kbdsl.ruleset.CARD_SETTINGS) say how many cards each player holds, whether the hand is dealt at
+setup and filled at the end of the holder's turn or filled at its start, and which cards go to
+the discard pile at its end; a tile held at the time may restate them for its holder (the largest
+`hand` wins).
 
 The hand's first card is the played one (`hand`); the others (`spare`) are offered beside it until
 the player commits: the first build, placement or move of the turn onto a hex whose terrain a card
@@ -37,8 +38,9 @@ class Hand(Cards):
         self.spare = [[] for _ in range(players)]
         self.choosing = False
         self.wild = None
-        for p in range(players):  # `_init_cards` dealt each player one card
-            self._draw_up_to(p, self.game.hand_size)
+        if not self.game.draw_at_start:  # `_init_cards` dealt each player one card
+            for p in range(players):
+                self.fill(p, self.game.hand_size)
 
     def _copy_hand(self, s: Hand) -> None:
         s.spare = [list(x) for x in self.spare]
@@ -90,28 +92,35 @@ class Hand(Cards):
         self.hand[p], self.wild = self.played_card(p), None
         super().replace_card(p)
 
-    def refill(self, p: int) -> None:
-        """The end of p's turn: the played card goes to the discard pile, the others too unless the
-        rules keep them (`discard: played`), and p draws up to the hand size."""
+    def hand_rules(self, p: int) -> tuple[int, bool]:
+        """(hand size, whether unplayed cards stay in hand) for p now: the turn's, restated by the
+        tiles p holds (the largest hand wins)."""
         g = self.game
         size, keep = g.hand_size, g.keep_unplayed
         for x in self.tiles[p]:
             size = max(size, g.hand_tiles.get(x.kind, 0))
             keep = g.keep_tiles.get(x.kind, keep)
+        return size, keep
+
+    def refill(self, p: int) -> None:
+        """The end of p's turn: the played card goes to the discard pile, the others too unless the
+        rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
+        draw at the start of the turn, `draw: start-of-turn`)."""
+        size, keep = self.hand_rules(p)
         self.hand[p], self.wild = self.played_card(p), None
         if not keep:
             self.discard.extend(self.spare[p])
             self.spare[p] = []
-        if self.spare[p]:
-            if self.hand[p] is not None:
-                self.discard.append(self.hand[p])
-            self.hand[p] = self.spare[p].pop(0)
-        else:
-            self.discard_and_draw(p)
-        self._draw_up_to(p, size)
+        if self.hand[p] is not None:
+            self.discard.append(self.hand[p])
+        self.hand[p] = self.spare[p].pop(0) if self.spare[p] else None
+        if not self.game.draw_at_start:
+            self.fill(p, size)
 
-    def _draw_up_to(self, p: int, size: int) -> None:
-        """p draws cards beside the played one until the hand holds `size` (or the cards run out)."""
+    def fill(self, p: int, size: int) -> None:
+        """p draws until the hand holds `size` cards (or the cards run out)."""
+        if self.hand[p] is None:
+            self.hand[p] = self.draw()
         for _ in range(size - 1 - len(self.spare[p])):
             card = self.draw()
             if card is not None:

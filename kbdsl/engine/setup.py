@@ -129,6 +129,7 @@ class BaseGame:
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
+        self.draw_at_start = turn["draw"] == "start-of-turn"
         self.keep_unplayed = turn["discard"] == "played"
         self.wild = turn["identical"] == "any-terrain"
         cards = {name: c.resolve(self.options) for name, c in rules.tile_cards.items()}
@@ -136,6 +137,7 @@ class BaseGame:
         self.keep_tiles = {name: c["discard"] == "played" for name, c in cards.items() if "discard" in c}
         self.wild_tiles = frozenset(name for name, c in cards.items() if c.get("identical") == "any-terrain")
         self.several_cards = self.hand_size > 1 or any(n > 1 for n in self.hand_tiles.values())
+        self.plain_hand = not self.several_cards and not self.draw_at_start  # one card, drawn at the end
         self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:

@@ -108,35 +108,42 @@ class Targets(Kinds, Hand):
         if board_only:
             table = self.board_table(action, card) if "origin" in reads else None
             same = self.board_target(action, card) if table is None else 0
+        # the common case: a board-only target, no aura, and the piece must leave its hex: every
+        # target is a hex that is empty now (the source itself is occupied, so never one)
+        fast = board_only and not self.blocked and not g.may_stay
+        free, adjacent = ~self.occ, action.adjacent
         for s in bit_list(sources):
-            bit = 1 << s
-            occ = self.occ ^ bit
-            if board_only:
-                if self.blocked:
-                    occ |= self.blocked_without(p, s)
+            if fast:
                 if table is None:
-                    cand = same & ~occ
+                    cand = same & free
                 else:
                     cand = table[s]
                     if cand is None:
                         cand = self.board_target(action, card, s)
-                    cand &= ~occ
+                    cand &= free
             else:
-                owns = list(self.own)
-                owns[p] = own ^ bit
-                c = self.ctx(p, owns, occ, s)
-                if self.blocked:
-                    blocked = self.blocked_without(p, s)
-                    c.occ |= blocked
-                    occ |= blocked
-                cand = action.target(c) & t.all & ~occ
-            if not g.may_stay:
-                cand &= ~bit
-            if action.adjacent and cand:
+                bit = 1 << s
+                occ = self.occ ^ bit
+                if board_only:
+                    if self.blocked:
+                        occ |= self.blocked_without(p, s)
+                    cand = (same if table is None else self.board_target(action, card, s)) & ~occ
+                else:
+                    owns = list(self.own)
+                    owns[p] = own ^ bit
+                    c = self.ctx(p, owns, occ, s)
+                    if self.blocked:
+                        blocked = self.blocked_without(p, s)
+                        c.occ |= blocked
+                        occ |= blocked
+                    cand = action.target(c) & t.all & ~occ
+                if not g.may_stay:
+                    cand &= ~bit
+            if adjacent and cand:
                 near = cand & nb
                 edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
                 if edge:
-                    lifted = own ^ bit
+                    lifted = own ^ (1 << s)
                     while edge:
                         low = edge & -edge
                         if not nbr_mask[low.bit_length() - 1] & lifted:

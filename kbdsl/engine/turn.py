@@ -10,7 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits
 from kbdsl.engine.gold import Gold
-from kbdsl.engine.targets import Targets
+from kbdsl.engine.targets import CARD, Targets
 from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
@@ -165,11 +165,23 @@ class Turn(Holdings, Targets, Gold):
     def mandatory_targets(self) -> int:
         """build_targets of the mandatory action for the player to move, computed once per
         position (`_settle` needs them too)."""
-        p, seen = self.current, self._mandatory
-        if seen is not None and seen[0] == self.occ and seen[1] is self.hand[p] and seen[2] == p:
+        p = self.current
+        seen, card = self._mandatory, self.hand[p]
+        if seen is not None and seen[0] == self.occ and seen[1] is card and seen[2] == p:
             return seen[3]
-        targets = self.build_targets(self.game.mandatory, p)
-        self._mandatory = (self.occ, self.hand[p], p, targets)
+        action = self.game.mandatory
+        if action.reads <= CARD and not self.choosing:  # build_targets, inline for the common case
+            targets = self.board_table(action, card)[-1]
+            if targets is None:
+                targets = self.board_target(action, card)
+            targets &= ~(self.occ | self.blocked)
+            if action.adjacent and not (self.waived and action.kind == "build"):
+                near = targets & self.nb[p]
+                if near:
+                    targets = near
+        else:
+            targets = self.build_targets(action, p)
+        self._mandatory = (self.occ, card, p, targets)
         return targets
 
     def _any_time(self, out: list[tuple[int, int]]) -> None:
@@ -335,7 +347,7 @@ class Turn(Holdings, Targets, Gold):
             self.ending = True  # RULINGS 28: latched; nothing cancels it
         if g.on_gain:
             self._landed(p, i)
-        else:
+        elif g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]:  # most hexes touch no tile hex
             self.gain(p, i)
         if g.on_build:
             self._pay(p, g.on_build, 1 << i)
@@ -404,7 +416,7 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
-        if self.game.several_cards or self.spare[p]:
+        if not self.game.plain_hand or self.spare[p]:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
@@ -428,5 +440,7 @@ class Turn(Holdings, Targets, Gold):
         self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
+        if self.game.draw_at_start:
+            self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()

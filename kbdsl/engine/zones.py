@@ -29,8 +29,9 @@ class Cards:
         stream(self.game.setup.seed, "deck:0").shuffle(deck)
         self.deck, self.discard, self.removed, self.reshuffles = deck, [], [], 0
         self.hand = [None] * players
-        for p in range(players):
-            self.hand[p] = self.draw()
+        if not self.game.draw_at_start:  # else each player draws at the start of their turn
+            for p in range(players):
+                self.hand[p] = self.draw()
 
     def _copy_cards(self, s: Cards) -> None:
         s.deck, s.discard, s.removed, s.reshuffles = (

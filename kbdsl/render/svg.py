@@ -4,8 +4,9 @@
 main one). The drawing is made for front ends as much as for people: every hex is one
 `<polygon class="hex">` carrying `data-hex` (its name, "r,c" or "board:r,c"),
 `data-terrain` and `data-location`, and every piece is one `<g class="piece">` carrying
-`data-hex`, `data-kind` and `data-player` (empty for a neutral piece), so a web page can
-attach clicks and highlight classes (CSS rules override the fill attributes).
+`data-hex`, `data-kind` and `data-player` (empty for a neutral piece), with the seat number and
+the kind's glyph on it; each empty hex that a piece's aura blocks gets an `aura-mark`. A web page
+can attach clicks and highlight classes (CSS rules override the fill attributes).
 
 Everything comes from the rule set and the graph: terrain colours are the rule set's own
 `color` hints moved to the nearest colour of a colour-blind-safe palette (Paul Tol's), and
@@ -15,7 +16,6 @@ every hex also shows its terrain or tile letter, so no colour has to be told apa
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,13 +37,20 @@ SAFE_PALETTE = (
 PLAYER_COLORS = ("#D55E00", "#0072B2", "#F0E442", "#CC79A7", "#009E73", "#56B4E9", "#E69F00", "#000000")
 NEUTRAL_COLOR = "#7F7F7F"
 LOCATION_FILL = "#FFFFFF"
-#: Piece outlines (unit radius), chosen per kind: settlements are houses, other kinds get the others.
+#: Piece outlines (unit radius), chosen per kind: settlements are houses, the other kinds take the
+#: others in the order the rule set declares them (so two kinds of one game look different).
 SHAPES = (
     ((0, -1), (0.9, -0.2), (0.9, 0.85), (-0.9, 0.85), (-0.9, -0.2)),  # house
     ((0, -1), (0.95, 0.8), (-0.95, 0.8)),  # triangle
     ((-0.85, -0.85), (0.85, -0.85), (0.85, 0.85), (-0.85, 0.85)),  # square
     ((0, -1), (1, 0), (0, 1), (-1, 0)),  # diamond
     tuple((math.cos(a), math.sin(a)) for a in (k * math.pi / 4 + math.pi / 8 for k in range(8))),  # octagon
+    ((0, 1), (0.95, -0.8), (-0.95, -0.8)),  # triangle pointing down
+    tuple(
+        (r * math.cos(a), r * math.sin(a))
+        for k in range(10)
+        for r, a in [((1.0, 0.45)[k % 2], -math.pi / 2 + k * math.pi / 5)]
+    ),  # star
 )
 R = 20.0  # hex radius in drawing units (centre to corner)
 W = math.sqrt(3) * R  # hex width (pointy-top)
@@ -54,6 +61,7 @@ STYLE = """
 .hex { stroke: #444; stroke-width: 1; }
 .hex.legal { stroke: #000; stroke-width: 3; }
 .legal-mark { fill: #000; fill-opacity: 0.55; pointer-events: none; }
+.aura-mark { fill: #000; fill-opacity: 0.18; stroke: #000; stroke-dasharray: 2 2; pointer-events: none; }
 .last-mark { fill: none; stroke: #000; stroke-width: 2.5; stroke-dasharray: 4 3; pointer-events: none; }
 .piece polygon { stroke: #222; stroke-width: 1.2; }
 .seat, .label, .coord, .name, .title { pointer-events: none; font-family: sans-serif; }
@@ -105,9 +113,10 @@ def board(
     if state is not None:
         left = {t.ids[i]: v for i, v in state.loc_supply.items()}
         pieces = state.pieces()
+        blocked = sorted(t.ids[i] for i in range(t.n) if (state.blocked >> i) & 1 and not (state.occ >> i) & 1)
     else:
         left = {c.name: rules.tiles[c.location].supply or 0 for c in cells if c.location}
-        pieces = []
+        pieces, blocked = [], []
     fills = terrain_fills(rules)
 
     boards: dict[str, list[_Hex]] = {}
@@ -138,8 +147,12 @@ def board(
         out.append(
             f'<circle class="legal-mark" data-hex="{h}" cx="{x:.1f}" cy="{y + R * 0.1:.1f}" r="{R * 0.22:.1f}"/>'
         )
+    for h in blocked:  # hexes next to a piece with an aura: nobody builds, places or moves there
+        x, y = centre[h]
+        out.append(f'<polygon class="aura-mark" data-hex="{h}" points="{_points(x, y, R * 0.55)}"/>')
+    shapes = _shapes(rules)
     for hex_name, kind, owner in pieces:
-        out.append(_piece(hex_name, kind, owner, centre[hex_name], kind == rules.piece_kind))
+        out.append(_piece(rules, hex_name, kind, owner, centre[hex_name], shapes.get(kind, SHAPES[1])))
     for h in sorted(lasts):
         x, y = centre[h]
         out.append(f'<polygon class="last-mark" data-hex="{h}" points="{_points(x, y, R * 0.8)}"/>')
@@ -234,19 +247,29 @@ def _cell(
     return "".join(parts)
 
 
-def _piece(hex_name: str, kind: str, owner: int | None, at: tuple[float, float], built: bool) -> str:
-    """One piece: its kind's outline in its owner's colour, with the seat number on it (`built`: the
-    kind the mandatory action builds, drawn as a house)."""
+def _shapes(rules: RuleSet) -> dict[str, tuple[tuple[float, float], ...]]:
+    """Each piece kind's outline: a house for the kind `build` places, then the others in order."""
+    others = [k for k in rules.pieces if k != rules.piece_kind]
+    return {rules.piece_kind: SHAPES[0], **{k: SHAPES[1 + i % (len(SHAPES) - 1)] for i, k in enumerate(others)}}
+
+
+def _piece(rules: RuleSet, hex_name: str, kind: str, owner: int | None, at: tuple[float, float], shape: tuple) -> str:
+    """One piece: its kind's outline in its owner's colour, with the seat number and the kind's glyph
+    (a display hint of the rule set) on it, and its kind and owner as a tooltip."""
     x, y = at[0], at[1] + R * 0.25
-    shape = SHAPES[0] if built else SHAPES[1 + zlib.crc32(kind.encode()) % (len(SHAPES) - 1)]
     s = R * 0.42
     pts = " ".join(f"{x + s * dx:.1f},{y + s * dy:.1f}" for dx, dy in shape)
     colour = NEUTRAL_COLOR if owner is None else PLAYER_COLORS[owner % len(PLAYER_COLORS)]
     ink = "#000" if colour in ("#F0E442", "#56B4E9", "#E69F00", "#CC79A7", "#009E73") else "#fff"
-    mark = "" if owner is None else _text("seat", x, y + s * 0.55, str(owner), fill=ink)
+    decl = rules.pieces.get(kind)
+    glyph = (decl.glyph or "") if decl is not None else ""
+    label = ("" if owner is None else str(owner)) + glyph
+    mark = _text("seat", x, y + s * 0.55, label, fill=ink) if label else ""
     player = "" if owner is None else str(owner)
+    tip = (decl.title if decl is not None else kind) + ("" if owner is None else f" of player {owner}")
     return (
         f'<g class="piece" data-hex="{hex_name}" data-kind="{escape(kind)}" data-player="{player}">'
+        f"<title>{escape(tip, quote=False)}</title>"
         f'<polygon points="{pts}" fill="{colour}"/>{mark}</g>'
     )
 

@@ -7,8 +7,8 @@ const T = {
   seat: null,       // this page's seat (null: a spectator)
   rules: null,      // the rule set's description (protocol `rules`)
   push: null,       // the last push: view, scores, and for the seat to move its legal moves and actions
-  action: null,     // the selected action: "build" or a tile name
-  from: null,       // for a tile that moves: the chosen settlement
+  action: null,     // the selected action: "build", a tile's name, or `tile.verb` for a part of a tile's choice
+  from: null,       // for a tile that moves: the chosen piece
   replayStep: 0,
   replayShown: -1,  // the step the replay board shows
   shown: -1,        // the version of the last push shown completely
@@ -26,7 +26,30 @@ function title(name) {
   const r = T.rules;
   if (name === "build") return r.mandatory ? "Build" : "build";
   if (name === "end") return "End turn";
-  return kb.titles(r.tiles)[name] || kb.titles(r.cards)[name] || kb.titles(r.scorings)[name] || kb.titles(r.terrains)[name] || name;
+  const p = part(name);
+  if (p && p.part.name !== p.tile.name) { // a part of a tile's choice, or what follows `then`: "Lighthouse: move ship"
+    return `${p.tile.title}: ${p.part.kind}${p.part.piece ? " " + pieceTitle(p.part.piece).toLowerCase() : ""}`;
+  }
+  return kb.titles(r.tiles)[name] || kb.titles(r.cards)[name] || kb.titles(r.scorings)[name] || kb.titles(r.terrains)[name] || pieceTitle(name);
+}
+function pieceTitle(kind) {
+  const k = (T.rules.pieces || []).find(x => x.name === kind);
+  return k ? k.title : kind;
+}
+function pieceGlyph(kind) { // the rule set's display hint, as the board draws it, else the title
+  const k = (T.rules.pieces || []).find(x => x.name === kind);
+  return k && k.glyph ? k.glyph : pieceTitle(kind) + " ";
+}
+function part(action) { // the tile an action belongs to and its description (protocol `rules`: tiles[].parts)
+  for (const tile of T.rules.tiles) {
+    const p = (tile.parts || []).find(x => x.name === action);
+    if (p) return {tile, part: p};
+  }
+  return null;
+}
+function pieceAt(hex) { // the kind of the piece on a hex, by the view's list of pieces
+  const p = (T.push.state.pieces || []).find(x => x.hex === hex);
+  return p ? pieceTitle(p.kind).toLowerCase() : "piece";
 }
 function at(hex) { // a hex and its terrain, as the board drawing names it
   const cell = document.querySelector(`#board polygon.hex[data-hex="${hex}"]`);
@@ -88,7 +111,11 @@ async function show(push) {
   T.seat = push.seat;
   const s = push.state;
   const usable = new Set((push.actions || []).filter(a => a.usable).map(a => a.action));
-  if (!usable.has(T.action)) { T.action = usable.has("build") ? "build" : null; T.from = null; }
+  const pending = s.pending && s.pending.tile; // a tile action of several steps goes on: its next step is chosen
+  if (!usable.has(T.action) || noHex(T.action)) {
+    T.action = usable.has(pending) && !noHex(pending) ? pending : usable.has("build") ? "build" : null;
+    T.from = null;
+  }
   if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
   await Promise.all([
     drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version),
@@ -126,12 +153,18 @@ function hand() {
   box.replaceChildren();
   if (T.seat === null) { box.append(kb.el("span", {class: "hint", text: "Spectators see no hand."})); return; }
   const card = s.hand[T.seat];
-  const terrain = T.rules.terrains.find(t => t.name === card);
-  const sample = card && $("board").querySelector(`polygon.hex[data-terrain="${card}"]`); // the board's own colour
-  box.append(kb.el("span", {text: "Your card: "}),
-    card ? kb.el("span", {class: "card", id: "my-card", "data-terrain": card, style: sample ? `background: ${sample.getAttribute("fill")}` : null,
-                          text: `${terrain ? terrain.title : card}${terrain && terrain.letter ? " (" + terrain.letter + ")" : ""}`})
-         : kb.el("span", {class: "card none", id: "my-card", text: "none now (you draw at the end of your turn)"}));
+  const spare = (s.spare && s.spare[T.seat]) || []; // the other cards of a hand of several, still to choose from
+  const cardEl = (name, id) => {
+    const terrain = T.rules.terrains.find(t => t.name === name);
+    const sample = $("board").querySelector(`polygon.hex[data-terrain="${name}"]`); // the board's own colour
+    return kb.el("span", {class: "card", id, "data-terrain": name, style: sample ? `background: ${sample.getAttribute("fill")}` : null,
+                          text: `${terrain ? terrain.title : name}${terrain && terrain.letter ? " (" + terrain.letter + ")" : ""}`});
+  };
+  if (!card) { box.append(kb.el("span", {text: "Your card: "}), kb.el("span", {class: "card none", id: "my-card", text: "none now (you draw at the end of your turn)"})); return; }
+  box.append(kb.el("span", {text: spare.length ? "Your cards: " : "Your card: "}), cardEl(card, "my-card"),
+    ...spare.map((name, i) => cardEl(name, `my-card-${i + 2}`)));
+  if (spare.length) box.append(kb.el("div", {class: "hint", text: "The first hex you build on with your card decides which one you play."}));
+  if (s.drawn) box.append(kb.el("div", {id: "drawn", text: `Drawn by a tile this turn: ${title(s.drawn)}`}));
 }
 
 function targetsOf(action, from = null) {
@@ -142,8 +175,12 @@ function sourcesOf(action) {
   return [...new Set((T.push.legal || []).filter(m => m.do === action && m.from).map(m => m.from))];
 }
 function isMove(action) {
-  const t = T.rules.tiles.find(x => x.name === action);
-  return Boolean(t && t.action.kind === "move");
+  const p = part(action);
+  return Boolean(p && p.part.kind === "move");
+}
+function noHex(action) { // an action that chooses no hex (draw a card, gold, a modifier): played at once
+  const p = part(action);
+  return Boolean(p && ["draw", "gold", "ignore"].includes(p.part.kind));
 }
 
 function actions() {
@@ -155,8 +192,10 @@ function actions() {
   const list = myTurn ? T.push.actions
     : ["build", ...new Set(tiles.map(t => t.tile)), "end"].map(a => ({action: a, usable: false, reason: T.push.state.over ? "the game is over" : "it is not your turn"}));
   for (const a of list) {
-    const tile = T.rules.tiles.find(x => x.name === a.action);
-    const rule = tile ? `${tile.title}: ${tile.texts.join(" ") || tile.action.text}` : (a.action === "build" && T.rules.mandatory ? `Build: ${T.rules.mandatory.text}` : "");
+    const p = part(a.action);
+    const tile = p && p.tile;
+    const rule = tile ? `${tile.title}: ${tile.texts.join(" ") || p.part.text}` + (p.part.name !== tile.name ? `\nThis part: ${p.part.text}` : "")
+      : (a.action === "build" && T.rules.mandatory ? `Build: ${T.rules.mandatory.text}` : "");
     const tip = [rule, a.usable ? "" : `Not now: ${a.reason}`].filter(Boolean).join("\n");
     const classes = ["action", a.action === T.action ? "selected" : "", tile ? "tile" : ""].join(" ").trim();
     box.append(kb.el("button", {type: "button", class: classes, "data-action": a.action, title: tip, "aria-disabled": a.usable ? null : "true",
@@ -168,7 +207,7 @@ function actions() {
     text: "Undo", onclick: () => undo.length ? ask({cmd: "undo"}) : refuse({message: "Nothing to undo: only your own moves of this turn, before a card is drawn."})}));
   const hint = $("hint");
   if (!myTurn) hint.textContent = "";
-  else if (T.action && isMove(T.action)) hint.textContent = T.from ? `Click where the settlement on ${T.from} goes.` : `Click one of your highlighted settlements to move it with ${title(T.action)}.`;
+  else if (T.action && isMove(T.action)) hint.textContent = T.from ? `Click where the ${pieceAt(T.from)} on ${T.from} goes.` : `Click one of your highlighted pieces to move it with ${title(T.action)}.`;
   else if (T.action) hint.textContent = `Click a highlighted hex: ${title(T.action)}.`;
   else hint.textContent = "End your turn, or use a tile.";
 }
@@ -179,6 +218,7 @@ function choose(a) {
     return ask({cmd: "play", move: {do: "end"}});
   }
   if (!a.usable) return refuse({message: `${title(a.action)}: ${a.reason}`});
+  if (noHex(a.action)) return ask({cmd: "play", move: {do: a.action}});
   T.action = a.action;
   T.from = null;
   $("refusal").textContent = "";
@@ -230,7 +270,9 @@ function cellText(v) {
 function players() {
   const s = T.push.state;
   const more = extras(s);
-  $("players").querySelector("thead tr").replaceChildren(...["seat", "who", "supply", "card", "tiles", ...more].map(h => kb.el("th", {text: h})));
+  const kinds = Object.keys(s.kind_supply || {}); // other piece kinds owned by players: each seat's supply of them
+  const pieces = kinds.length ? ["pieces left"] : [];
+  $("players").querySelector("thead tr").replaceChildren(...["seat", "who", "supply", "card", "tiles", ...pieces, ...more].map(h => kb.el("th", {text: h})));
   const rows = $("players").querySelector("tbody");
   rows.replaceChildren();
   T.push.seats.forEach((seat, p) => {
@@ -240,6 +282,8 @@ function players() {
     rows.append(kb.el("tr", {class: p === s.current && !s.over ? "current" : "", "data-seat": p},
       kb.el("td", {}, kb.el("span", {class: "swatch p" + (p % 8)}), seatName(p)), kb.el("td", {text: who}),
       kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles}),
+      ...(kinds.length ? [kb.el("td", {class: "kinds", title: kinds.map(k => `${pieceTitle(k)} ${s.kind_supply[k][p]}`).join(", "),
+        text: kinds.map(k => `${pieceGlyph(k)}${s.kind_supply[k][p]}`).join(" ")})] : []),
       ...more.map(k => kb.el("td", {"data-field": k, text: cellText(s[k][p])}))));
   });
 }
