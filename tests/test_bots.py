@@ -128,6 +128,22 @@ def test_search_bots_play_whole_games_of_legal_moves(base_rules):
         bots[0].choose(state)
 
 
+def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch):
+    import kbdsl.bots.ismcts as ismcts
+
+    state, bot = midgame.clone(), RandomBot(0)
+    while len(state.legal_actions()) < 3:
+        state.apply_action(bot.choose(state))
+    calls = []
+    monkeypatch.setattr(ismcts, "margins", lambda s: calls.append(1) or margins(s))
+    root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
+    for budget in (10, 40):
+        calls.clear()
+        search = IsmctsBot(3, playouts=budget)
+        assert search.choose(state) in state.legal_actions()
+        assert budget <= len(calls) - root <= budget + 10 * search.cap  # one walk may overshoot
+
+
 def test_bots_are_reproducible_from_their_seed(midgame):
     for name in ("greedy", "montecarlo", "ismcts"):
         assert make_bot(name, "s").choose(midgame) == make_bot(name, "s").choose(midgame)
