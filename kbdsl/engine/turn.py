@@ -145,12 +145,23 @@ class Turn(Holdings, Targets, Gold):
                     self._any_time(out)
                 return out
         actions, entries = g.rules.actions, g.rules.entries
+        card, free, nb = self.hand[p], ~(self.occ | self.blocked), self.nb[p]
         for tile in self.usable_tiles(p):
             for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
                 action = actions[name]
                 if action.kind == "build":  # the commonest case, inline
                     if self.supply[p] > 0:
-                        targets = self.build_targets(action, p)
+                        if action.reads <= CARD and not self.choosing:  # build_targets, inline
+                            targets = self.board_table(action, card)[-1]
+                            if targets is None:
+                                targets = self.board_target(action, card)
+                            targets &= free
+                            if action.adjacent and not self.waived:
+                                near = targets & nb
+                                if near:
+                                    targets = near
+                        else:
+                            targets = self.build_targets(action, p)
                         if targets:
                             out.append((g.code_base[g.kind_index[name]], targets))
                 else:
@@ -341,7 +352,11 @@ class Turn(Holdings, Targets, Gold):
 
     def _build(self, p: int, i: int) -> None:
         g = self.game
-        self.place_piece(p, i)
+        bit = 1 << i  # place_piece, inline
+        self.own[p] |= bit
+        self.occ |= bit
+        self.nb[p] |= g.tables.nbr_mask[i]
+        self.supply[p] -= 1
         self.waived = False
         if self.supply[p] == 0:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
