@@ -94,6 +94,15 @@ class Holdings(Pieces):
             return []
         return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
 
+    def gain_zone(self, p: int) -> int:
+        """The hexes where a piece of p arriving would take a tile (where `gains` is not empty)."""
+        g = self.game
+        nbr_mask, out = g.tables.nbr_mask, 0
+        for loc in bit_list(g.tile_hexes & ~self.taken[p]):
+            if self.loc_supply.get(loc, 0) > 0:
+                out |= nbr_mask[loc]
+        return out
+
     def gain(self, p: int, i: int) -> None:
         g = self.game
         location_of = g.tables.location_of

@@ -144,28 +144,32 @@ class Turn(Holdings, Targets, Gold):
                 if g.any_time:
                     self._any_time(out)
                 return out
-        actions, entries = g.rules.actions, g.rules.entries
+        plan = g.tile_plan
         card, free, nb = self.hand[p], ~(self.occ | self.blocked), self.nb[p]
+        plain = not self.choosing and self.supply[p] > 0
         for tile in self.usable_tiles(p):
-            for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
-                action = actions[name]
-                if action.kind == "build":  # the commonest case, inline
-                    if self.supply[p] > 0:
-                        if action.reads <= CARD and not self.choosing:  # build_targets, inline
-                            targets = self.board_table(action, card)[-1]
-                            if targets is None:
-                                targets = self.board_target(action, card)
-                            targets &= free
-                            if action.adjacent and not self.waived:
-                                near = targets & nb
-                                if near:
-                                    targets = near
-                        else:
-                            targets = self.build_targets(action, p)
-                        if targets:
-                            out.append((g.code_base[g.kind_index[name]], targets))
-                else:
+            for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
+                if by_card is None:
                     self._steps(name, action, out)
+                    continue
+                if plain:  # a build on a table per board (build_targets, inline)
+                    table = by_card.get(card)
+                    if table is None:
+                        table = by_card[card] = self.board_table(action, card)
+                    targets = table[-1]
+                    if targets is None:
+                        targets = self.board_target(action, card)
+                    targets &= free
+                    if action.adjacent and not self.waived:
+                        near = targets & nb
+                        if near:
+                            targets = near
+                elif self.supply[p] > 0:
+                    targets = self.build_targets(action, p)
+                else:
+                    continue
+                if targets:
+                    out.append((base, targets))
         if self.mand_left <= 0:
             out.append((g.code_base[END_TURN], 1))
         return out
@@ -216,15 +220,33 @@ class Turn(Holdings, Targets, Gold):
             if self._risky < 0:
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             risky, n = self._risky, g.tables.n
+            gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             for s, targets in self.move_targets(action, p):
                 if not (risky >> s) & 1:
                     out.append((base + s * n, targets))
                     continue
                 lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
-                for i in bit_list(targets):
-                    out.append((base + s * n + i, 1))
+                # targets that may have discard variants: those not touching every lifted tile's hex,
+                # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
+                special = targets
+                for x in lifted:
+                    special &= ~g.tables.nbr_mask[x.at]
+                kinds = [x.kind for x in self.tiles[p]]
+                if special and all(kinds.count(x.kind) < 2 for x in lifted):
+                    if gain_zone < 0:
+                        gain_zone = self.gain_zone(p)
+                    special &= gain_zone
+                code, rest = base + s * n, targets
+                for i in bit_list(special):  # the others as runs, in the same order
+                    below = rest & ((1 << i) - 1)
+                    if below:
+                        out.append((code, below))
+                    rest ^= below | (1 << i)
+                    out.append((code + i, 1))
                     for d in self.discard_choices(p, s, i, lifted):
                         out.append((g.encode(kind, i, s, d), 1))
+                if rest:
+                    out.append((code, rest))
             return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
