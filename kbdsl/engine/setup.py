@@ -157,6 +157,9 @@ class BaseGame:
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
             self.uses_card["build"] = _mentions_card(self.mandatory)
+        # the mandatory action's board tables by card (Targets.board_table), when its target is one
+        plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
+        self.mandatory_tables: dict[str | None, list[int | None]] | None = {} if plain else None
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked

@@ -10,7 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits
 from kbdsl.engine.gold import Gold
-from kbdsl.engine.targets import CARD, Targets
+from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
@@ -184,9 +184,13 @@ class Turn(Holdings, Targets, Gold):
         seen, card = self._mandatory, self.hand[p]
         if seen is not None and seen[0] == self.occ and seen[1] is card and seen[2] == p:
             return seen[3]
-        action = self.game.mandatory
-        if action.reads <= CARD and not self.choosing:  # build_targets, inline for the common case
-            targets = self.board_table(action, card)[-1]
+        g = self.game
+        action, tables = g.mandatory, g.mandatory_tables
+        if tables is not None and not self.choosing:  # build_targets, inline for the common case
+            table = tables.get(card)
+            if table is None:
+                table = tables[card] = self.board_table(action, card)
+            targets = table[-1]
             if targets is None:
                 targets = self.board_target(action, card)
             targets &= ~(self.occ | self.blocked)
