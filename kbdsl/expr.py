@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
+from typing import Any
 from operator import or_
 
 from kbdsl.bitset import bit_list, components, dilate
@@ -465,26 +466,11 @@ class Compiler:
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _same_terrain(f(c), c.t), inner.static)
         if name == "straight-run":
-            if not self._arity(node, 2, 2):
-                return Compiled(HEX, lambda c: 0, True)
-            inner = self._expect(node.args[0], HEX, **kw)
-            n = self._int_arg(node, 1)
-            f = inner.fn
-            return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t), inner.static)
+            return self._hexes_and_n(node, kw, _straight_run)
         if name == "aligned":
-            if not self._arity(node, 2, 2):
-                return Compiled(HEX, lambda c: 0, True)
-            inner = self._expect(node.args[0], HEX, **kw)
-            n = self._int_arg(node, 1)
-            f = inner.fn
-            return self._maybe_static(HEX, lambda c: _aligned(f(c), n, c.t), inner.static)
+            return self._hexes_and_n(node, kw, _aligned)
         if name == "diagonal-run":
-            if not self._arity(node, 2, 2):
-                return Compiled(HEX, lambda c: 0, True)
-            inner = self._expect(node.args[0], HEX, **kw)
-            n = self._int_arg(node, 1)
-            f = inner.fn
-            return self._maybe_static(HEX, lambda c: _straight_run(f(c), n, c.t, DIAGONALS), inner.static)
+            return self._hexes_and_n(node, kw, lambda mask, n, t: _straight_run(mask, n, t, DIAGONALS))
         if name == "count":
             if not self._arity(node, 1, 1):
                 return Compiled(INT, lambda c: 0, True)
@@ -499,6 +485,15 @@ class Compiler:
             return self._err(node.pos, f"{name}(...) needs the form {name}(expression over domain)")
         hint = did_you_mean(name, [*FUNCTIONS, *AGGREGATES])
         return self._err(node.pos, f"unknown function {name!r}{hint}", "E101", len(name))
+
+    def _hexes_and_n(self, node: ast.Call, kw: dict, fn: Callable[[int, int, Any], int]) -> Compiled:
+        """A function of a hex set and a whole number written out, `name(S, n)`: `fn(S, n, tables)`."""
+        if not self._arity(node, 2, 2):
+            return Compiled(HEX, lambda c: 0, True)
+        inner = self._expect(node.args[0], HEX, **kw)
+        n = self._int_arg(node, 1)
+        f = inner.fn
+        return self._maybe_static(HEX, lambda c: fn(f(c), n, c.t), inner.static)
 
     def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
         left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)

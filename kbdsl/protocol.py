@@ -479,9 +479,10 @@ class Server:
         take back."""
         state = self._state(req)
         legal = {m.do for m in state.legal_moves()}
-        entries, pending = state.game.rules.entries, state.to_json()["pending"]
+        entries = state.game.rules.entries
+        pending = [state.game.kinds[state.pending]] if state.pending_left else []
         tiles = [a for t in dict.fromkeys(x.kind for x in state.tiles[state.current]) for a in entries.get(t, ())]
-        names = list(dict.fromkeys(["build", *([pending["tile"]] if pending else []), *tiles, "end"]))
+        names = list(dict.fromkeys(["build", *pending, *tiles, "end"]))
         return {
             "game": req["game"],
             "player": state.current,

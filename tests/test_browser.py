@@ -283,3 +283,32 @@ def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn
     assert page.locator(f'#board .piece[data-hex="{step}"][data-kind="ship"]').count() == 1
     assert page.locator(f'#board .piece[data-hex="{wanted[0]}"]').count() == 0
     assert errors == []
+
+
+def test_a_tile_action_without_a_hex_is_played_by_its_button_and_its_next_step_is_chosen(server, browser):
+    url, _ = server
+    errors: list[str] = []
+    call = protocol(url)
+    table, toks, links = crossroads_table(url)
+    play_until(call, table, toks, "fort", "fort")  # seat 0 holds a Fort: draw a card, then build on it
+    page = page_in(browser, errors)
+    page.goto(url + links[0])
+    my_turn(page)
+    fort = page.locator('#actions button[data-action="fort"]')
+    assert fort.text_content() == "Fort"
+    push = after(page, fort.click)  # no hex to choose: the button plays the draw
+    drawn = push["state"]["drawn"]
+    assert push["state"]["log"][-1] == {"do": "fort"} and drawn in {t["name"] for t in page.evaluate("T.rules.terrains")}
+    assert page.text_content("#drawn") == f"Drawn by a tile this turn: {page.evaluate(f'title({drawn!r})')}"
+    if push["state"]["pending"] is None:  # no free hex of the drawn terrain: Fort builds nothing
+        assert page.evaluate("T.action") in ("build", None)
+        return
+    assert page.evaluate("T.action") == "fort.build"
+    assert page.locator('#actions button[data-action="fort.build"]').text_content() == "Fort: build"
+    hexes = targets(page)
+    terrains = {h["id"]: h["terrain"] for h in board_of(url, table)["hexes"]}
+    assert hexes and {terrains[h] for h in hexes} == {drawn}
+    push = after(page, lambda: click_hex(page, hexes[0]))
+    assert push["state"]["log"][-1] == {"do": "fort.build", "to": hexes[0]} and push["state"]["pending"] is None
+    assert page.locator("#log li").last.text_content().startswith(f"P0 Fort: build: on {hexes[0]}")
+    assert errors == []

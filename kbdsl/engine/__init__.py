@@ -4,7 +4,8 @@
 - `pieces`: who stands where (occupancy bitsets per player) and the supplies;
 - `kinds`: pieces of the other player-owned kinds placed by tiles (auras, footprints, own supplies);
 - `zones`: the terrain cards: deck, hands, discard pile, cards out of the game;
-- `hand`: a hand of several terrain cards to choose from;
+- `hand`: the card zones the turn block states (hand size, when hands are filled, what is
+  discarded, identical cards played as any terrain) and a hand of several cards to choose from;
 - `gold`: gold won during play, per player and source;
 - `tiles`: location tiles held by players, how they are gained, used and lost;
 - `targets`: the hexes an action may choose (evaluation contexts, lifted moves);

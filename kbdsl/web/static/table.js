@@ -111,7 +111,11 @@ async function show(push) {
   T.seat = push.seat;
   const s = push.state;
   const usable = new Set((push.actions || []).filter(a => a.usable).map(a => a.action));
-  if (!usable.has(T.action) || noHex(T.action)) { T.action = usable.has("build") ? "build" : null; T.from = null; }
+  const pending = s.pending && s.pending.tile; // a tile action of several steps goes on: its next step is chosen
+  if (!usable.has(T.action) || noHex(T.action)) {
+    T.action = usable.has(pending) && !noHex(pending) ? pending : usable.has("build") ? "build" : null;
+    T.from = null;
+  }
   if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
   await Promise.all([
     drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version),
