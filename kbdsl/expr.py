@@ -446,7 +446,7 @@ class Compiler:
             inner = self._expect(node.args[0], HEX, **kw)
             n = self._int_arg(node, 1)
             f = inner.fn
-            return self._maybe_static(HEX, lambda c: _line_end(f(c), n, c.t), inner.static)
+            return self._maybe_static(HEX, lambda c: _line_end_of(f(c), n, c.t), inner.static)
         if name == "straight":
             if not move:
                 return self._err(node.pos, "straight() only makes sense in the target of a move")
@@ -658,6 +658,24 @@ def _linked(c: Ctx, targets: int) -> int:
         if reach.bit_count() >= 2:
             out |= reach
     return out
+
+
+#: Line ends kept per board and line length (a player's settlements change a few times a turn,
+#: and the same ones are looked at again on the player's next turn); dropped when this many.
+LINE_ENDS_KEPT = 4096
+
+
+def _line_end_of(mask: int, n: int, t) -> int:
+    """_line_end, remembered per board for the last masks asked about."""
+    memo = t.cache.get(("line-end", n))
+    if memo is None:
+        memo = t.cache[("line-end", n)] = {}
+    value = memo.get(mask)
+    if value is None:
+        if len(memo) >= LINE_ENDS_KEPT:
+            memo.clear()
+        value = memo[mask] = _line_end(mask, n, t)
+    return value
 
 
 def _line_end(mask: int, n: int, t) -> int:

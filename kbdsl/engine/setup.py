@@ -97,6 +97,21 @@ class BaseGame:
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
+        # per tile kind, its actions as (name, action, code base, by_card) for the move generator:
+        # by_card is None but for a build whose target is a table per board (it caches them by card)
+        self.tile_plan = {
+            tile: [
+                (
+                    name,
+                    a,
+                    self.code_base[self.kind_index[name]],
+                    {} if a.kind == "build" and a.reads <= {"card"} else None,
+                )
+                for name in rules.entries.get(tile, ())
+                for a in (rules.actions[name],)
+            ]
+            for tile in rules.tiles
+        }
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
@@ -142,6 +157,9 @@ class BaseGame:
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
             self.uses_card["build"] = _mentions_card(self.mandatory)
+        # the mandatory action's board tables by card (Targets.board_table), when its target is one
+        plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
+        self.mandatory_tables: dict[str | None, list[int | None]] | None = {} if plain else None
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked

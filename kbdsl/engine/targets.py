@@ -112,6 +112,8 @@ class Targets(Kinds, Hand):
         # target is a hex that is empty now (the source itself is occupied, so never one)
         fast = board_only and not self.blocked and not g.may_stay
         free, adjacent = ~self.occ, action.adjacent
+        if fast and table is None:  # the same hexes from every source: only "adjacent" differs
+            return self._same_move_targets(sources, same & free, adjacent, own, nb)
         for s in bit_list(sources):
             if fast:
                 if table is None:
@@ -153,6 +155,26 @@ class Targets(Kinds, Hand):
                     cand = near
             if cand:
                 out.append((s, cand))
+        return out
+
+    def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
+        """move_targets when every source has the same candidates `cand`: with "adjacent if
+        possible", a hex next to no piece but the lifted one is not adjacent any more."""
+        if not cand:
+            return []
+        if not adjacent:
+            return [(s, cand) for s in bit_list(sources)]
+        nbr_mask = self.game.tables.nbr_mask
+        near = cand & nb
+        single = 0  # hexes of `near` next to exactly one of p's pieces
+        for i in bit_list(near):
+            touching = nbr_mask[i] & own
+            if not touching & (touching - 1):
+                single |= 1 << i
+        out = []
+        for s in bit_list(sources):
+            kept = near & ~(single & nbr_mask[s])
+            out.append((s, kept or cand))
         return out
 
 

@@ -13,7 +13,9 @@ from kbdsl.moves import DISCARDS
 
 
 class Tile:
-    """A location tile held by a player: its kind, the hex it came from, its turn status."""
+    """A location tile held by a player: its kind, the hex it came from, its turn status.
+
+    Never changed once made (a new status is a new Tile), so copies of a game share them."""
 
     __slots__ = ("kind", "at", "used", "new")
 
@@ -23,9 +25,6 @@ class Tile:
     @property
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
-
-    def copy(self) -> Tile:
-        return Tile(self.kind, self.at, self.used, self.new)
 
 
 class Holdings(Pieces):
@@ -50,7 +49,7 @@ class Holdings(Pieces):
             self.loc_supply[i] = 1
 
     def _copy_tiles(self, s: Holdings) -> None:
-        s.tiles = [[x.copy() for x in ts] for ts in self.tiles]
+        s.tiles = [list(ts) for ts in self.tiles]  # the Tiles themselves are shared: never changed
         s.taken, s.loc_supply, s.dealt = list(self.taken), dict(self.loc_supply), dict(self.dealt)
 
     def tile_on(self, i: int) -> str | None:
@@ -66,12 +65,13 @@ class Holdings(Pieces):
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
-        for tile in self.tiles[p]:
+        held = self.tiles[p]
+        for k, tile in enumerate(held):
             if tile.kind == name and not tile.used and not tile.new:
                 if name in self.game.single_use:
-                    self.tiles[p].remove(tile)
+                    del held[k]
                 else:
-                    tile.used = True
+                    held[k] = Tile(name, tile.at, used=True)
                 return
 
     def refresh_tiles(self, p: int) -> None:
@@ -82,8 +82,7 @@ class Holdings(Pieces):
         if g.expiring:
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        for tile in self.tiles[p]:
-            tile.used = tile.new = False
+        self.tiles[p] = [Tile(x.kind, x.at) if x.used or x.new else x for x in self.tiles[p]]
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
@@ -93,6 +92,15 @@ class Holdings(Pieces):
         if not near:  # most hexes touch no tile hex
             return []
         return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
+
+    def gain_zone(self, p: int) -> int:
+        """The hexes where a piece of p arriving would take a tile (where `gains` is not empty)."""
+        g = self.game
+        nbr_mask, out = g.tables.nbr_mask, 0
+        for loc in bit_list(g.tile_hexes & ~self.taken[p]):
+            if self.loc_supply.get(loc, 0) > 0:
+                out |= nbr_mask[loc]
+        return out
 
     def gain(self, p: int, i: int) -> None:
         g = self.game
@@ -111,17 +119,21 @@ class Holdings(Pieces):
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
+        held = self.tiles[p]
+        now: dict[int, Tile] = {}  # lost tiles given a twin's status meanwhile: id of the old -> the new
         for tile in self.lost(p, kinds):
+            tile = now.get(id(tile), tile)
             twin = next(
                 (
-                    x
-                    for x in self.tiles[p]
+                    k
+                    for k, x in enumerate(held)
                     if x.kind == tile.kind and x is not tile and x.status == discard and x.status != tile.status
                 ),
                 None,
             )
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
-                twin.used, twin.new = tile.used, tile.new
+                old = held[twin]
+                held[twin] = now[id(old)] = Tile(old.kind, old.at, tile.used, tile.new)
             self._discard(p, tile)
 
     def _discard(self, p: int, tile: Tile) -> None:

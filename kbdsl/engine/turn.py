@@ -10,7 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits
 from kbdsl.engine.gold import Gold
-from kbdsl.engine.targets import CARD, Targets
+from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
@@ -144,17 +144,32 @@ class Turn(Holdings, Targets, Gold):
                 if g.any_time:
                     self._any_time(out)
                 return out
-        actions, entries = g.rules.actions, g.rules.entries
+        plan = g.tile_plan
+        card, free, nb = self.hand[p], ~(self.occ | self.blocked), self.nb[p]
+        plain = not self.choosing and self.supply[p] > 0
         for tile in self.usable_tiles(p):
-            for name in entries.get(tile, ()):  # a tile offering a choice starts one of its parts
-                action = actions[name]
-                if action.kind == "build":  # the commonest case, inline
-                    if self.supply[p] > 0:
-                        targets = self.build_targets(action, p)
-                        if targets:
-                            out.append((g.code_base[g.kind_index[name]], targets))
-                else:
+            for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
+                if by_card is None:
                     self._steps(name, action, out)
+                    continue
+                if plain:  # a build on a table per board (build_targets, inline)
+                    table = by_card.get(card)
+                    if table is None:
+                        table = by_card[card] = self.board_table(action, card)
+                    targets = table[-1]
+                    if targets is None:
+                        targets = self.board_target(action, card)
+                    targets &= free
+                    if action.adjacent and not self.waived:
+                        near = targets & nb
+                        if near:
+                            targets = near
+                elif self.supply[p] > 0:
+                    targets = self.build_targets(action, p)
+                else:
+                    continue
+                if targets:
+                    out.append((base, targets))
         if self.mand_left <= 0:
             out.append((g.code_base[END_TURN], 1))
         return out
@@ -169,9 +184,13 @@ class Turn(Holdings, Targets, Gold):
         seen, card = self._mandatory, self.hand[p]
         if seen is not None and seen[0] == self.occ and seen[1] is card and seen[2] == p:
             return seen[3]
-        action = self.game.mandatory
-        if action.reads <= CARD and not self.choosing:  # build_targets, inline for the common case
-            targets = self.board_table(action, card)[-1]
+        g = self.game
+        action, tables = g.mandatory, g.mandatory_tables
+        if tables is not None and not self.choosing:  # build_targets, inline for the common case
+            table = tables.get(card)
+            if table is None:
+                table = tables[card] = self.board_table(action, card)
+            targets = table[-1]
             if targets is None:
                 targets = self.board_target(action, card)
             targets &= ~(self.occ | self.blocked)
@@ -205,15 +224,33 @@ class Turn(Holdings, Targets, Gold):
             if self._risky < 0:
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             risky, n = self._risky, g.tables.n
+            gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             for s, targets in self.move_targets(action, p):
                 if not (risky >> s) & 1:
                     out.append((base + s * n, targets))
                     continue
                 lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
-                for i in bit_list(targets):
-                    out.append((base + s * n + i, 1))
+                # targets that may have discard variants: those not touching every lifted tile's hex,
+                # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
+                special = targets
+                for x in lifted:
+                    special &= ~g.tables.nbr_mask[x.at]
+                kinds = [x.kind for x in self.tiles[p]]
+                if special and all(kinds.count(x.kind) < 2 for x in lifted):
+                    if gain_zone < 0:
+                        gain_zone = self.gain_zone(p)
+                    special &= gain_zone
+                code, rest = base + s * n, targets
+                for i in bit_list(special):  # the others as runs, in the same order
+                    below = rest & ((1 << i) - 1)
+                    if below:
+                        out.append((code, below))
+                    rest ^= below | (1 << i)
+                    out.append((code + i, 1))
                     for d in self.discard_choices(p, s, i, lifted):
                         out.append((g.encode(kind, i, s, d), 1))
+                if rest:
+                    out.append((code, rest))
             return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
@@ -341,7 +378,11 @@ class Turn(Holdings, Targets, Gold):
 
     def _build(self, p: int, i: int) -> None:
         g = self.game
-        self.place_piece(p, i)
+        bit = 1 << i  # place_piece, inline
+        self.own[p] |= bit
+        self.occ |= bit
+        self.nb[p] |= g.tables.nbr_mask[i]
+        self.supply[p] -= 1
         self.waived = False
         if self.supply[p] == 0:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
