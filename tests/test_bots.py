@@ -19,7 +19,7 @@ from kbdsl.bots import (
     bot_name,
     make_bot,
 )
-from kbdsl.bots.playout import margins
+from kbdsl.bots.playout import margins, worth
 from kbdsl.cli import main
 from kbdsl.determinize import determinize, unseen_cards
 from kbdsl.errors import KbdslError
@@ -135,13 +135,20 @@ def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch
     while len(state.legal_actions()) < 3:
         state.apply_action(bot.choose(state))
     calls = []
-    monkeypatch.setattr(ismcts, "margins", lambda s: calls.append(1) or margins(s))
+    monkeypatch.setattr(ismcts, "worth", lambda s, gold: calls.append(1) or worth(s, gold))
     root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
     for budget in (10, 40):
         calls.clear()
         search = IsmctsBot(3, playouts=budget)
         assert search.choose(state) in state.legal_actions()
         assert budget <= len(calls) - root <= budget + 10 * search.cap  # one walk may overshoot
+
+
+def test_worth_adds_tile_gold_per_tile_held_beyond_the_best_other(midgame):
+    held = [len(ts) for ts in midgame.tiles]
+    assert worth(midgame) == margins(midgame)
+    for p, (w, m) in enumerate(zip(worth(midgame, 3.0), margins(midgame), strict=True)):
+        assert w == m + 3.0 * (held[p] - max(h for q, h in enumerate(held) if q != p))
 
 
 def test_bots_are_reproducible_from_their_seed(midgame):

@@ -16,7 +16,7 @@ import math
 import random
 
 from kbdsl.bots.base import Seat, SeatBot
-from kbdsl.bots.playout import margins, rollout
+from kbdsl.bots.playout import rollout, worth
 from kbdsl.game import State
 
 
@@ -131,13 +131,7 @@ class IsmctsBot(SeatBot):
         return prior
 
     def _worth(self, state: State) -> list[float]:
-        """Per player, the margin plus `tile_gold` for each tile held more than the best other."""
-        out = margins(state)
-        if self.tile_gold:
-            held = [len(ts) for ts in state.tiles]
-            for p, n in enumerate(held):
-                out[p] += self.tile_gold * (n - max(h for q, h in enumerate(held) if q != p))
-        return out
+        return worth(state, self.tile_gold)
 
     def _width(self, visits: int) -> int:
         return max(1, math.ceil(self.widen * (visits + 1) ** self.alpha))

@@ -6,21 +6,29 @@ import random
 
 from kbdsl.bots.base import Seat, SeatBot
 from kbdsl.bots.greedy import ranked
-from kbdsl.bots.playout import margins, rollout
+from kbdsl.bots.playout import rollout, worth
 
 
 class MonteCarloBot(SeatBot):
     """For each of the `width` moves the greedy ranking likes best, `playouts / width` samples:
     deal the unseen cards at random (a determinisation), play the move, play randomly for
     `horizon` more turns (None: to the end of the game), and score the margin with the real
-    scorers. Plays the move with the best mean margin. The budget is counted in playouts, not
+    scorers, plus `tile_gold` per location tile held more than the best other (kbdsl.bots.playout.worth).
+    Plays the move with the best mean. The budget is counted in playouts, not
     seconds, so a seed gives the same moves on any machine."""
 
     name = "montecarlo"
 
-    def __init__(self, seed: int | str = 0, playouts: int = 192, width: int = 6, horizon: int | None = 2):
+    def __init__(
+        self,
+        seed: int | str = 0,
+        playouts: int = 192,
+        width: int = 6,
+        horizon: int | None = 2,
+        tile_gold: float = 3.0,
+    ):
         super().__init__(seed)
-        self.playouts, self.width, self.horizon = playouts, width, horizon
+        self.playouts, self.width, self.horizon, self.tile_gold = playouts, width, horizon, tile_gold
 
     def act(self, seat: Seat) -> int:
         actions = seat.legal_actions()
@@ -29,7 +37,7 @@ class MonteCarloBot(SeatBot):
         self.rng.shuffle(actions)  # ties in the ranking are broken at random
         me = seat.player
         candidates = [code for _, code in ranked(seat.public, actions, me)[: self.width]]
-        totals = [0] * len(candidates)
+        totals = [0.0] * len(candidates)
         runs = max(self.playouts // len(candidates), 1)
         until = seat.public.turn + self.horizon if self.horizon is not None else None
         # Common random numbers: every candidate meets the same deals and playout dice, so the
@@ -40,6 +48,6 @@ class MonteCarloBot(SeatBot):
                 rng = random.Random(seed)
                 state = seat.sample(rng)
                 state.apply_action(code)
-                totals[j] += margins(rollout(state, rng, until))[me]
+                totals[j] += worth(rollout(state, rng, until), self.tile_gold)[me]
         best = max(range(len(candidates)), key=lambda j: totals[j])  # first wins ties: greedy's order
         return candidates[best]

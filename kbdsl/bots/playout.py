@@ -24,3 +24,14 @@ def margins(state: State) -> list[int]:
     for p, mine in enumerate(totals):
         out.append(mine - max((v for q, v in enumerate(totals) if q != p), default=0))
     return out
+
+
+def worth(state: State, tile_gold: float = 0.0) -> list[float]:
+    """Per player, the margin plus `tile_gold` for each location tile held more than the best
+    other: the scorers give a held tile no gold, though it is worth about a settlement a turn."""
+    out: list[float] = list(margins(state))
+    if tile_gold:
+        held = [len(ts) for ts in state.tiles]
+        for p, n in enumerate(held):
+            out[p] += tile_gold * (n - max((h for q, h in enumerate(held) if q != p), default=0))
+    return out
