@@ -95,6 +95,9 @@ class RuleError(KbdslError):
         self.diagnostics = list(diagnostics)
         super().__init__("\n".join(d.render() for d in self.diagnostics))
 
+    def __reduce__(self):  # picklable, so a worker process can report it to its parent
+        return type(self), (self.diagnostics,)
+
 
 def read_source(path: str | Path) -> str:
     """A rule author's file as text; unreadable or non-UTF-8 bytes become a located RuleError."""
@@ -118,10 +121,14 @@ class IllegalMove(KbdslError):
     def __init__(self, move: object, reason: str, rule: str = ""):
         self.move = move
         self.reason = reason
+        self._given_rule = rule
         cited = re.search(r"\[([^\[\]]+)\]$", reason)  # reasons end with the rule they cite: "[RULINGS 7]"
         self.rule = rule or (cited.group(1) if cited else "")
         where = f" ({rule})" if rule and not cited else ""
         super().__init__(f"illegal move {move}: {reason}{where}")
+
+    def __reduce__(self):  # picklable, so a worker process can report it to its parent
+        return type(self), (self.move, self.reason, self._given_rule)
 
 
 class SetupError(KbdslError, ValueError):

@@ -694,3 +694,16 @@ def test_yaml_non_word_keys_are_refused():
     with pytest.raises(RuleError) as info:
         parse_yaml("name: x\n~: 1\n", "g.yaml")
     assert only(info.value, "E201").message == "YAML keys must be plain words"
+
+
+def test_errors_survive_pickling_so_worker_processes_can_report_them():
+    import pickle
+
+    from kbdsl.errors import Diagnostic, IllegalMove, Pos, RuleError
+
+    rule = RuleError([Diagnostic(Pos("cards.kb", 2, 33), "unknown terrain 'gras'", "E101")])
+    back = pickle.loads(pickle.dumps(rule))
+    assert str(back) == str(rule) and back.diagnostics[0].render() == rule.diagnostics[0].render()
+    move = IllegalMove("b 1,2", "the hex is taken [RULINGS 7]")
+    back = pickle.loads(pickle.dumps(move))
+    assert (str(back), back.rule, back.reason) == (str(move), "RULINGS 7", move.reason)
