@@ -60,6 +60,23 @@ class Targets(Kinds, Hand):
                 return near
         return cand
 
+    def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
+        """build_targets of an action whose target is a board table (it reads at most the card), for
+        p holding one card: the hot path's form, `tables` caching the board's tables by card."""
+        card = self.hand[p]
+        table = tables.get(card)
+        if table is None:
+            table = tables[card] = self.board_table(action, card)
+        targets = table[-1]
+        if targets is None:
+            targets = self.board_target(action, card)
+        targets &= ~(self.occ | self.blocked)
+        if action.adjacent and not (self.waived and action.kind == "build"):
+            near = targets & self.nb[p]
+            if near:
+                return near
+        return targets
+
     def board_target(self, action: CompiledAction, card: str | None, origin: int = -1) -> int:
         """The target of an action that reads at most the card and the origin (its `reads`), on
         this board: computed once per board, card and origin (see board_table)."""

@@ -145,25 +145,14 @@ class Turn(Holdings, Targets, Gold):
                     self._any_time(out)
                 return out
         plan = g.tile_plan
-        card, free, nb = self.hand[p], ~(self.occ | self.blocked), self.nb[p]
         plain = not self.choosing and self.supply[p] > 0
         for tile in self.usable_tiles(p):
             for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
                 if by_card is None:
                     self._steps(name, action, out)
                     continue
-                if plain:  # a build on a table per board (build_targets, inline)
-                    table = by_card.get(card)
-                    if table is None:
-                        table = by_card[card] = self.board_table(action, card)
-                    targets = table[-1]
-                    if targets is None:
-                        targets = self.board_target(action, card)
-                    targets &= free
-                    if action.adjacent and not self.waived:
-                        near = targets & nb
-                        if near:
-                            targets = near
+                if plain:  # a build on a table per board
+                    targets = self.table_build_targets(action, by_card, p)
                 elif self.supply[p] > 0:
                     targets = self.build_targets(action, p)
                 else:
@@ -186,18 +175,8 @@ class Turn(Holdings, Targets, Gold):
             return seen[3]
         g = self.game
         action, tables = g.mandatory, g.mandatory_tables
-        if tables is not None and not self.choosing:  # build_targets, inline for the common case
-            table = tables.get(card)
-            if table is None:
-                table = tables[card] = self.board_table(action, card)
-            targets = table[-1]
-            if targets is None:
-                targets = self.board_target(action, card)
-            targets &= ~(self.occ | self.blocked)
-            if action.adjacent and not (self.waived and action.kind == "build"):
-                near = targets & self.nb[p]
-                if near:
-                    targets = near
+        if tables is not None and not self.choosing:  # the common case: a table per board
+            targets = self.table_build_targets(action, tables, p)
         else:
             targets = self.build_targets(action, p)
         self._mandatory = (self.occ, card, p, targets)
