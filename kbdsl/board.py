@@ -1,4 +1,4 @@
-"""Assemble board sections into the networkx hex graph, and compile fast tables from it.
+"""Assemble board sections into the networkx hex graph (and the graphs of its parts).
 
 Coordinates: every hex is named `row,col` (0-based, row 0 on top, odd-r: odd rows sit
 half a hex to the right) on the primary board, and `board:row,col` on any other board
@@ -7,25 +7,26 @@ are the graph's node keys and the notation of moves, scenarios, saves and the CL
 
 The graph is the model: node attributes are board, row, col, q, r (axial), terrain,
 location, special, buildable, section, sector, line, edge and sides (the named sides of the
-edge a hex lies on: top, bottom, left, right; a corner is on two). `Tables` is derived from
-it once per game and serves the hot loops as int bitsets.
+edge a hex lies on: top, bottom, left, right; a corner is on two). The bitset tables of the hot
+loops derive from it (kbdsl.tables): from the graph of a board's shape, which holds its hexes'
+coordinates and adjacency, and from each section's graph, which holds what its hexes hold.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from collections.abc import Container, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import Shift, bit_list, components, shift_table
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from kbdsl.lang import ast
 
 #: Axial steps of the 6 directions; direction d and d+3 are opposite.
 DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
@@ -60,11 +61,22 @@ def offset_to_axial(row: int, col: int) -> tuple[int, int]:
     return col - (row - (row & 1)) // 2, row
 
 
-def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Mapping[str, bool]) -> nx.Graph:
-    """Build the hex graph for sections placed per board (grid order: left to right, top to bottom)."""
-    import networkx as nx  # on first use: commands that only check rules (lint) never build a board
+@dataclass(frozen=True)
+class Placement:
+    """One board of a layout, checked against the rule set: its sections in grid order, whether
+    each is turned, whether its sections are sectors, and `shape`, the key of its geometry."""
 
-    g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
+    board: str
+    primary: bool
+    sections: tuple[ast.Section, ...]
+    turned: tuple[bool, ...]
+    sectors: bool
+    shape: tuple  # (board, primary, columns of sections, each section's rows and columns, edge)
+
+
+def placements(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Mapping[str, bool]) -> list[Placement]:
+    """The boards of a layout that place sections, in the rule set's order; SetupError names a wrong one."""
+    out = []
     for bi, spec in enumerate(rules.boards):
         placed = list(layout.get(spec.name, ()))
         if not placed:
@@ -75,9 +87,6 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
         names = [p.name for p in placed]
         if len(set(names)) != len(names):
             raise SetupError(f"board {spec.name!r}: each section may be used once, got {', '.join(names)}")
-        primary = bi == 0
-        sectors = rules.flag(spec.sectors, options)
-        edge = rules.flag(spec.edge, options)
         secs = []
         for p in placed:
             sec = rules.sections.get(p.name)
@@ -89,20 +98,71 @@ def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Ma
                 raise SetupError(f"sections of board {spec.name!r} cannot be turned")
             secs.append(sec)
         dims = tuple((len(sec.rows), len(sec.rows[0])) for sec in secs)
-        slots, edges = _geometry(spec.name, primary, cols_n, dims, edge)
+        shape = (spec.name, bi == 0, cols_n, dims, rules.flag(spec.edge, options))
+        turned = tuple(p.turned for p in placed)
+        out.append(Placement(spec.name, bi == 0, tuple(secs), turned, rules.flag(spec.sectors, options), shape))
+    return out
+
+
+def assemble(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: Mapping[str, bool]) -> nx.Graph:
+    """Build the hex graph for sections placed per board (grid order: left to right, top to bottom):
+    each hex has the attributes of its cell in the board's shape and those of its section's cell."""
+    import networkx as nx  # on first use: commands that only check rules (lint) never build a board
+
+    g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
+    for b in placements(rules, layout, options):
+        slots, edges = _geometry(*b.shape)
         nodes = []
-        for sec, p, slot in zip(secs, placed, slots, strict=True):
-            sector = sec.name if sectors else None
-            for (name, row, col, line, q, r, on_edge, sides), (terrain, location, special, buildable) in zip(
-                slot, _section_cells(rules, sec, p.turned), strict=True
-            ):
-                attrs = dict(board=spec.name, row=row, col=col, section=sec.name, sector=sector, line=line)
-                attrs.update(terrain=terrain, location=location, special=special, buildable=buildable)
-                attrs.update(q=q, r=r, edge=on_edge, sides=sides)
-                nodes.append((name, attrs))
+        for k, slot in enumerate(slots):
+            for (name, shaped), (_, held) in zip(_shape_nodes(b, slot), _section_nodes(rules, b, k, slot), strict=True):
+                nodes.append((name, shaped | held))
         g.add_nodes_from(nodes)
         g.add_edges_from(edges)
     return g
+
+
+def shape_graph(rules: RuleSet, boards: Sequence[Placement]) -> nx.Graph:
+    """The boards' hexes with only what their place on the board decides (coordinates, line, edge,
+    sides) and their adjacency: the part of `assemble`'s graph that no section changes."""
+    import networkx as nx
+
+    g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
+    for b in boards:
+        slots, edges = _geometry(*b.shape)
+        for slot in slots:
+            g.add_nodes_from(_shape_nodes(b, slot))
+        g.add_edges_from(edges)
+    return g
+
+
+def section_graph(rules: RuleSet, board: Placement, k: int) -> nx.Graph:
+    """The hexes of the k-th section of a board, named as placed there, with only what the section
+    holds (section, sector, terrain, location, special, buildable); adjacency is the shape's."""
+    import networkx as nx
+
+    g = nx.Graph(rules=rules.name, primary=rules.primary_board.name)
+    g.add_nodes_from(_section_nodes(rules, board, k, _geometry(*board.shape)[0][k]))
+    return g
+
+
+def _shape_nodes(board: Placement, slot: tuple) -> list[tuple[str, dict]]:
+    return [
+        (name, dict(board=board.board, row=row, col=col, line=line, q=q, r=r, edge=on_edge, sides=sides))
+        for name, row, col, line, q, r, on_edge, sides in slot
+    ]
+
+
+def _section_nodes(rules: RuleSet, board: Placement, k: int, slot: tuple) -> list[tuple[str, dict]]:
+    sec = board.sections[k]
+    sector = sec.name if board.sectors else None
+    nodes = []
+    for cell, (terrain, location, special, buildable) in zip(
+        slot, _section_cells(rules, sec, board.turned[k]), strict=True
+    ):
+        attrs = dict(section=sec.name, sector=sector, terrain=terrain, location=location)
+        attrs.update(special=special, buildable=buildable)
+        nodes.append((cell[0], attrs))
+    return nodes
 
 
 #: Assembly's two halves, each computed once (bounded caches): where the cells of a board's slots
@@ -148,7 +208,7 @@ def _geometry(board: str, primary: bool, cols_n: int, dims: tuple[tuple[int, int
         if (other := axial.get((q + dq, r + dr)))
     ]
     _GEOMETRY[key] = hit = (tuple(out), tuple(edges))
-    _trim(_GEOMETRY)
+    trim(_GEOMETRY)
     return hit
 
 
@@ -169,12 +229,13 @@ def _section_cells(rules: RuleSet, sec, turned: bool) -> tuple:
             buildable = bool(terrain and "buildable" in terrain.flags)
             out.append((what if terrain else None, what if kind == "location" else None, special, buildable))
     _CELLS[(id(sec), turned)] = (sec, rules, tuple(out))
-    _trim(_CELLS)
+    trim(_CELLS)
     return tuple(out)
 
 
-def _trim(cache: dict) -> None:
-    while len(cache) > _KEPT:
+def trim(cache: dict, kept: int = _KEPT) -> None:
+    """Drop the oldest entries of a bounded cache beyond `kept`."""
+    while len(cache) > kept:
         del cache[next(iter(cache))]
 
 
@@ -185,8 +246,9 @@ def _sides(board: str, primary: bool, row: int, col: int, rows: int, cols: int) 
     return tuple(side if primary else f"{board}:{side}" for side, on in named if on)
 
 
-def parse_hex(text: str, g: nx.Graph) -> str:
-    """Normalise a typed hex ('3,4', '(3, 4)', 'board:2,3') to its node name, or raise ValueError.
+def parse_hex(text: str, g: Container[str]) -> str:
+    """Normalise a typed hex ('3,4', '(3, 4)', 'board:2,3') to its node name, or raise ValueError
+    if it is not in `g` (a graph, or any collection of node names such as `Tables.index`).
 
     Parsed by splitting, in time linear in the text, after a length check: the text may come
     from a stranger over the network."""
@@ -221,124 +283,3 @@ def _split_hex(text: str) -> tuple[str | None, int, int] | None:
     if not (row.isascii() and row.isdigit() and col.isascii() and col.isdigit()):
         return None
     return board or None, int(row), int(col)
-
-
-@dataclass
-class Tables:
-    """Bitset tables compiled from the graph; index i is the i-th node in `ids`."""
-
-    ids: list[str]
-    index: dict[str, int]
-    nbr: list[list[int]]
-    nbr_mask: list[int]
-    steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
-    terrain: dict[str, int]
-    locations: dict[str, int]  # tile name -> its location hexes
-    location_of: list[str | None]
-    buildable: int
-    edge: int
-    location: int
-    special: int
-    all: int
-    lines: list[int]
-    line_ids: list[str]
-    sectors: list[int]
-    sector_ids: list[str]
-    sides: list[int] = field(default_factory=list)  # each named side of an edge (see `side_ids`)
-    side_ids: list[str] = field(default_factory=list)
-    fields: list[int] = field(default_factory=list)  # each connected group of one non-special terrain
-    cache: dict = field(default_factory=dict)
-    n: int = field(init=False)  # number of hexes (a plain attribute: the hot loops read it)
-
-    def __post_init__(self) -> None:
-        self.n = len(self.ids)
-
-    @cached_property
-    def shifts(self) -> list[Shift]:
-        """shifts[d]: direction d as bitset shifts (kbdsl.bitset), made on first use."""
-        return [shift_table(step) for step in self.steps]
-
-    def names(self, mask: int) -> list[str]:
-        return [self.ids[i] for i in bit_list(mask)]
-
-    @classmethod
-    def from_graph(cls, g: nx.Graph) -> Tables:
-        primary = g.graph.get("primary")
-        attrs = dict(g.nodes(data=True))
-        ids = sorted(
-            attrs, key=lambda n: (attrs[n]["board"] != primary, attrs[n]["board"], attrs[n]["row"], attrs[n]["col"])
-        )
-        index = {name: i for i, name in enumerate(ids)}
-        adj = dict(g.adjacency())
-        nbr = [sorted([index[m] for m in adj[name]]) for name in ids]
-        nbr_mask = []
-        for ns in nbr:
-            m = 0
-            for j in ns:
-                m |= 1 << j
-            nbr_mask.append(m)
-        # Straight lines follow the graph's own edges: direction d of an edge is its axial difference.
-        steps = [[-1] * len(ids) for _ in DIRECTIONS]
-        direction = {step: d for d, step in enumerate(DIRECTIONS)}
-        axial = [(attrs[name]["q"], attrs[name]["r"]) for name in ids]
-        for i, (q, r) in enumerate(axial):
-            for j in nbr[i]:
-                d = direction.get((axial[j][0] - q, axial[j][1] - r))
-                if d is not None:
-                    steps[d][i] = j
-
-        def group(attr: str) -> tuple[list[str], list[int]]:
-            out: dict[str, int] = {}
-            for i, name in enumerate(ids):
-                key = attrs[name][attr]
-                if key is not None:
-                    out[key] = out.get(key, 0) | 1 << i
-            return list(out), list(out.values())
-
-        terrain: dict[str, int] = {}
-        locations: dict[str, int] = {}
-        flags = {"buildable": 0, "edge": 0, "location": 0, "special": 0}
-        for i, name in enumerate(ids):
-            a = attrs[name]
-            bit = 1 << i
-            if a["terrain"]:
-                terrain[a["terrain"]] = terrain.get(a["terrain"], 0) | bit
-            if a["location"]:
-                locations[a["location"]] = locations.get(a["location"], 0) | bit
-                flags["location"] |= bit
-            for f in ("buildable", "edge", "special"):
-                if a[f]:
-                    flags[f] |= bit
-        line_ids, lines = group("line")
-        sector_ids, sectors = group("sector")
-        side_masks: dict[str, int] = {}
-        plain: dict[str, int] = {}  # terrain -> its hexes that are not special
-        for i, name in enumerate(ids):
-            a = attrs[name]
-            for side in a.get("sides", ()):
-                side_masks[side] = side_masks.get(side, 0) | 1 << i
-            if a["terrain"] and not a["special"]:
-                plain[a["terrain"]] = plain.get(a["terrain"], 0) | 1 << i
-        fields = [c for m in plain.values() for c in components(m, nbr_mask)]
-        return cls(
-            ids,
-            index,
-            nbr,
-            nbr_mask,
-            steps,
-            terrain,
-            locations,
-            [attrs[n]["location"] for n in ids],
-            flags["buildable"],
-            flags["edge"],
-            flags["location"],
-            flags["special"],
-            (1 << len(ids)) - 1,
-            lines,
-            line_ids,
-            sectors,
-            sector_ids,
-            list(side_masks.values()),
-            list(side_masks),
-            sorted(fields, key=lambda m: m & -m),
-        )

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbdsl.board import Placed, Tables, assemble, parse_hex
+from kbdsl.board import Placed, assemble, parse_hex
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
+from kbdsl.tables import layout_tables
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -46,13 +48,19 @@ _BOARDS_KEPT = 8
 
 
 class Board:
-    """The assembled hex graph of one layout, with its compiled tables."""
+    """The hex graph of one layout, with its compiled tables. The tables are composed from cached
+    parts (kbdsl.tables.layout_tables); the graph is assembled when first asked for (drawing,
+    explaining, the protocol): random games and simulations never need it."""
 
     def __init__(self, rules: RuleSet, layout: Layout, options: Mapping[str, bool]):
         self.rules = rules
         self.layout = layout
-        self.graph: nx.Graph = assemble(rules, layout.as_dict(), options)
-        self.tables = Tables.from_graph(self.graph)
+        self.options = dict(options)
+        self.tables = layout_tables(rules, layout.as_dict(), self.options)
+
+    @cached_property
+    def graph(self) -> nx.Graph:
+        return assemble(self.rules, self.layout.as_dict(), self.options)
 
     @classmethod
     def of(cls, rules: RuleSet, layout: Layout, options: Mapping[str, bool]) -> Board:
@@ -70,7 +78,7 @@ class Board:
     def hex(self, text: str) -> str:
         """The node name of a typed hex; SetupError names the problem."""
         try:
-            return parse_hex(text, self.graph)
+            return parse_hex(text, self.tables.index)
         except ValueError as e:
             raise SetupError(str(e)) from None
 

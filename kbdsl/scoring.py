@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kbdsl.board import Tables
+from kbdsl.tables import Tables
 from kbdsl.expr import Ctx
 from kbdsl.ruleset import RuleSet
 

@@ -2,17 +2,21 @@
 edge, sectors and lines, and the bitset tables derived from the graph."""
 from __future__ import annotations
 
+import dataclasses
+import random
 from collections import Counter
 
 import networkx as nx
 import pytest
-from conftest import scaled, shipped
+from conftest import ROOT, scaled, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbdsl.board import Placed, Tables, assemble, parse_hex
+from kbdsl.board import Placed, assemble, parse_hex
 from kbdsl.errors import SetupError
+from kbdsl.game import Game
 from kbdsl.position import Board, Layout
+from kbdsl.tables import Tables
 
 SECTIONS = ["barn", "farm", "harbor", "oasis", "oracle", "paddock", "tavern", "tower"]
 
@@ -337,7 +341,21 @@ def check_tables(g: nx.Graph, t: Tables) -> None:
     for tile, mask in t.locations.items():
         assert set(t.names(mask)) == {n for n in g if g.nodes[n]["location"] == tile}
     assert [t.location_of[t.index[n]] for n in t.ids] == [g.nodes[n]["location"] for n in t.ids]
+    assert [t.terrain_at(i) for i in range(t.n)] == [g.nodes[n]["terrain"] for n in t.ids]
     assert t.all == (1 << t.n) - 1
+    # groups in the order a walk over the index meets them: sectors, lines and sides of the edge
+    for attr, ids, masks in (("sector", t.sector_ids, t.sectors), ("line", t.line_ids, t.lines)):
+        assert ids == list(dict.fromkeys(g.nodes[n][attr] for n in t.ids if g.nodes[n][attr] is not None)), attr
+        assert [set(t.names(m)) for m in masks] == [{n for n in g if g.nodes[n][attr] == k} for k in ids], attr
+    assert t.side_ids == list(dict.fromkeys(s for n in t.ids for s in g.nodes[n]["sides"]))
+    assert [set(t.names(m)) for m in t.sides] == [{n for n in g if s in g.nodes[n]["sides"]} for s in t.side_ids]
+    # fields: the connected parts of each non-special terrain, as networkx finds them
+    plain = {}
+    for n in g:
+        if g.nodes[n]["terrain"] and not g.nodes[n]["special"]:
+            plain.setdefault(g.nodes[n]["terrain"], set()).add(n)
+    found = [frozenset(c) for hexes in plain.values() for c in nx.connected_components(g.subgraph(hexes))]
+    assert [frozenset(t.names(m)) for m in t.fields] == sorted(found, key=lambda c: min(t.index[n] for n in c))
 
 
 layouts = st.lists(st.sampled_from(SECTIONS), min_size=4, max_size=4, unique=True).flatmap(
@@ -396,10 +414,11 @@ def test_shifts_move_a_hex_set_one_step_as_the_graph_does(first):
 
 
 def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
-    """Assembly keeps the board's shape and each section's cells (kbdsl.board._GEOMETRY, _CELLS):
-    a layout assembled with warm caches is the same graph, node and edge order included, as with
+    """Assembly keeps the board's shape and each section's cells (kbdsl.board._GEOMETRY, _CELLS),
+    and the tables their compiled parts (kbdsl.tables._SHAPES, _PARTS): a layout assembled with
+    warm caches is the same graph, node and edge order included, with the same tables, as with
     empty ones, and the caches stay bounded however many sections and layouts pass through."""
-    from kbdsl import board
+    from kbdsl import board, tables as compiled
 
     layouts = [Layout.of(base_rules, [f"{a}@180", b, c, d]) for a, b, c, d in
                [("tavern", "paddock", "oasis", "farm"), ("oracle", "farm", "tower", "harbor"),
@@ -408,15 +427,72 @@ def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
     def graph(layout):
         return assemble(base_rules, layout.as_dict(), {})
 
-    warm = [graph(x) for x in layouts]
-    for layout, g in zip(layouts, warm):
-        board._GEOMETRY.clear()
-        board._CELLS.clear()
+    def tables(layout):
+        return compiled.layout_tables(base_rules, layout.as_dict(), {})
+
+    warm = [(graph(x), tables(x)) for x in layouts]
+    for layout, (g, t) in zip(layouts, warm):
+        for cache in (board._GEOMETRY, board._CELLS, compiled._SHAPES, compiled._PARTS):
+            cache.clear()
         cold = graph(layout)
         assert list(cold.nodes(data=True)) == list(g.nodes(data=True))
         assert list(cold.edges) == list(g.edges)
+        same_tables(tables(layout), t)
     for k in range(board._KEPT + 10):
         board._section_cells(base_rules, base_rules.sections["farm"], bool(k % 2))
         board._CELLS[(-k - 1, False)] = (None, None, ())  # other sections' entries
-        board._trim(board._CELLS)
+        board.trim(board._CELLS)
     assert len(board._CELLS) <= board._KEPT
+
+
+# ---- tables composed from compiled parts, the graph assembled when asked for -----
+
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
+
+
+def same_tables(a: Tables, b: Tables) -> None:
+    """Every field equal, the order of the dicts' keys included (hot loops iterate over them)."""
+    for f in [f.name for f in dataclasses.fields(Tables) if f.name != "cache"]:
+        x, y = getattr(a, f), getattr(b, f)
+        assert (list(x.items()), type(x)) == (list(y.items()), type(y)) if isinstance(x, dict) else x == y, f
+
+
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_composed_tables_are_those_of_the_assembled_graph(name):
+    """A board's tables are composed from its shape and each section as placed in its slot, each
+    compiled once (kbdsl.tables.layout_tables): for random layouts of every rule set (turned
+    sections, a second board, random options, the edge option of the Island among them) they are
+    the tables compiled from the assembled graph, field by field, and the graph a board assembles
+    when first asked for is that graph."""
+    rules = shipped(name)
+    rng = random.Random(name)
+    for _ in range(scaled(12)):
+        options = {o: rng.random() < 0.5 for o in rules.options}
+        game = Game.new(rules, players=rules.players[0], seed=rng.randrange(10**9), options=options)
+        layout, opts = game.setup.layout, game.options
+        b = Board(rules, layout, opts)
+        assert "graph" not in vars(b)  # not assembled yet
+        eager = assemble(rules, layout.as_dict(), opts)
+        same_tables(b.tables, Tables.from_graph(eager))
+        check_tables(eager, b.tables)
+        assert list(b.graph.nodes(data=True)) == list(eager.nodes(data=True))
+        assert list(b.graph.edges) == list(eager.edges) and b.graph.graph == eager.graph
+
+
+def test_random_games_and_simulations_never_assemble_the_graph(monkeypatch):
+    """Random games, the greedy bot and `simulate` play on the tables alone."""
+    from kbdsl import position
+    from kbdsl.simulate import Plan, play_one
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the board's graph was assembled")
+
+    monkeypatch.setattr(position, "assemble", refuse)
+    monkeypatch.setattr(position, "_BOARDS", {})  # no board whose graph was built already
+    for name in RULE_SETS:
+        rules = shipped(name)
+        plan = Plan(str(ROOT / "rules" / name), rules.players[0], ("random", "greedy"), seed=11)
+        row = play_one(plan, 0)
+        assert len(row["totals"]) == rules.players[0]
+        with pytest.raises(AssertionError, match="graph was assembled"):
+            _ = Game.new(rules, seed=12).board.graph  # the guard is in place

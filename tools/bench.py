@@ -10,7 +10,8 @@ known sections). All times are processor time of this process, so other work on 
 machine does not inflate them. Last line: `random games/s: N`.
 
 `--compare DIR` instead measures this checkout and another one (say, the commit before a change)
-in turns, in subprocesses, per second of CPU time, and prints both medians and their ratio.
+in turns, in subprocesses, per second of CPU time, and prints both medians and their ratio, for
+random games and for Game.new of new random setups.
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def main() -> None:
 
 
 #: One measurement in a subprocess, importing kbdsl from the tree it runs in: random games per
-#: second of CPU time (a busy machine slows the wall clock of both trees unevenly, not their CPU time).
+#: second of CPU time (a busy machine slows the wall clock of both trees unevenly, not their CPU time),
+#: then Game.new's CPU time in ms for new random setups (the sections' parts compiled in this run).
 PROBE = """
 import sys, time
 sys.path.insert(0, ".")
@@ -182,7 +184,12 @@ games, start = 0, time.process_time()
 while time.process_time() - start < seconds:
     play_out(game.new_state(), [RandomBot(f"{games}:{p}") for p in range(players)])
     games += 1
-print(games / (time.process_time() - start))
+rate = games / (time.process_time() - start)
+news, start = 0, time.process_time()
+while time.process_time() - start < seconds / 4:  # Game.new of new random setups, in ms
+    news += 1
+    Game.new(rules, players=players, seed=news)
+print(rate, (time.process_time() - start) / news * 1000)
 """
 
 
@@ -191,18 +198,24 @@ def compare(args: argparse.Namespace) -> None:
     here = Path(__file__).resolve().parent.parent
     trees = {"other": Path(args.compare).resolve(), "this": here}
     rates: dict[str, list[float]] = {k: [] for k in trees}
+    news: dict[str, list[float]] = {k: [] for k in trees}
     argv = [args.rules, args.preset, str(args.players), str(args.seconds)]
     for _ in range(args.rounds):
         for name, tree in trees.items():
             out = subprocess.run(
                 [sys.executable, "-c", PROBE, *argv], cwd=tree, capture_output=True, text=True, check=True
             ).stdout
-            rates[name].append(float(out.strip().splitlines()[-1]))
+            rate, new_ms = out.strip().splitlines()[-1].split()
+            rates[name].append(float(rate))
+            news[name].append(float(new_ms))
     other, this = (statistics.median(rates[k]) for k in ("other", "this"))
     for name, rate in (("other", other), ("this", this)):
         runs = ", ".join(f"{r:.0f}" for r in rates[name])
+        new_runs = ", ".join(f"{r:.2f}" for r in news[name])
         print(f"{name} ({trees[name]}): {rate:.0f} random games per CPU second (runs: {runs})")
+        print(f"{name}: Game.new ms, a new random setup: {statistics.median(news[name]):.2f} (runs: {new_runs})")
     print(f"ratio this/other: {this / other:.2f}")
+    print(f"Game.new ratio other/this: {statistics.median(news['other']) / statistics.median(news['this']):.1f}")
     print(f"random games/s: {this:.0f}")
 
 

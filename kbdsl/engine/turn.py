@@ -286,7 +286,7 @@ class Turn(Holdings, Targets, Gold):
             self._end_turn()
             return
         if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
-            self.commit(p, g.board.graph.nodes[g.tables.ids[to]]["terrain"])
+            self.commit(p, g.tables.terrain_at(to))
         if kind == BUILD:
             self.built += 1
             self.mand_left -= 1
