@@ -21,6 +21,8 @@ __all__ = ["Game", "Setup", "State", "replay"]
 class Game(BaseGame):
     """A rule set bound to a setup; `new_state()` is its first moment of play."""
 
+    __slots__ = ()
+
     def new_state(self) -> State:
         return State.start(self)
 

@@ -15,6 +15,7 @@ from kbdsl.determinize import determinize, redeal, unseen_cards
 from kbdsl.errors import KbdslError
 from kbdsl.game import Game, State
 from kbdsl.moves import Move
+from kbdsl.bots.random_bot import RandomBot
 
 
 class Seat:
@@ -85,6 +86,9 @@ class SeatBot:
 
 def play_out(state: State, bots: list[Bot], max_moves: int = 100_000) -> State:
     """Let bots play `state` to the end (in place) and return it."""
+    if all(type(bot) is RandomBot for bot in bots):  # their moves depend on their streams alone
+        state.play_random([bot.rng for bot in bots], max_moves=max_moves)
+        return state
     moves = 0
     while not state.over and moves < max_moves:
         state.apply_action(bots[state.current].choose(state))

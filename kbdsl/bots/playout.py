@@ -10,10 +10,7 @@ from kbdsl.game import State
 def rollout(state: State, rng: random.Random, until_turn: int | None = None) -> State:
     """Play random legal moves (in place) to the end of the game, or until the turn counter
     reaches `until_turn` (a horizon: the position is then judged by the scorers)."""
-    stop = until_turn if until_turn is not None else 1 << 30
-    sample, apply = state.sample_action, state.apply_action
-    while not state.over and state.turn < stop:
-        apply(sample(rng))  # uniform over legal_actions(), without listing them
+    state.play_random([rng] * state.players, until_turn if until_turn is not None else 1 << 30)
     return state
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 class Gold:
     """Per-player gold counters."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     gold: list[dict[str, int]]
 
     def _init_gold(self, players: int) -> None:

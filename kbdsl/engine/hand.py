@@ -28,6 +28,8 @@ T = TypeVar("T")
 class Hand(Cards):
     """Extra terrain cards in hand, and whether the player to move still chooses between them."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     spare: list[list[str]]  # per player: cards beside the played one
     choosing: bool  # the player to move has not committed to one card of several yet
     wild: str | None  # the card the player to move plays as another terrain (identical: any-terrain)

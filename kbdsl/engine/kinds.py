@@ -17,6 +17,8 @@ from kbdsl.engine.pieces import Pieces
 class Kinds(Pieces):
     """Pieces of the other player-owned kinds, their supplies, and the hexes their auras block."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     kind_own: dict[str, list[int]]  # kind -> per player: the hexes its pieces cover
     kind_supply: dict[str, list[int]]  # kind -> per player: pieces left
     blocked: int  # hexes next to a piece with an aura: nothing may be built, placed or moved there

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 class Pieces:
     """The pieces on the board and in the supplies."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     game: BaseGame
     own: list[int]  # per player: hexes of their pieces (the kind `build` places)
     nb: list[int]  # per player: hexes next to `own`

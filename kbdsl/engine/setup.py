@@ -78,6 +78,17 @@ class Setup:
 class BaseGame:
     """A rule set bound to a setup: the board, its tables and the compiled rules."""
 
+    # Slots, as for State: more attributes than a dict's shared keys hold, read on every move.
+    __slots__ = (
+        *("rules", "setup", "options", "board", "tables", "tile_names", "kinds", "kind_index", "code_base"),
+        *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable"),
+        *("lose_now", "lose_later", "expiring", "returning", "single_use", "wait_a_turn", "on_gain", "any_time"),
+        *("pool_hexes", "tile_hexes", "on_build", "on_mandatory", "no_hex", "uses_card", "card_actions"),
+        *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
+        *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
+        *("several_cards", "plain_hand"),
+    )
+
     def __init__(self, rules: RuleSet, setup: Setup):
         lo, hi = rules.players
         if not lo <= setup.players <= hi:

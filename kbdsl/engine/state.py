@@ -26,9 +26,21 @@ __all__ = ["State", "Tile"]
 class State(Turn):
     """One moment of a game. `play` is atomic; `clone` is cheap; JSON round-trips exactly."""
 
+    # Every attribute in a slot: a state has more than a dict's shared keys hold (30), and slots
+    # keep the hot path's attribute reads and writes fast.
+    __slots__ = (
+        *("game", "_c", "_risky", "_mandatory", "drawn", "waived"),
+        *("own", "nb", "occ", "supply", "neutral", "stock", "neutral_occ", "kind_own", "kind_supply", "blocked"),
+        *("tiles", "taken", "loc_supply", "dealt"),
+        *("deck", "discard", "removed", "reshuffles", "hand", "spare", "choosing", "wild", "gold"),
+        *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
+        *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
+    )
+
     def __init__(self, game: BaseGame):
         self.game = game
-        self._c = None
+        self._c = self._mandatory = self.drawn = None
+        self._risky = -1
 
     # -- construction --------------------------------------------------------
     @classmethod

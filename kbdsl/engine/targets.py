@@ -17,6 +17,8 @@ CARD_ORIGIN = frozenset({"card", "origin"})
 class Targets(Kinds, Hand):
     """Evaluating action filters for a player (one reused context object: this is the hot path)."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     _c: Ctx | None = None
     waived: bool  # the next settlement built ignores adjacent-if-possible
     drawn: str | None = None  # the card a tile's action drew this turn (`terrain(drawn)`)

@@ -33,6 +33,8 @@ class Holdings(Pieces):
     A location hex holds `supply` tiles of its own kind; a pool hex holds the one tile dealt
     onto it at setup (`dealt`), face up."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     tiles: list[list[Tile]]
     taken: list[int]
     loc_supply: dict[int, int]  # tiles left on each location or pool hex

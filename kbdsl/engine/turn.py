@@ -20,6 +20,8 @@ from kbdsl.scoring import score, totals
 class Turn(Holdings, Targets, Gold):
     """Whose turn it is, how far it has got, and the rules that move it on."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     current: int
     start_player: int
     turn: int
@@ -288,12 +290,7 @@ class Turn(Holdings, Targets, Gold):
         if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
             self.commit(p, g.tables.terrain_at(to))
         if kind == BUILD:
-            self.built += 1
-            self.mand_left -= 1
-            self.mand_built |= 1 << to
-            self._build(p, to)
-            if not self.mand_left and g.on_mandatory:
-                self._pay(p, g.on_mandatory, self.mand_built)
+            self._mandatory_build(p, to)
         else:
             name = g.kinds[kind]
             action = g.rules.actions[name]
@@ -318,6 +315,39 @@ class Turn(Holdings, Targets, Gold):
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
                 self.pending_up_to = g.rules.actions[after].up_to
         self._settle()
+
+    def _mandatory_build(self, p: int, to: int) -> None:
+        """One settlement of the mandatory action, on hex `to`."""
+        self.built += 1
+        self.mand_left -= 1
+        self.mand_built |= 1 << to
+        self._build(p, to)
+        if not self.mand_left and self.game.on_mandatory:
+            self._pay(p, self.game.on_mandatory, self.mand_built)
+
+    def play_random(self, rngs: list[random.Random], stop_turn: int = 1 << 30, max_moves: int = 1 << 30) -> None:
+        """Play uniformly random moves, `rngs[p]` drawing for seat p, until the game ends, the turn
+        counter reaches `stop_turn` or `max_moves` are made: the same moves as applying
+        `sample_action(rngs[current])` in a loop, with the mandatory builds after the first of a turn
+        taken without making and decoding their codes (the inner loop of playouts)."""
+        g = self.game
+        build, log = g.code_base[BUILD], self.log
+        moves = 0
+        while not self.over and self.turn < stop_turn and moves < max_moves:
+            moves += 1
+            rng = rngs[self.current]
+            if self.built and self.mand_left > 0 and not (self.pending_left or g.any_time or self.choosing):
+                targets = self.mandatory_targets()  # as in sample_action, then apply_action of BUILD
+                if targets:
+                    for _ in range(rng.randrange(targets.bit_count())):
+                        targets &= targets - 1
+                    to = (targets & -targets).bit_length() - 1
+                    self._mandatory = None
+                    log.append(build + to)
+                    self._mandatory_build(self.current, to)
+                    self._settle()
+                    continue
+            self.apply_action(self.sample_action(rng))
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
         what = action.kind

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 class Cards:
     """Where the terrain cards are."""
 
+    __slots__ = ()  # the attributes live in State's slots
+
     game: BaseGame
     deck: list[str]
     discard: list[str]
