@@ -14,12 +14,12 @@ it once per game and serves the hot loops as int bitsets.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import Shift, bit_list, components, shift_table
+from kbdsl.bitset import bit_list, components, shift_table, shifter
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
@@ -254,9 +254,10 @@ class Tables:
         self.n = len(self.ids)
 
     @cached_property
-    def shifts(self) -> list[Shift]:
-        """shifts[d]: direction d as bitset shifts (kbdsl.bitset), made on first use."""
-        return [shift_table(step) for step in self.steps]
+    def shifts(self) -> list[Callable[[int], int]]:
+        """shifts[d](mask): each hex of mask moved one step in direction d (kbdsl.bitset.shifter),
+        made on first use."""
+        return [shifter(shift_table(step)) for step in self.steps]
 
     def names(self, mask: int) -> list[str]:
         return [self.ids[i] for i in bit_list(mask)]

@@ -387,12 +387,12 @@ def test_games_of_one_layout_share_its_board_and_others_get_their_own(base_rules
 
 
 def test_shifts_move_a_hex_set_one_step_as_the_graph_does(first):
-    from kbdsl.bitset import shift
-
     t = first.tables
     for d, step in enumerate(t.steps):
         for i in range(0, t.n, 7):
-            assert shift(1 << i, t.shifts[d]) == (1 << step[i] if step[i] >= 0 else 0)
+            assert t.shifts[d](1 << i) == (1 << step[i] if step[i] >= 0 else 0)
+        everything = t.shifts[d](t.all)
+        assert everything == sum(1 << j for j in step if j >= 0)
 
 
 def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from kbdsl.bitset import bit_list, extend_bits
+from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
@@ -118,9 +118,7 @@ class Turn(Holdings, Targets, Gold):
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
-                for _ in range(k):
-                    mask &= mask - 1
-                return base + (mask & -mask).bit_length() - 1
+                return base + nth_bit(mask, k)
             k -= size
         raise AssertionError("unreachable: k < total")
 
@@ -397,7 +395,7 @@ class Turn(Holdings, Targets, Gold):
             self.ending = True  # RULINGS 28: latched; nothing cancels it
         if g.on_gain:
             self._landed(p, i)
-        elif g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]:  # most hexes touch no tile hex
+        elif g.tile_near[i]:  # most hexes touch no tile hex
             self.gain(p, i)
         if g.on_build:
             self._pay(p, g.on_build, 1 << i)
