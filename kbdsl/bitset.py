@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 #: One direction of movement as bitset shifts: (offset, sources) pairs; every hex of `sources`
 #: has its neighbour in that direction at index + offset. A board has a few distinct offsets
-#: per direction (odd and even rows differ), so a whole hex set moves in a few int operations.
+#: per direction (odd and even rows differ), so a whole hex set moves in a few int operations
+#: (`shifter` makes them one function).
 Shift = tuple[tuple[int, int], ...]
 
 
@@ -19,6 +20,30 @@ def bit_list(mask: int) -> list[int]:
         append(low.bit_length() - 1)
         mask ^= low
     return out
+
+
+def nth_bit(mask: int, k: int) -> int:
+    """Index of the k-th set bit of `mask` (0: the lowest), which has more than k set bits. A few
+    bits are cleared one by one; for more, whole 64-bit words are skipped by their bit counts."""
+    if k < 8:
+        for _ in range(k):
+            mask &= mask - 1
+        return (mask & -mask).bit_length() - 1
+    skipped = 0
+    word = mask & WORD
+    count = word.bit_count()
+    while k >= count:
+        k -= count
+        mask >>= 64
+        skipped += 64
+        word = mask & WORD
+        count = word.bit_count()
+    for _ in range(k):
+        word &= word - 1
+    return skipped + (word & -word).bit_length() - 1
+
+
+WORD = (1 << 64) - 1
 
 
 def extend_bits(out: list[int], base: int, mask: int) -> None:
@@ -64,11 +89,11 @@ def shift_table(step: Sequence[int]) -> Shift:
     return tuple(by.items())
 
 
-def shift(mask: int, moves: Shift) -> int:
-    """Each hex of `mask` moved one step in the direction of `moves` (hexes leaving the board drop)."""
-    out = 0
-    for offset, sources in moves:
-        m = mask & sources
-        if m:
-            out |= m << offset if offset > 0 else m >> -offset
-    return out
+def shifter(moves: Shift) -> Callable[[int], int]:
+    """A function moving each hex of a mask one step in the direction of `moves` (hexes leaving
+    the board drop): one expression of its few masked shifts, compiled once per board and
+    direction (a loop over the pairs costs more than the shifts themselves)."""
+    terms = [
+        f"(m & {sources}) << {offset}" if offset > 0 else f"(m & {sources}) >> {-offset}" for offset, sources in moves
+    ]
+    return eval(f"lambda m: {' | '.join(terms) or '0'}")  # only ints: the board's own masks and offsets

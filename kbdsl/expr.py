@@ -445,6 +445,9 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             inner = self._expect(node.args[0], HEX, **kw)
             n = self._int_arg(node, 1)
+            if n < 1:
+                self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
+                return Compiled(HEX, lambda c: 0, True)
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _line_end_of(f(c), n, c.t), inner.static)
         if name == "straight":
@@ -684,17 +687,13 @@ def _line_end(mask: int, n: int, t) -> int:
     shifts = t.shifts
     for d in range(6):
         back = shifts[(d + 3) % 6]
-        run = mask  # hexes of mask that start n-hex runs in direction d, after n-1 rounds
-        for k in range(n):  # n - 1 rounds within mask, then one step past the line's end
-            moved = 0
-            for offset, sources in back:  # kbdsl.bitset.shift, inline: this is a hot loop
-                m = run & sources
-                if m:
-                    moved |= m << offset if offset > 0 else m >> -offset
-            run = moved & mask if k < n - 1 else moved
+        run = mask  # hexes of mask that start k-hex runs in direction d, after k-1 rounds
+        for _ in range(n - 1):
+            run = back(run) & mask
             if not run:
                 break
-        out |= run
+        else:
+            out |= back(run)  # one step past the line's end
     return out
 
 

@@ -10,11 +10,11 @@ known sections builds no graph.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import Shift, bit_list, components, dilate, shift_table
+from kbdsl.bitset import bit_list, components, dilate, shift_table, shifter
 from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph, trim
 from kbdsl.ruleset import RuleSet
 
@@ -32,7 +32,7 @@ class Shape:
     nbr: list[list[int]]
     nbr_mask: list[int]
     steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
-    shifts: list[Shift]  # shifts[d]: direction d as bitset shifts (kbdsl.bitset)
+    shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
     edge: int
     lines: list[int]
     line_ids: list[str]
@@ -75,7 +75,7 @@ class Shape:
                 lines[a["line"]] = lines.get(a["line"], 0) | 1 << i
             for side in a.get("sides", ()):
                 sides[side] = sides.get(side, 0) | 1 << i
-        shifts = [shift_table(step) for step in steps]
+        shifts = [shifter(shift_table(step)) for step in steps]  # kbdsl.bitset.shifter
         return cls(
             ids,
             index,
@@ -166,7 +166,7 @@ class Tables:
     nbr: list[list[int]]
     nbr_mask: list[int]
     steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
-    shifts: list[Shift]  # shifts[d]: direction d as bitset shifts (kbdsl.bitset)
+    shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
     terrain: dict[str, int]
     locations: dict[str, int]  # tile name -> its location hexes
     location_of: list[str | None]

@@ -405,12 +405,12 @@ def test_games_of_one_layout_share_its_board_and_others_get_their_own(base_rules
 
 
 def test_shifts_move_a_hex_set_one_step_as_the_graph_does(first):
-    from kbdsl.bitset import shift
-
     t = first.tables
     for d, step in enumerate(t.steps):
         for i in range(0, t.n, 7):
-            assert shift(1 << i, t.shifts[d]) == (1 << step[i] if step[i] >= 0 else 0)
+            assert t.shifts[d](1 << i) == (1 << step[i] if step[i] >= 0 else 0)
+        everything = t.shifts[d](t.all)
+        assert everything == sum(1 << j for j in step if j >= 0)
 
 
 def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
@@ -451,10 +451,14 @@ RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "r
 
 
 def same_tables(a: Tables, b: Tables) -> None:
-    """Every field equal, the order of the dicts' keys included (hot loops iterate over them)."""
-    for f in [f.name for f in dataclasses.fields(Tables) if f.name != "cache"]:
+    """Every field equal, the order of the dicts' keys included (hot loops iterate over them); the
+    shift functions move every hex alike (a shift of a set is the union of its hexes' shifts)."""
+    for f in [f.name for f in dataclasses.fields(Tables) if f.name not in ("cache", "shifts")]:
         x, y = getattr(a, f), getattr(b, f)
         assert (list(x.items()), type(x)) == (list(y.items()), type(y)) if isinstance(x, dict) else x == y, f
+    assert len(a.shifts) == len(b.shifts) == 6
+    for d in range(6):
+        assert [a.shifts[d](1 << i) for i in range(a.n)] == [b.shifts[d](1 << i) for i in range(b.n)], d
 
 
 @pytest.mark.parametrize("name", RULE_SETS)

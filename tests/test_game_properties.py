@@ -343,6 +343,35 @@ def wild_hands() -> RuleSet:
     return card_zones()
 
 
+@settings(max_examples=scaled(40))
+@given(
+    where=st.sampled_from(["base", "island", "nomads", "crossroads", "combined", "wild-hands"]),
+    players=st.integers(2, 4),
+    seed=seeds,
+    bot_seed=seeds,
+    start=st.integers(0, 120),
+    stop=st.one_of(st.none(), st.integers(1, 60)),
+)
+def test_play_random_plays_the_moves_sample_action_would(where, players, seed, bot_seed, start, stop):
+    """State.play_random (the playout loop, which takes forced and mandatory-only moves without
+    codes) plays move for move what applying sample_action does, with the same use of the streams."""
+    rules = wild_hands() if where == "wild-hands" else shipped(where)
+    lo, hi = rules.players
+    game = Game.new(rules, players=min(max(players, lo), hi), seed=seed)
+    state = game.new_state()
+    play_out(state, [RandomBot(f"{bot_seed}:{p}") for p in range(state.players)], max_moves=start)
+    ours, theirs = state.clone(), state.clone()
+    mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    other = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    until = stop if stop is not None else 1 << 30
+    ours.play_random(mine, stop_turn=until)
+    while not theirs.over and theirs.turn < until:
+        theirs.apply_action(theirs.sample_action(other[theirs.current]))
+    assert ours.log == theirs.log and ours.key() == theirs.key()
+    assert [r.getstate() for r in mine] == [r.getstate() for r in other]
+    assert ours.over or ours.turn >= until
+
+
 @settings(max_examples=scaled(30))
 @given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, zones=st.sampled_from(["end", "start", "crossroads"]))
 def test_random_games_with_other_card_zones(players, seed, bot_seed, zones):

@@ -83,7 +83,7 @@ class BaseGame:
         *("rules", "setup", "options", "board", "tables", "tile_names", "kinds", "kind_index", "code_base"),
         *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable"),
         *("lose_now", "lose_later", "expiring", "returning", "single_use", "wait_a_turn", "on_gain", "any_time"),
-        *("pool_hexes", "tile_hexes", "on_build", "on_mandatory", "no_hex", "uses_card", "card_actions"),
+        *("pool_hexes", "tile_hexes", "tile_near", "on_build", "on_mandatory", "no_hex", "uses_card", "card_actions"),
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand"),
@@ -142,6 +142,7 @@ class BaseGame:
         for pool in rules.pools.values():
             self.pool_hexes |= t.terrain.get(pool.on, 0)
         self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
+        self.tile_near = [m & self.tile_hexes for m in t.nbr_mask]  # per hex, the tile hexes next to it
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]

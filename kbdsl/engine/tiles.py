@@ -89,10 +89,10 @@ class Holdings(Pieces):
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
         one with a tile left that p never took from)."""
-        g = self.game
-        near = g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]
+        near = self.game.tile_near[i]
         if not near:  # most hexes touch no tile hex
             return []
+        near &= ~self.taken[p]
         return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
 
     def gain_zone(self, p: int) -> int:

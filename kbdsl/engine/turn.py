@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from kbdsl.bitset import bit_list, extend_bits
+from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
@@ -118,9 +118,7 @@ class Turn(Holdings, Targets, Gold):
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
-                for _ in range(k):
-                    mask &= mask - 1
-                return base + (mask & -mask).bit_length() - 1
+                return base + nth_bit(mask, k)
             k -= size
         raise AssertionError("unreachable: k < total")
 
@@ -328,24 +326,34 @@ class Turn(Holdings, Targets, Gold):
     def play_random(self, rngs: list[random.Random], stop_turn: int = 1 << 30, max_moves: int = 1 << 30) -> None:
         """Play uniformly random moves, `rngs[p]` drawing for seat p, until the game ends, the turn
         counter reaches `stop_turn` or `max_moves` are made: the same moves as applying
-        `sample_action(rngs[current])` in a loop, with the mandatory builds after the first of a turn
-        taken without making and decoding their codes (the inner loop of playouts)."""
+        `sample_action(rngs[current])` in a loop. Where the moves are only the mandatory builds
+        (between them, or with no tile to use) or only the end of the turn, they are taken
+        without making and decoding codes (the inner loop of playouts)."""
         g = self.game
-        build, log = g.code_base[BUILD], self.log
+        build, end, log = g.code_base[BUILD], g.code_base[END_TURN], self.log
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
-            rng = rngs[self.current]
-            if self.built and self.mand_left > 0 and not (self.pending_left or g.any_time or self.choosing):
-                targets = self.mandatory_targets()  # as in sample_action, then apply_action of BUILD
-                if targets:
-                    for _ in range(rng.randrange(targets.bit_count())):
-                        targets &= targets - 1
-                    to = (targets & -targets).bit_length() - 1
+            p = self.current
+            rng = rngs[p]
+            if not (self.pending_left or self.choosing or g.any_time):
+                if self.mand_left > 0:
+                    if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
+                        targets = self.mandatory_targets()
+                        if targets:
+                            for _ in range(rng.randrange(targets.bit_count())):  # as sample_action
+                                targets &= targets - 1
+                            to = (targets & -targets).bit_length() - 1
+                            self._mandatory = None  # as apply_action of BUILD
+                            log.append(build + to)
+                            self._mandatory_build(p, to)
+                            self._settle()
+                            continue
+                elif not self.usable_tiles(p):  # the only move: the end of the turn
+                    rng.randrange(1)
                     self._mandatory = None
-                    log.append(build + to)
-                    self._mandatory_build(self.current, to)
-                    self._settle()
+                    log.append(end)
+                    self._end_turn()
                     continue
             self.apply_action(self.sample_action(rng))
 
@@ -397,7 +405,7 @@ class Turn(Holdings, Targets, Gold):
             self.ending = True  # RULINGS 28: latched; nothing cancels it
         if g.on_gain:
             self._landed(p, i)
-        elif g.tables.nbr_mask[i] & g.tile_hexes & ~self.taken[p]:  # most hexes touch no tile hex
+        elif g.tile_near[i]:  # most hexes touch no tile hex
             self.gain(p, i)
         if g.on_build:
             self._pay(p, g.on_build, 1 << i)
