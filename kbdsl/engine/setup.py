@@ -109,7 +109,7 @@ class BaseGame:
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
         # per tile kind, its actions as (name, action, code base, by_card) for the move generator:
-        # by_card is None but for a build whose target is a table per board (it caches them by card)
+        # by_card is None but for a build whose target is a table per board (it caches its targets by card)
         self.tile_plan = {
             tile: [
                 (
@@ -169,9 +169,9 @@ class BaseGame:
         self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
         if self.mandatory is not None:
             self.uses_card["build"] = _mentions_card(self.mandatory)
-        # the mandatory action's board tables by card (Targets.board_table), when its target is one
+        # the mandatory action's board targets by card (Targets.board_target), when its target is a table
         plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
-        self.mandatory_tables: dict[str | None, list[int | None]] | None = {} if plain else None
+        self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked

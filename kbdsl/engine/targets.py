@@ -64,15 +64,12 @@ class Targets(Kinds, Hand):
 
     def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card), for
-        p holding one card: the hot path's form, `tables` caching the board's tables by card."""
+        p holding one card: the hot path's form, `tables` caching the board's targets by card."""
         card = self.hand[p]
-        table = tables.get(card)
-        if table is None:
-            table = tables[card] = self.board_table(action, card)
-        targets = table[-1]
+        targets = tables.get(card)
         if targets is None:
-            targets = self.board_target(action, card)
-        targets &= ~(self.occ | self.blocked)
+            targets = tables[card] = self.board_target(action, card)
+        targets &= ~(self.occ | self.blocked) if self.blocked else ~self.occ
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = targets & self.nb[p]
             if near:

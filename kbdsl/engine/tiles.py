@@ -60,8 +60,11 @@ class Holdings(Pieces):
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
+        held = self.tiles[p]
+        if not held:
+            return []
         seen = []
-        for tile in self.tiles[p]:
+        for tile in held:
             if not tile.used and not tile.new and tile.kind not in seen:
                 seen.append(tile.kind)
         return seen
@@ -84,7 +87,10 @@ class Holdings(Pieces):
         if g.expiring:
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        self.tiles[p] = [Tile(x.kind, x.at) if x.used or x.new else x for x in self.tiles[p]]
+        held = self.tiles[p]  # a list of this state's own (clone copies it)
+        for k, x in enumerate(held):
+            if x.used or x.new:
+                held[k] = Tile(x.kind, x.at)
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent

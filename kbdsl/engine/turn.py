@@ -336,12 +336,13 @@ class Turn(Holdings, Targets, Gold):
             moves += 1
             p = self.current
             rng = rngs[p]
+            below = rng._randbelow  # randrange(n) for n > 0 without its argument checks: the same draw
             if not (self.pending_left or self.choosing or g.any_time):
                 if self.mand_left > 0:
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            for _ in range(rng.randrange(targets.bit_count())):  # as sample_action
+                            for _ in range(below(targets.bit_count())):  # as sample_action
                                 targets &= targets - 1
                             to = (targets & -targets).bit_length() - 1
                             self._mandatory = None  # as apply_action of BUILD
@@ -350,7 +351,7 @@ class Turn(Holdings, Targets, Gold):
                             self._settle()
                             continue
                 elif not self.usable_tiles(p):  # the only move: the end of the turn
-                    rng.randrange(1)
+                    below(1)
                     self._mandatory = None
                     log.append(end)
                     self._end_turn()

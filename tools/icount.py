@@ -1,0 +1,76 @@
+"""Count the machine instructions a random game costs, with valgrind's callgrind: a figure that
+other work on a shared machine cannot disturb, for speed work whose steps are a few percent.
+
+    python tools/icount.py [--tree DIR ...] [--games 10 40] [--rules base] [--preset first-game]
+
+For each checkout (this one by default), plays the bench's random 4-player games (RandomBot through
+play_out, as `tools/bench.py` does) twice under callgrind, `--games` A and B of them, and prints
+(instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up and imports left out.
+The hand-written mandatory-only playout of tools/bench.py is counted alike with `--hand-written`.
+Needs valgrind (`apt-get install valgrind`); about 20 s per run on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+#: Plays N games of this tree's engine, or of the bench's hand-written playout; no timing.
+PROBE = """
+import sys
+sys.path.insert(0, ".")
+sys.path.insert(0, "tools")
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.game import Game
+from kbdsl.ruleset import load
+rules_name, preset, players, games, hand = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+game = Game.new(load(rules_name), players=players, preset=preset, seed=0)
+if hand == "1":
+    import bench
+    clock = iter([0.0] * (games + 1) + [1e9] * 2)
+    bench.time.process_time = lambda: next(clock)  # exactly `games` games, whatever the time
+    bench.hand_written_games(game, players, 1.0)
+else:
+    for g in range(games):
+        play_out(game.new_state(), [RandomBot(f"{g}:{p}") for p in range(players)])
+"""
+
+
+def instructions(tree: Path, args: argparse.Namespace, games: int) -> int:
+    """Instructions callgrind counts for one run of PROBE in `tree`."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", PROBE]
+    cmd += [args.rules, args.preset, str(args.players), str(games), "1" if args.hand_written else "0"]
+    env = dict(os.environ, PYTHONHASHSEED="0")  # the same string hashes, so the same dict probes
+    out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True).stderr
+    found = re.search(r"Collected : (\d+)", out)
+    if found is None:
+        raise SystemExit(f"callgrind printed no count for {tree}:\n{out[-2000:]}")
+    return int(found.group(1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tree", type=Path, action="append", help="checkout to count (repeat for several)")
+    ap.add_argument("--games", type=int, nargs=2, default=(10, 40), metavar=("A", "B"))
+    ap.add_argument("--rules", default="base")
+    ap.add_argument("--preset", default="first-game")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--hand-written", action="store_true", help="count the bench's hand-written playout")
+    args = ap.parse_args()
+    if shutil.which("valgrind") is None:
+        raise SystemExit("tools/icount.py needs valgrind (apt-get install valgrind)")
+    a, b = args.games
+    if not 0 <= a < b:
+        raise SystemExit("--games A B needs 0 <= A < B")
+    for tree in args.tree or [Path(__file__).resolve().parent.parent]:
+        per_game = (instructions(tree, args, b) - instructions(tree, args, a)) / (b - a)
+        print(f"{tree}: {per_game / 1e6:.2f}M instructions per game")
+
+
+if __name__ == "__main__":
+    main()
