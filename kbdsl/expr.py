@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import or_
 
-from kbdsl.bitset import bit_list, components, dilate
+from kbdsl.bitset import bit_list, components, dilate, shift_table, shifter
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -682,19 +682,40 @@ def _line_end_of(mask: int, n: int, t) -> int:
 
 
 def _line_end(mask: int, n: int, t) -> int:
-    """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
+    """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d. Per axis, the
+    starts of n-hex runs (hexes g with g, g+d, ..., g+(n-1)d in mask) give the ends on both sides:
+    one step back from g, and n steps forward."""
     out = 0
-    shifts = t.shifts
-    for d in range(6):
-        back = shifts[(d + 3) % 6]
-        run = mask  # hexes of mask that start k-hex runs in direction d, after k-1 rounds
-        for _ in range(n - 1):
-            run = back(run) & mask
+    for backs, ends in _line_shifts(t, n):
+        run = mask
+        for back in backs:
+            run &= back(mask)
             if not run:
                 break
         else:
-            out |= back(run)  # one step past the line's end
+            out |= ends(run)
     return out
+
+
+def _line_shifts(t, n: int) -> list[tuple[list[Callable[[int], int]], Callable[[int], int]]]:
+    """Per axis d, the shifters _line_end uses, compiled once per board and n: k steps back (against
+    d) for k = 1 .. n-1, and one step back and n forward at once (hexes leaving the board drop)."""
+    key = ("line-shifts", n)
+    found = t.cache.get(key)
+    if found is None:
+        far = lambda d, k: shift_table(_far_steps(t.steps[d], k))  # noqa: E731
+        found = t.cache[key] = [
+            ([shifter(far(d + 3, k)) for k in range(1, n)], shifter(far(d + 3, 1) + far(d, n))) for d in AXES
+        ]
+    return found
+
+
+def _far_steps(step: Sequence[int], k: int) -> list[int]:
+    """The step list of k steps in one direction (-1 where the way leaves the board)."""
+    far = list(range(len(step)))
+    for _ in range(k):
+        far = [step[j] if j >= 0 else -1 for j in far]
+    return far
 
 
 def _same_terrain(mask: int, t) -> int:
