@@ -2,8 +2,9 @@
 
 A player's view (`State.view(p)`) hides the other hands, the order of the deck and the seed.
 Search bots play on determinisations instead: the cards the player has not seen are dealt at
-random to the hidden places, and the copy plays on a game with a fresh seed, so even a deck
-reshuffle during a playout cannot foresee the real one. Nothing here reads hidden information.
+random to the hidden places, and the copy draws its reshuffles from a fresh seed of its own
+(`State.deck_seed`), so even a deck reshuffle during a playout cannot foresee the real one.
+Nothing here reads hidden information.
 """
 
 from __future__ import annotations
@@ -43,15 +44,15 @@ def determinize(game: Game, view: Mapping[str, Any], rng: random.Random) -> Stat
     if spare is not None:
         data["spare"] = extra
     state = State.from_json(data, game)
-    state.game = game.with_seed(rng.getrandbits(63))
+    state.deck_seed = rng.getrandbits(63)
     return state
 
 
 def redeal(state: State, viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random) -> None:
     """Deal `unseen` again at random to the deck and the other players' hands (in place), and
-    bind the state to a freshly seeded copy of its game."""
+    give the state a fresh seed of its future reshuffles."""
     state.hand, state.spare, state.deck = deal(state.hand, state.spare, viewer, unseen, deck_size, rng)
-    state.game = state.game.with_seed(rng.getrandbits(63))
+    state.deck_seed = rng.getrandbits(63)
 
 
 def deal(

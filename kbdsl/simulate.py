@@ -43,9 +43,17 @@ class Plan:
 _RULES: dict[str, RuleSet] = {}
 
 
+def rules_for(name: str) -> RuleSet:
+    """The rule set of a name or folder, loaded once per process (a worker plays many games)."""
+    rules = _RULES.get(name)
+    if rules is None:
+        rules = _RULES[name] = load(name)
+    return rules
+
+
 def play_one(plan: Plan, i: int) -> dict:
     """Play game i of a plan; its row (plain JSON values, no timings)."""
-    rules = _RULES.get(plan.rules) or _RULES.setdefault(plan.rules, load(plan.rules))
+    rules = rules_for(plan.rules)
     seed = plan.seed + i
     game = Game.new(
         rules,

@@ -75,8 +75,12 @@ def test_a_determinisation_agrees_with_the_view_and_deals_only_unseen_cards(midg
         assert d.view(me) == view
         hidden = Counter(d.deck) + Counter(h for p, h in enumerate(d.hand) if p != me and h is not None)
         assert hidden == unseen
-        assert d.game.setup.seed != midgame.game.setup.seed
+        assert d.deck_seed != midgame.game.setup.seed  # its reshuffles cannot foresee the real ones
     assert len({tuple(d.deck) for d in deals}) > 1  # the unseen cards are really dealt at random
+    seat = Seat.of(midgame)  # what a bot is given holds the game without its seed
+    assert midgame.game.setup.seed != 0 and seat.game.setup.seed == 0
+    sample = seat.sample(random.Random(1))
+    assert sample.game.setup.seed == 0 and sample.deck_seed not in (0, midgame.game.setup.seed)
 
 
 def test_a_determinisation_deals_the_cards_an_opponent_holds_beside_the_played_one():

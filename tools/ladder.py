@@ -24,8 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kbdsl.bots import make_bot  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
-from kbdsl.ruleset import load  # noqa: E402
-from kbdsl.simulate import wilson  # noqa: E402
+from kbdsl.simulate import rules_for, wilson  # noqa: E402
 
 PAIRS = [  # easy, medium and hard (kbdsl.bots.LEVELS) are greedy, montecarlo and ismcts
     ("greedy", "random"),
@@ -49,7 +48,7 @@ def build(spec: str, seed: str):
 def play(args: tuple[str, str, int, int, str]) -> dict:
     """Game i of pairing a-b: the result for a, and per-decision times of both."""
     a, b, i, seed, rules = args
-    game = Game.new(load(rules), players=2, seed=seed + i // 2)
+    game = Game.new(rules_for(rules), players=2, seed=seed + i // 2)
     a_seat = i % 2
     specs = [a, b] if a_seat == 0 else [b, a]
     bots = [build(spec, f"{seed}:{i}:{p}") for p, spec in enumerate(specs)]

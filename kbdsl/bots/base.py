@@ -22,12 +22,12 @@ class Seat:
     """One player's view of a position, with the legal moves and determinisations of it."""
 
     def __init__(self, game: Game, view: dict):
-        self.game = game
+        self.game = game.with_seed(0)  # the game without its seed, which would foretell the deck
         self.view = view
         self.player: int = view["viewer"]
-        self._unseen = unseen_cards(game, view)
+        self._unseen = unseen_cards(self.game, view)
         # Legal moves depend only on what the player sees: any determinisation has the same ones.
-        self.public = determinize(game, view, random.Random(0))
+        self.public = determinize(self.game, view, random.Random(0))
 
     @classmethod
     def of(cls, state: State) -> Seat:

@@ -32,7 +32,7 @@ class State(Turn):
         *("game", "_c", "_risky", "_mandatory", "drawn", "waived"),
         *("own", "nb", "occ", "supply", "neutral", "stock", "neutral_occ", "kind_own", "kind_supply", "blocked"),
         *("tiles", "taken", "loc_supply", "dealt"),
-        *("deck", "discard", "removed", "reshuffles", "hand", "spare", "choosing", "wild", "gold"),
+        *("deck", "discard", "removed", "reshuffles", "deck_seed", "hand", "spare", "choosing", "wild", "gold"),
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
         *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
     )
@@ -408,7 +408,7 @@ class State(Turn):
         s.taken = [game.board.mask(hs) for hs in data["taken"]]
         s.loc_supply = dict.fromkeys(bit_list(tile_hexes), 0) | {idx(h): v for h, v in data["location_supply"].items()}
         s.deck, s.discard, s.removed = list(data["deck"]), list(data["discard"]), list(data["removed"])
-        s.reshuffles = data["reshuffles"]
+        s.reshuffles, s.deck_seed = data["reshuffles"], game.setup.seed
         s.turn, s.current, s.start_player = data["turn"], data["current"], data["start"]
         s.mand_left, s.built = data["mandatory_left"], data["built"]
         s.mand_built = game.board.mask(data["mandatory_hexes"])

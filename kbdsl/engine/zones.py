@@ -24,11 +24,13 @@ class Cards:
     discard: list[str]
     removed: list[str]
     reshuffles: int
+    deck_seed: int  # the seed of this state's reshuffles: the game's, or a determinisation's own
     hand: list[str | None]
 
     def _init_cards(self, players: int) -> None:
         deck = [terrain for terrain, count in self.game.rules.deck.items() for _ in range(count)]
-        stream(self.game.setup.seed, "deck:0").shuffle(deck)
+        self.deck_seed = self.game.setup.seed
+        stream(self.deck_seed, "deck:0").shuffle(deck)
         self.deck, self.discard, self.removed, self.reshuffles = deck, [], [], 0
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
@@ -42,14 +44,14 @@ class Cards:
             list(self.removed),
             self.reshuffles,
         )
-        s.hand = list(self.hand)
+        s.hand, s.deck_seed = list(self.hand), self.deck_seed
 
     def draw(self) -> str | None:
         """The top card of the deck (the discard pile is reshuffled into an empty deck; None if both are empty)."""
         if not self.deck and self.discard:
             self.reshuffles += 1
             self.deck, self.discard = self.discard, []
-            stream(self.game.setup.seed, f"deck:{self.reshuffles}").shuffle(self.deck)
+            stream(self.deck_seed, f"deck:{self.reshuffles}").shuffle(self.deck)
         return self.deck.pop() if self.deck else None
 
     def replace_card(self, p: int) -> None:
