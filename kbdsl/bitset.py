@@ -12,13 +12,15 @@ Shift = tuple[tuple[int, int], ...]
 
 
 def bit_list(mask: int) -> list[int]:
-    """Indexes of the set bits, lowest first."""
+    """Indexes of the set bits, lowest first (found highest first: clearing the top bit costs
+    fewer big-int operations than isolating the lowest with `mask & -mask`)."""
     out = []
     append = out.append
     while mask:
-        low = mask & -mask
-        append(low.bit_length() - 1)
-        mask ^= low
+        i = mask.bit_length() - 1
+        append(i)
+        mask ^= 1 << i
+    out.reverse()
     return out
 
 
