@@ -11,6 +11,7 @@ known sections builds no graph.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -22,10 +23,11 @@ if TYPE_CHECKING:
     import networkx as nx
 
 
-@dataclass(frozen=True)
+@dataclass
 class Shape:
     """What of the tables depends only on where hexes lie and which touch: the index (primary board
-    first, then by board, row, col), neighbours, direction steps and shifts, edge, lines and sides."""
+    first, then by board, row, col), neighbours, direction steps and shifts, edge, lines and sides.
+    A cached shape's lists are shared by the tables of every board of that shape: never changed."""
 
     ids: list[str]
     index: dict[str, int]
@@ -157,30 +159,20 @@ class Part:
 
 
 @dataclass
-class Tables:
-    """Bitset tables compiled from the graph; index i is the i-th node in `ids`. Tables of boards
-    of one shape share its lists (ids, nbr, steps, ...): nothing changes them."""
+class Tables(Shape):
+    """Bitset tables compiled from the graph; index i is the i-th node in `ids`: the fields of its
+    `Shape` and what its hexes hold. Tables of boards of one shape share its lists (ids, nbr,
+    steps, ...): nothing changes them."""
 
-    ids: list[str]
-    index: dict[str, int]
-    nbr: list[list[int]]
-    nbr_mask: list[int]
-    steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
-    shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
     terrain: dict[str, int]
     locations: dict[str, int]  # tile name -> its location hexes
     location_of: list[str | None]
     buildable: int
-    edge: int
     location: int
     special: int
     all: int
-    lines: list[int]
-    line_ids: list[str]
     sectors: list[int]
     sector_ids: list[str]
-    sides: list[int] = field(default_factory=list)  # each named side of an edge (see `side_ids`)
-    side_ids: list[str] = field(default_factory=list)
     fields: list[int] = field(default_factory=list)  # each connected group of one non-special terrain
     cache: dict = field(default_factory=dict)
     n: int = field(init=False)  # number of hexes (a plain attribute: the hot loops read it)
@@ -234,28 +226,21 @@ class Tables:
             fields.extend(joined)
         terrain, locations, sectors = (_by_first_hex(d) for d in (terrain, locations, sectors))
         return cls(
-            shape.ids,
-            shape.index,
-            shape.nbr,
-            shape.nbr_mask,
-            shape.steps,
-            shape.shifts,
-            terrain,
-            locations,
-            location_of,
-            buildable,
-            shape.edge,
-            location,
-            special,
-            (1 << len(shape.ids)) - 1,
-            shape.lines,
-            shape.line_ids,
-            list(sectors.values()),
-            list(sectors),
-            shape.sides,
-            shape.side_ids,
-            sorted(fields, key=lambda m: m & -m),
+            **{name: getattr(shape, name) for name in _SHAPE_FIELDS},
+            terrain=terrain,
+            locations=locations,
+            location_of=location_of,
+            buildable=buildable,
+            location=location,
+            special=special,
+            all=(1 << len(shape.ids)) - 1,
+            sectors=list(sectors.values()),
+            sector_ids=list(sectors),
+            fields=sorted(fields, key=lambda m: m & -m),
         )
+
+
+_SHAPE_FIELDS = tuple(f.name for f in dataclasses.fields(Shape))
 
 
 def _by_first_hex(masks: dict[str, int]) -> dict[str, int]:
