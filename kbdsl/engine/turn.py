@@ -105,9 +105,7 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                for _ in range(rng.randrange(targets.bit_count())):
-                    targets &= targets - 1
-                return self.game.code_base[BUILD] + (targets & -targets).bit_length() - 1
+                return self.game.code_base[BUILD] + nth_bit(targets, rng.randrange(targets.bit_count()))
         runs = self._runs()
         total = 0
         for _, mask in runs:
@@ -342,9 +340,7 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            for _ in range(below(targets.bit_count())):  # as sample_action
-                                targets &= targets - 1
-                            to = (targets & -targets).bit_length() - 1
+                            to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
                             self._mandatory = None  # as apply_action of BUILD
                             log.append(build + to)
                             self._mandatory_build(p, to)
