@@ -8,6 +8,7 @@
   discarded, identical cards played as any terrain) and a hand of several cards to choose from;
 - `gold`: gold won during play, per player and source;
 - `tiles`: location tiles held by players, how they are gained, used and lost;
+- `groups`: the moves of many pieces at once, counted and drawn without listing them;
 - `targets`: the hexes an action may choose (evaluation contexts, lifted moves);
 - `turn`: the turn flow: legal moves as action codes and applying them (the hot path);
 - `explain` and `events`: why a move is refused, what a played move changed;

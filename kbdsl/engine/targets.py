@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kbdsl.bitset import bit_list
+from kbdsl.engine.groups import OriginTable
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
 from kbdsl.expr import Ctx
@@ -115,9 +116,7 @@ class Targets(Kinds, Hand):
         g = self.game
         t = g.tables
         own = self.own[p]
-        sources = own & action.source(self.ctx(p)) if action.source else own
-        if self.kind_own:
-            sources &= ~self.unmovable(p, action.piece)
+        sources = self.move_sources(action, p)
         out = []
         nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
         board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
@@ -172,6 +171,43 @@ class Targets(Kinds, Hand):
             if cand:
                 out.append((s, cand))
         return out
+
+    def move_sources(self, action: CompiledAction, p: int) -> int:
+        """Hexes of p's pieces that the move `action` may lift."""
+        own = self.own[p]
+        sources = own & action.source(self.ctx(p)) if action.source else own
+        if self.kind_own:
+            sources &= ~self.unmovable(p, action.piece)
+        return sources
+
+    def origin_moves(self, action: CompiledAction, p: int) -> tuple[OriginTable, int, int] | None:
+        """(origins, sources, free) when the moves of `action` are, from each source s, to the
+        hexes origins.table[s] & free: a target per board and origin, no aura, no adjacency, the
+        piece leaving its hex (what kbdsl.engine.groups counts without listing); else None."""
+        g, reads = self.game, action.reads
+        if (
+            "origin" not in reads
+            or not reads <= CARD_ORIGIN
+            or action.adjacent
+            or self.blocked
+            or g.may_stay
+            or (self.choosing and id(action) in g.card_actions)
+        ):
+            return None
+        card = self.hand[p] if "card" in reads else None
+        cache, key = g.tables.cache, ("by-offset", id(action), card)
+        origins = cache.get(key)
+        if origins is None:
+            origins = cache[key] = OriginTable(self.board_table(action, card))
+        sources = self.move_sources(action, p)
+        missing = sources & ~origins.known
+        if missing:
+            table = origins.table
+            for s in bit_list(missing):
+                if table[s] is None:
+                    self.board_target(action, card, s)
+            origins.learn(missing)
+        return origins, sources, ~self.occ
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
         """move_targets when every source has the same candidates `cand`: with "adjacent if

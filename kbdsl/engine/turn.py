@@ -10,6 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
+from kbdsl.engine.groups import MoveGroup, OriginTable
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
@@ -92,7 +93,9 @@ class Turn(Holdings, Targets, Gold):
         """Every legal move as an action code (see BaseGame.decode)."""
         out: list[int] = []
         for base, mask in self._runs():
-            if mask == 1:
+            if mask.__class__ is not int:
+                mask.extend(out, base)
+            elif mask == 1:
                 out.append(base)
             else:
                 extend_bits(out, base, mask)
@@ -116,7 +119,7 @@ class Turn(Holdings, Targets, Gold):
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
-                return base + nth_bit(mask, k)
+                return base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k))
             k -= size
         raise AssertionError("unreachable: k < total")
 
@@ -202,32 +205,25 @@ class Turn(Holdings, Targets, Gold):
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
-            for s, targets in self.move_targets(action, p):
-                if not (risky >> s) & 1:
-                    out.append((base + s * n, targets))
-                    continue
-                lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
-                # targets that may have discard variants: those not touching every lifted tile's hex,
-                # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
-                special = targets
-                for x in lifted:
-                    special &= ~g.tables.nbr_mask[x.at]
-                kinds = [x.kind for x in self.tiles[p]]
-                if special and all(kinds.count(x.kind) < 2 for x in lifted):
-                    if gain_zone < 0:
-                        gain_zone = self.gain_zone(p)
-                    special &= gain_zone
-                code, rest = base + s * n, targets
-                for i in bit_list(special):  # the others as runs, in the same order
-                    below = rest & ((1 << i) - 1)
-                    if below:
-                        out.append((code, below))
-                    rest ^= below | (1 << i)
-                    out.append((code + i, 1))
-                    for d in self.discard_choices(p, s, i, lifted):
-                        out.append((g.encode(kind, i, s, d), 1))
-                if rest:
-                    out.append((code, rest))
+            grouped = self.origin_moves(action, p)
+            if grouped is None:
+                for s, targets in self.move_targets(action, p):
+                    if (risky >> s) & 1:
+                        gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
+                    else:
+                        out.append((base + s * n, targets))
+                return
+            origins, sources, free = grouped  # the moves of pieces that risk no tile: a group per stretch
+            for s in bit_list(sources & risky):
+                before = sources & ((1 << s) - 1)
+                sources ^= before | (1 << s)
+                if before:
+                    self._group(out, base, origins, before, free, n)
+                targets = origins.table[s] & free
+                if targets:
+                    gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
+            if sources:
+                self._group(out, base, origins, sources, free, n)
             return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
@@ -244,6 +240,42 @@ class Turn(Holdings, Targets, Gold):
             targets = 1
         if targets:
             out.append((base, targets))
+
+    @staticmethod
+    def _group(out: list, base: int, origins: OriginTable, sources: int, free: int, n: int) -> None:
+        """A MoveGroup run of the moves of pieces on `sources`, if there is one."""
+        size = origins.count(sources, free)
+        if size:
+            out.append((base, MoveGroup(origins, sources, free, size, n)))
+
+    def _risky_runs(self, out: list, kind: int, code: int, s: int, targets: int, gain_zone: int) -> int:
+        """The runs of moving the piece on s, whose leaving may lose a tile: the moves that may
+        also choose which tile to give up come one by one, with their variants (discard_choices).
+        Returns gain_zone, found if needed (-1: not yet)."""
+        g, p = self.game, self.current
+        lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
+        # targets that may have discard variants: those not touching every lifted tile's hex,
+        # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
+        special = targets
+        for x in lifted:
+            special &= ~g.tables.nbr_mask[x.at]
+        kinds = [x.kind for x in self.tiles[p]]
+        if special and all(kinds.count(x.kind) < 2 for x in lifted):
+            if gain_zone < 0:
+                gain_zone = self.gain_zone(p)
+            special &= gain_zone
+        rest = targets
+        for i in bit_list(special):  # the others as runs, in the same order
+            below = rest & ((1 << i) - 1)
+            if below:
+                out.append((code, below))
+            rest ^= below | (1 << i)
+            out.append((code + i, 1))
+            for d in self.discard_choices(p, s, i, lifted):
+                out.append((g.encode(kind, i, s, d), 1))
+        if rest:
+            out.append((code, rest))
+        return gain_zone
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
