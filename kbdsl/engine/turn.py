@@ -360,7 +360,7 @@ class Turn(Holdings, Targets, Gold):
         (between them, or with no tile to use) or only the end of the turn, they are taken
         without making and decoding codes (the inner loop of playouts)."""
         g = self.game
-        build, end, log = g.code_base[BUILD], g.code_base[END_TURN], self.log
+        build, end, log, supply = g.code_base[BUILD], g.code_base[END_TURN], self.log, self.supply
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
@@ -372,10 +372,17 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                            self._mandatory = None  # as apply_action of BUILD
-                            log.append(build + to)
-                            self._mandatory_build(p, to)
+                            while True:  # the builds, while they stay the only moves
+                                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                                self._mandatory = None  # as apply_action of BUILD
+                                log.append(build + to)
+                                self._mandatory_build(p, to)
+                                if self.mand_left <= 0 or not supply[p] or moves >= max_moves:
+                                    break
+                                targets = self.mandatory_targets()
+                                if not targets:  # _settle replaces the card
+                                    break
+                                moves += 1
                             self._settle()
                             continue
                 elif not self.usable_tiles(p):  # the only move: the end of the turn
