@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import or_
 
-from kbdsl.bitset import bit_list, components, dilate, shift_table, shifter
+from kbdsl.bitset import Shift, bit_list, components, dilate, shift_table
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -670,44 +670,51 @@ LINE_ENDS_KEPT = 4096
 
 def _line_end_of(mask: int, n: int, t) -> int:
     """_line_end, remembered per board for the last masks asked about."""
-    memo = t.cache.get(("line-end", n))
-    if memo is None:
-        memo = t.cache[("line-end", n)] = {}
+    found = t.cache.get(("line-end", n))
+    if found is None:
+        found = t.cache[("line-end", n)] = ({}, _line_end_code(t, n))
+    memo, line_end = found
     value = memo.get(mask)
     if value is None:
         if len(memo) >= LINE_ENDS_KEPT:
             memo.clear()
-        value = memo[mask] = _line_end(mask, n, t)
+        value = memo[mask] = line_end(mask)
     return value
 
 
 def _line_end(mask: int, n: int, t) -> int:
-    """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d. Per axis, the
-    starts of n-hex runs (hexes g with g, g+d, ..., g+(n-1)d in mask) give the ends on both sides:
-    one step back from g, and n steps forward."""
-    out = 0
-    for backs, ends in _line_shifts(t, n):
-        run = mask
-        for back in backs:
-            run &= back(mask)
-            if not run:
-                break
-        else:
-            out |= ends(run)
-    return out
+    """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
+    return _line_end_code(t, n)(mask)
 
 
-def _line_shifts(t, n: int) -> list[tuple[list[Callable[[int], int]], Callable[[int], int]]]:
-    """Per axis d, the shifters _line_end uses, compiled once per board and n: k steps back (against
-    d) for k = 1 .. n-1, and one step back and n forward at once (hexes leaving the board drop)."""
-    key = ("line-shifts", n)
+def _line_end_code(t, n: int) -> Callable[[int], int]:
+    """_line_end on one board for one n, compiled once: per axis d, the starts of n-hex runs (the
+    mask and it moved k steps back, k = 1 .. n-1) give the ends on both sides at once, one step
+    back and n forward. The board's masked shifts are written inline (a shifter call per step cost
+    two fifths of the instructions); hexes leaving the board drop."""
+    key = ("line-end-code", n)
     found = t.cache.get(key)
     if found is None:
         far = lambda d, k: shift_table(_far_steps(t.steps[d], k))  # noqa: E731
-        found = t.cache[key] = [
-            ([shifter(far(d + 3, k)) for k in range(1, n)], shifter(far(d + 3, 1) + far(d, n))) for d in AXES
-        ]
+        lines = ["def line_end(m):", "    out = 0"]
+        for d in AXES:
+            lines.append("    r = m")
+            pad = "    "
+            for k in range(1, n):
+                lines += [f"{pad}r &= {_moved('m', far(d + 3, k))}", f"{pad}if r:"]
+                pad += "    "
+            lines.append(f"{pad}out |= {_moved('r', far(d + 3, 1) + far(d, n))}")
+        lines.append("    return out")
+        space: dict[str, Any] = {}
+        exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+        found = t.cache[key] = space["line_end"]
     return found
+
+
+def _moved(var: str, moves: Shift) -> str:
+    """The expression moving the hexes of `var` by `moves` (as kbdsl.bitset.shifter does)."""
+    terms = [f"(({var} & {sources}) << {o})" if o > 0 else f"(({var} & {sources}) >> {-o})" for o, sources in moves]
+    return " | ".join(terms) or "0"
 
 
 def _far_steps(step: Sequence[int], k: int) -> list[int]:
