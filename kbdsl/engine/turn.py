@@ -360,7 +360,7 @@ class Turn(Holdings, Targets, Gold):
         (between them, or with no tile to use) or only the end of the turn, they are taken
         without making and decoding codes (the inner loop of playouts)."""
         g = self.game
-        build, end, log, supply = g.code_base[BUILD], g.code_base[END_TURN], self.log, self.supply
+        end, log = g.code_base[END_TURN], self.log
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
@@ -372,18 +372,7 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            while True:  # the builds, while they stay the only moves
-                                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                                self._mandatory = None  # as apply_action of BUILD
-                                log.append(build + to)
-                                self._mandatory_build(p, to)
-                                if self.mand_left <= 0 or not supply[p] or moves >= max_moves:
-                                    break
-                                targets = self.mandatory_targets()
-                                if not targets:  # _settle replaces the card
-                                    break
-                                moves += 1
-                            self._settle()
+                            moves += self._take_builds(p, targets, below, max_moves - moves + 1)
                             continue
                 elif not self.usable_tiles(p):  # the only move: the end of the turn
                     below(1)
@@ -392,6 +381,57 @@ class Turn(Holdings, Targets, Gold):
                     self._end_turn()
                     continue
             self.apply_action(self.sample_action(rng))
+
+    def _take_builds(self, p: int, targets: int, below, budget: int) -> int:
+        """play_random's mandatory builds while they are the only moves, the first on `targets`:
+        as many as are due, the card allows and `budget` (moves, the first included) leaves;
+        returns the number made after the first. Where builds trigger nothing and the card's targets are a board table
+        (`mandatory_lean`), it is _mandatory_build and table_build_targets written out in one loop."""
+        g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
+        made = 0
+        if g.mandatory_lean and not self.blocked and not self.waived:
+            table = g.mandatory_tables[self.hand[p]]
+            own, nb, nbr_mask, tile_near = self.own, self.nb, g.tables.nbr_mask, g.tile_near
+            while True:
+                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                self._mandatory = None  # as apply_action of BUILD
+                log.append(build + to)
+                bit = 1 << to
+                own[p] |= bit
+                self.occ |= bit
+                nb[p] |= nbr_mask[to]
+                supply[p] -= 1
+                self.built += 1
+                self.mand_left -= 1
+                self.mand_built |= bit
+                if tile_near[to]:
+                    self.gain(p, to)
+                if not supply[p]:
+                    self.ending = True  # RULINGS 28, as in _build
+                    break
+                if self.mand_left <= 0 or made + 1 >= budget:
+                    break
+                targets = table & ~self.occ
+                near = targets & nb[p]
+                if near:
+                    targets = near
+                if not targets:  # _settle replaces the card
+                    break
+                made += 1
+        else:
+            while True:
+                to = nth_bit(targets, below(targets.bit_count()))
+                self._mandatory = None
+                log.append(build + to)
+                self._mandatory_build(p, to)
+                if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
+                    break
+                targets = self.mandatory_targets()
+                if not targets:
+                    break
+                made += 1
+        self._settle()
+        return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
         what = action.kind
