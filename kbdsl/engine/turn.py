@@ -108,14 +108,14 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                return self.game.code_base[BUILD] + nth_bit(targets, rng.randrange(targets.bit_count()))
+                return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
         runs = self._runs()
         total = 0
         for _, mask in runs:
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        k = rng.randrange(total)
+        k = rng._randbelow(total)  # randrange(total) without its argument checks: the same draw
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
@@ -209,19 +209,26 @@ class Turn(Holdings, Targets, Gold):
             if grouped is None:
                 for s, targets in self.move_targets(action, p):
                     if (risky >> s) & 1:
-                        gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
-                    else:
-                        out.append((base + s * n, targets))
+                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                        if special:
+                            self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                            continue
+                    out.append((base + s * n, targets))
                 return
-            origins, sources, free = grouped  # the moves of pieces that risk no tile: a group per stretch
+            # one group of runs for the sources whose moves are all plain, split at the others
+            origins, sources, free = grouped
             for s in bit_list(sources & risky):
+                targets = origins.table[s] & free
+                if not targets:
+                    continue
+                special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                if not special:
+                    continue
                 before = sources & ((1 << s) - 1)
                 sources ^= before | (1 << s)
                 if before:
                     self._group(out, base, origins, before, free, n)
-                targets = origins.table[s] & free
-                if targets:
-                    gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
+                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
             if sources:
                 self._group(out, base, origins, sources, free, n)
             return
@@ -248,24 +255,30 @@ class Turn(Holdings, Targets, Gold):
         if size:
             out.append((base, MoveGroup(origins, sources, free, size, n)))
 
-    def _risky_runs(self, out: list, kind: int, code: int, s: int, targets: int, gain_zone: int) -> int:
-        """The runs of moving the piece on s, whose leaving may lose a tile: the moves that may
-        also choose which tile to give up come one by one, with their variants (discard_choices).
-        Returns gain_zone, found if needed (-1: not yet)."""
+    def _special_targets(self, s: int, targets: int, gain_zone: int) -> tuple[int, list, int]:
+        """For moving p's piece on s, which alone touches a tile's hex: the targets that may have
+        discard variants (those not touching every lifted tile's hex and, unless a lost kind is
+        held twice, where a tile is taken: see discard_choices), the tiles lifted, and gain_zone
+        (found if needed; -1: not yet)."""
         g, p = self.game, self.current
-        lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
-        # targets that may have discard variants: those not touching every lifted tile's hex,
-        # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
+        lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless the target touches them
         special = targets
         for x in lifted:
             special &= ~g.tables.nbr_mask[x.at]
-        kinds = [x.kind for x in self.tiles[p]]
-        if special and all(kinds.count(x.kind) < 2 for x in lifted):
-            if gain_zone < 0:
-                gain_zone = self.gain_zone(p)
-            special &= gain_zone
+        if special:
+            kinds = [x.kind for x in self.tiles[p]]
+            if all(kinds.count(x.kind) < 2 for x in lifted):
+                if gain_zone < 0:
+                    gain_zone = self.gain_zone(p)
+                special &= gain_zone
+        return special, lifted, gain_zone
+
+    def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
+        """The runs of moving the piece on s: the special targets one by one, each followed by its
+        discard variants, the other targets as runs between them, in code order."""
+        g, p = self.game, self.current
         rest = targets
-        for i in bit_list(special):  # the others as runs, in the same order
+        for i in bit_list(special):
             below = rest & ((1 << i) - 1)
             if below:
                 out.append((code, below))
@@ -275,7 +288,6 @@ class Turn(Holdings, Targets, Gold):
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
-        return gain_zone
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
@@ -554,7 +566,8 @@ class Turn(Holdings, Targets, Gold):
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
-        self.refresh_tiles(p)
+        if self.tiles[p]:
+            self.refresh_tiles(p)  # (nothing to do for a player holding no tile)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
