@@ -663,16 +663,16 @@ def _linked(c: Ctx, targets: int) -> int:
     return out
 
 
-#: Line ends kept per board and line length (a player's settlements change a few times a turn,
-#: and the same ones are looked at again on the player's next turn); dropped when this many.
+#: Line ends kept per board shape and line length (a player's settlements change a few times a
+#: turn, and the same ones are looked at again on the player's next turn); dropped when this many.
 LINE_ENDS_KEPT = 4096
 
 
 def _line_end_of(mask: int, n: int, t) -> int:
-    """_line_end, remembered per board for the last masks asked about."""
+    """_line_end, remembered for the last masks asked about."""
     found = t.cache.get(("line-end", n))
     if found is None:
-        found = t.cache[("line-end", n)] = ({}, _line_end_code(t, n))
+        found = _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))
     memo, line_end = found
     value = memo.get(mask)
     if value is None:
@@ -684,31 +684,47 @@ def _line_end_of(mask: int, n: int, t) -> int:
 
 def _line_end(mask: int, n: int, t) -> int:
     """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
-    return _line_end_code(t, n)(mask)
+    return _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))[1](mask)
 
 
-def _line_end_code(t, n: int) -> Callable[[int], int]:
-    """_line_end on one board for one n, compiled once: per axis d, the starts of n-hex runs (the
-    mask and it moved k steps back, k = 1 .. n-1) give the ends on both sides at once, one step
-    back and n forward. The board's masked shifts are written inline (a shifter call per step cost
-    two fifths of the instructions); hexes leaving the board drop."""
-    key = ("line-end-code", n)
+#: What expressions derive from a board's step lists alone, per board shape and key: boards of one
+#: shape share those lists (kbdsl.tables.Shape), so a new layout of known boards builds nothing
+#: again. An entry keeps its steps alive and serves only those.
+_BY_SHAPE: dict[tuple[int, tuple], tuple[list[list[int]], Any]] = {}
+BY_SHAPE_KEPT = 64
+
+
+def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
+    """build(t.steps), made once per board shape and kept in t's cache too."""
     found = t.cache.get(key)
     if found is None:
-        far = lambda d, k: shift_table(_far_steps(t.steps[d], k))  # noqa: E731
-        lines = ["def line_end(m):", "    out = 0"]
-        for d in AXES:
-            lines.append("    r = m")
-            pad = "    "
-            for k in range(1, n):
-                lines += [f"{pad}r &= {_moved('m', far(d + 3, k))}", f"{pad}if r:"]
-                pad += "    "
-            lines.append(f"{pad}out |= {_moved('r', far(d + 3, 1) + far(d, n))}")
-        lines.append("    return out")
-        space: dict[str, Any] = {}
-        exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
-        found = t.cache[key] = space["line_end"]
+        hit = _BY_SHAPE.get((id(t.steps), key))
+        if hit is None or hit[0] is not t.steps:
+            if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
+                del _BY_SHAPE[next(iter(_BY_SHAPE))]
+            hit = _BY_SHAPE[(id(t.steps), key)] = (t.steps, build(t.steps))
+        found = t.cache[key] = hit[1]
     return found
+
+
+def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
+    """_line_end on one board shape for one n as one function: per axis d, the starts of n-hex runs
+    (the mask and it moved k steps back, k = 1 .. n-1) give the ends on both sides at once, one step
+    back and n forward. The masked shifts are written inline (a shifter call per step cost two
+    fifths of the instructions); hexes leaving the board drop."""
+    far = lambda d, k: shift_table(_far_steps(steps[d], k))  # noqa: E731
+    lines = ["def line_end(m):", "    out = 0"]
+    for d in AXES:
+        lines.append("    r = m")
+        pad = "    "
+        for k in range(1, n):
+            lines += [f"{pad}r &= {_moved('m', far(d + 3, k))}", f"{pad}if r:"]
+            pad += "    "
+        lines.append(f"{pad}out |= {_moved('r', far(d + 3, 1) + far(d, n))}")
+    lines.append("    return out")
+    space: dict[str, Any] = {}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["line_end"]
 
 
 def _moved(var: str, moves: Shift) -> str:
@@ -782,19 +798,18 @@ def _aligned(mask: int, n: int, t) -> int:
 
 
 def _straight(origin: int, n: int, t) -> int:
-    """The hexes exactly n steps from origin in one of the 6 directions (a table per board and n)."""
+    """The hexes exactly n steps from origin in one of the 6 directions (a table per board shape and n)."""
     if origin < 0:
         return 0
-    key = ("straight", n)
-    table = t.cache.get(key)
+    table = t.cache.get(("straight", n))
     if table is None:
-        table = t.cache[key] = [_straight_from(i, n, t) for i in range(t.n)]
+        table = _of_shape(t, ("straight", n), lambda steps: [_straight_from(i, n, steps) for i in range(t.n)])
     return table[origin]
 
 
-def _straight_from(origin: int, n: int, t) -> int:
+def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
     out = 0
-    for step in t.steps:
+    for step in steps:
         j = origin
         for _ in range(n):
             j = step[j]

@@ -1,0 +1,65 @@
+"""line-end(S, n): the compiled whole-mask function (kbdsl.expr._line_end) against each hex walking
+its own steps, on random layouts of every shipped rule set, and compiled once per board shape."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import ROOT, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.board import assemble
+from kbdsl.expr import _line_end, _line_end_of
+from kbdsl.game import Game
+from kbdsl.position import Board, Layout
+from kbdsl.tables import Tables
+
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
+
+
+def walked(t, mask: int, n: int) -> int:
+    """Hexes from which n steps in one direction stay on hexes of mask."""
+    out = 0
+    for i in range(t.n):
+        for step in t.steps:
+            j, run = i, 0
+            while run < n and (j := step[j]) >= 0 and (mask >> j) & 1:
+                run += 1
+            if run == n:
+                out |= 1 << i
+    return out
+
+
+def random_tables(name: str, seed: int) -> Tables:
+    rules = shipped(name)
+    rng = random.Random(seed)
+    options = {o: rng.random() < 0.5 for o in rules.options}
+    return Game.new(rules, players=rules.players[0], seed=seed, options=options).tables
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.integers(1, 4), st.data())
+def test_line_end_is_walking_each_hexs_steps(name, seed, n, data):
+    t = random_tables(name, seed)
+    hexes = data.draw(st.lists(st.integers(0, t.n - 1), max_size=data.draw(st.sampled_from([5, 30, 120, 300]))))
+    mask = sum(1 << i for i in set(hexes))
+    assert _line_end_of(mask, n, t) == _line_end(mask, n, t) == walked(t, mask, n), (n, t.names(mask))
+
+
+def test_line_end_is_compiled_once_per_board_shape(base_rules):
+    """Boards of one shape share their step lists, so a new layout compiles nothing again; tables
+    with steps of their own (compiled from the assembled graph) get their own function."""
+    opts = base_rules.option_defaults()
+    a = Board(base_rules, Layout.of(base_rules, ["oracle", "paddock", "harbor", "farm"]), opts).tables
+    b = Board(base_rules, Layout.of(base_rules, ["tavern", "tower", "barn", "oasis"]), opts).tables
+    own = Tables.from_graph(
+        assemble(base_rules, Layout.of(base_rules, ["tavern", "tower", "barn", "oasis"]).as_dict(), opts)
+    )
+    assert a.steps is b.steps and own.steps is not a.steps
+    rng = random.Random(3)
+    for _ in range(10):
+        mask = sum(1 << i for i in rng.sample(range(a.n), 60))
+        assert _line_end_of(mask, 3, a) == _line_end_of(mask, 3, b) == _line_end_of(mask, 3, own) == walked(a, mask, 3)
+    assert a.cache[("line-end", 3)] is b.cache[("line-end", 3)]
+    assert own.cache[("line-end", 3)] is not a.cache[("line-end", 3)]
