@@ -670,10 +670,7 @@ LINE_ENDS_KEPT = 4096
 
 def _line_end_of(mask: int, n: int, t) -> int:
     """_line_end, remembered for the last masks asked about."""
-    found = t.cache.get(("line-end", n))
-    if found is None:
-        found = _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))
-    memo, line_end = found
+    memo, line_end = t.cache.get(("line-end", n)) or _line_ends(t, n)
     value = memo.get(mask)
     if value is None:
         if len(memo) >= LINE_ENDS_KEPT:
@@ -684,7 +681,12 @@ def _line_end_of(mask: int, n: int, t) -> int:
 
 def _line_end(mask: int, n: int, t) -> int:
     """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
-    return _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))[1](mask)
+    return _line_ends(t, n)[1](mask)
+
+
+def _line_ends(t, n: int) -> tuple[dict[int, int], Callable[[int], int]]:
+    """The remembered line ends and the compiled function of t's board shape for n."""
+    return _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))
 
 
 #: What expressions derive from a board's step lists alone, per board shape and key: boards of one

@@ -233,30 +233,6 @@ def test_sectors_and_edge_are_data(rules_copy):
     assert len(b.tables.lines) == 20
 
 
-def test_line_ends_by_shifts_match_walking_the_graph_steps(first):
-    """line-end() works on whole masks (a few shifts per axis); here each hex walks its own steps."""
-    from kbdsl.expr import _line_end
-
-    t = first.tables
-    rng = random.Random(7)
-
-    def walked(mask: int, n: int) -> int:
-        out = 0
-        for i in range(t.n):
-            for step in t.steps:
-                j, run = i, 0
-                while run < n and (j := step[j]) >= 0 and (mask >> j) & 1:
-                    run += 1
-                if run == n:
-                    out |= 1 << i
-        return out
-
-    for _ in range(40):
-        mask = sum(1 << i for i in rng.sample(range(t.n), rng.choice([5, 30, 120, 300])))
-        for n in (1, 2, 3, 4):
-            assert _line_end(mask, n, t) == walked(mask, n), (n, t.names(mask))
-
-
 # ---- a detached board (RULINGS 29-31) ----------------------------------------
 
 def test_island_is_detached_and_named_with_a_prefix(island_rules):
