@@ -805,7 +805,7 @@ def _straight(origin: int, n: int, t) -> int:
         return 0
     table = t.cache.get(("straight", n))
     if table is None:
-        table = _of_shape(t, ("straight", n), lambda steps: [_straight_from(i, n, steps) for i in range(t.n)])
+        table = _of_shape(t, ("straight", n), lambda steps: [_straight_from(i, n, steps) for i in range(len(steps[0]))])
     return table[origin]
 
 
