@@ -400,14 +400,14 @@ class Turn(Holdings, Targets, Gold):
         without making and decoding codes, as are the builds after a drawn first one (the inner
         loop of playouts)."""
         g = self.game
-        build, end, log = g.code_base[BUILD], g.code_base[END_TURN], self.log
+        build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
+        belows = [rng._randbelow for rng in rngs]  # randrange(n) for n > 0 without its checks: the same draw
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
             p = self.current
-            rng = rngs[p]
-            below = rng._randbelow  # randrange(n) for n > 0 without its argument checks: the same draw
-            if not (self.pending_left or self.choosing or g.any_time):
+            rng, below = rngs[p], belows[p]
+            if not (self.pending_left or self.choosing or any_time):
                 if self.mand_left > 0:
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
