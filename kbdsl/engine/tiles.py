@@ -15,16 +15,35 @@ from kbdsl.moves import DISCARDS
 class Tile:
     """A location tile held by a player: its kind, the hex it came from, its turn status.
 
-    Never changed once made (a new status is a new Tile), so copies of a game share them."""
+    Its status never changes, so copies of a game share Tiles. Each status of one tile is a Tile of
+    its own, made when first needed and then reused (`fresh`, `spent()`): turns allocate none."""
 
-    __slots__ = ("kind", "at", "used", "new")
+    __slots__ = ("kind", "at", "used", "new", "fresh", "_spent")
 
-    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False):
+    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False, fresh: Tile | None = None):
         self.kind, self.at, self.used, self.new = kind, at, used, new
+        self.fresh: Tile = self if not (used or new) else fresh or Tile(kind, at)  # this tile, unused
+        self._spent: Tile | None = None  # of an unused tile: the same used, once it was
 
     @property
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
+
+    def spent(self) -> Tile:
+        """This tile, used this turn."""
+        fresh = self.fresh
+        out = fresh._spent
+        if out is None:
+            out = fresh._spent = Tile(self.kind, self.at, True, False, fresh)
+        return out
+
+    def like(self, other: Tile) -> Tile:
+        """This tile with the status of `other`."""
+        if other.fresh is other:
+            return self.fresh
+        if other.used and not other.new:
+            return self.spent()
+        return Tile(self.kind, self.at, other.used, other.new, self.fresh)
 
 
 class Holdings(Pieces):
@@ -60,23 +79,20 @@ class Holdings(Pieces):
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
-        held = self.tiles[p]
-        if not held:
-            return []
         seen = []
-        for tile in held:
-            if not tile.used and not tile.new and tile.kind not in seen:
+        for tile in self.tiles[p]:
+            if tile.fresh is tile and tile.kind not in seen:
                 seen.append(tile.kind)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
         held = self.tiles[p]
         for k, tile in enumerate(held):
-            if tile.kind == name and not tile.used and not tile.new:
+            if tile.kind == name and tile.fresh is tile:
                 if name in self.game.single_use:
                     del held[k]
                 else:
-                    held[k] = Tile(name, tile.at, used=True)
+                    held[k] = tile.spent()
                 return
 
     def refresh_tiles(self, p: int) -> None:
@@ -89,8 +105,8 @@ class Holdings(Pieces):
                 self._discard(p, tile)
         held = self.tiles[p]  # a list of this state's own (clone copies it)
         for k, x in enumerate(held):
-            if x.used or x.new:
-                held[k] = Tile(x.kind, x.at)
+            if x.fresh is not x:
+                held[k] = x.fresh
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
@@ -141,7 +157,7 @@ class Holdings(Pieces):
             )
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
                 old = held[twin]
-                held[twin] = now[id(old)] = Tile(old.kind, old.at, tile.used, tile.new)
+                held[twin] = now[id(old)] = old.like(tile)
             self._discard(p, tile)
 
     def _discard(self, p: int, tile: Tile) -> None:
