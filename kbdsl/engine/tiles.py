@@ -61,10 +61,9 @@ class Holdings(Pieces):
 
     def _init_tiles(self, players: int) -> None:
         g = self.game
-        t, rules = g.tables, g.rules
         self.tiles = [[] for _ in range(players)]
         self.taken = [0] * players
-        self.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
+        self.loc_supply = dict(g.tile_supply)
         self.dealt = g.deal()
         for i in self.dealt:
             self.loc_supply[i] = 1
