@@ -110,18 +110,17 @@ class Holdings(Pieces):
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
         one with a tile left that p never took from)."""
-        near = self.game.tile_near[i]
-        if not near:  # most hexes touch no tile hex
+        near = self.game.tile_near[i] & ~self.taken[p]
+        if not near:  # most hexes touch no tile hex, or only ones p took from
             return []
-        near &= ~self.taken[p]
-        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
+        supply = self.loc_supply
+        return [loc for loc in bit_list(near) if supply.get(loc, 0) > 0]
 
     def gain_zone(self, p: int) -> int:
         """The hexes where a piece of p arriving would take a tile (where `gains` is not empty)."""
-        g = self.game
-        nbr_mask, out = g.tables.nbr_mask, 0
-        for loc in bit_list(g.tile_hexes & ~self.taken[p]):
-            if self.loc_supply.get(loc, 0) > 0:
+        nbr_mask, taken, out = self.game.tables.nbr_mask, self.taken[p], 0
+        for loc, left in self.loc_supply.items():  # every tile hex with a tile left is a key
+            if left > 0 and not (taken >> loc) & 1:
                 out |= nbr_mask[loc]
         return out
 
