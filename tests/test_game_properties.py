@@ -360,6 +360,7 @@ def test_play_random_plays_the_moves_sample_action_would(where, players, seed, b
     game = Game.new(rules, players=min(max(players, lo), hi), seed=seed)
     state = game.new_state()
     play_out(state, [RandomBot(f"{bot_seed}:{p}") for p in range(state.players)], max_moves=start)
+    assert state.over or len(state.log) == start  # stops after exactly max_moves, mid-turn too
     ours, theirs = state.clone(), state.clone()
     mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
     other = [random.Random(f"{seed}:{p}") for p in range(state.players)]

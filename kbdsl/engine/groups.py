@@ -66,17 +66,29 @@ class MoveGroup:
         return self.size
 
     def nth(self, k: int) -> int:
-        """The code offset (source * stride + target) of the k-th move, in code order."""
+        """The code offset (source * stride + target) of the k-th move, in code order: sources
+        are walked from the nearer end."""
         table, free, rest = self.origins.table, self.free, self.sources
-        while rest:
-            low = rest & -rest
-            s = low.bit_length() - 1
-            targets = table[s] & free
-            size = targets.bit_count()
-            if k < size:
-                return s * self.stride + nth_bit(targets, k)
-            k -= size
-            rest ^= low
+        if 2 * k < self.size:
+            while rest:
+                low = rest & -rest
+                s = low.bit_length() - 1
+                targets = table[s] & free
+                size = targets.bit_count()
+                if k < size:
+                    return s * self.stride + nth_bit(targets, k)
+                k -= size
+                rest ^= low
+        else:
+            k = self.size - 1 - k  # the k-th from the last move
+            while rest:
+                s = rest.bit_length() - 1
+                targets = table[s] & free
+                size = targets.bit_count()
+                if k < size:
+                    return s * self.stride + nth_bit(targets, size - 1 - k)
+                k -= size
+                rest ^= 1 << s
         raise IndexError("move group index out of range")
 
     def extend(self, out: list[int], base: int) -> None:

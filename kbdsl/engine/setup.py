@@ -83,7 +83,17 @@ class BaseGame:
         *("rules", "setup", "options", "board", "tables", "tile_names", "kinds", "kind_index", "code_base"),
         *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable"),
         *("lose_now", "lose_later", "expiring", "returning", "single_use", "wait_a_turn", "on_gain", "any_time"),
-        *("pool_hexes", "tile_hexes", "tile_near", "on_build", "on_mandatory", "no_hex", "uses_card", "card_actions"),
+        *(
+            "pool_hexes",
+            "tile_hexes",
+            "tile_near",
+            "on_build",
+            "on_mandatory",
+            "mandatory_lean",
+            "no_hex",
+            "uses_card",
+            "card_actions",
+        ),
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
@@ -182,6 +192,9 @@ class BaseGame:
         # the mandatory action's board targets by card (Targets.board_target), when its target is a table
         plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
         self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
+        self.mandatory_lean = (
+            plain and self.mandatory.adjacent and not (self.on_gain or self.on_build or self.on_mandatory)
+        )
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked

@@ -70,7 +70,8 @@ class Targets(Kinds, Hand):
         targets = tables.get(card)
         if targets is None:
             targets = tables[card] = self.board_target(action, card)
-        targets &= ~(self.occ | self.blocked) if self.blocked else ~self.occ
+        taken = self.occ | self.blocked if self.blocked else self.occ
+        targets ^= targets & taken  # targets & ~taken, without a negative int
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = targets & self.nb[p]
             if near:
@@ -207,7 +208,7 @@ class Targets(Kinds, Hand):
                 if table[s] is None:
                     self.board_target(action, card, s)
             origins.learn(missing)
-        return origins, sources, ~self.occ
+        return origins, sources, g.tables.all & ~self.occ  # positive: cheaper to shift and mask
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
         """move_targets when every source has the same candidates `cand`: with "adjacent if

@@ -108,14 +108,14 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                return self.game.code_base[BUILD] + nth_bit(targets, rng.randrange(targets.bit_count()))
+                return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
         runs = self._runs()
         total = 0
         for _, mask in runs:
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        k = rng.randrange(total)
+        k = rng._randbelow(total)  # randrange(total) without its argument checks: the same draw
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
@@ -209,19 +209,26 @@ class Turn(Holdings, Targets, Gold):
             if grouped is None:
                 for s, targets in self.move_targets(action, p):
                     if (risky >> s) & 1:
-                        gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
-                    else:
-                        out.append((base + s * n, targets))
+                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                        if special:
+                            self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                            continue
+                    out.append((base + s * n, targets))
                 return
-            origins, sources, free = grouped  # the moves of pieces that risk no tile: a group per stretch
+            # one group of runs for the sources whose moves are all plain, split at the others
+            origins, sources, free = grouped
             for s in bit_list(sources & risky):
+                targets = origins.table[s] & free
+                if not targets:
+                    continue
+                special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                if not special:
+                    continue
                 before = sources & ((1 << s) - 1)
                 sources ^= before | (1 << s)
                 if before:
                     self._group(out, base, origins, before, free, n)
-                targets = origins.table[s] & free
-                if targets:
-                    gain_zone = self._risky_runs(out, kind, base + s * n, s, targets, gain_zone)
+                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
             if sources:
                 self._group(out, base, origins, sources, free, n)
             return
@@ -248,24 +255,52 @@ class Turn(Holdings, Targets, Gold):
         if size:
             out.append((base, MoveGroup(origins, sources, free, size, n)))
 
-    def _risky_runs(self, out: list, kind: int, code: int, s: int, targets: int, gain_zone: int) -> int:
-        """The runs of moving the piece on s, whose leaving may lose a tile: the moves that may
-        also choose which tile to give up come one by one, with their variants (discard_choices).
-        Returns gain_zone, found if needed (-1: not yet)."""
+    def _special_targets(self, s: int, targets: int, gain_zone: int) -> tuple[int, list, int]:
+        """For moving p's piece on s, which alone touches a tile's hex: the targets that may have
+        discard variants (those not touching every lifted tile's hex and, unless a lost kind is
+        held twice, where a tile is taken: see discard_choices), the tiles lifted, and gain_zone
+        (found if needed; -1: not yet)."""
         g, p = self.game, self.current
-        lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless i touches them
-        # targets that may have discard variants: those not touching every lifted tile's hex,
-        # and (unless a lost kind is held twice) where a tile is taken (see discard_choices)
+        lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless the target touches them
         special = targets
         for x in lifted:
             special &= ~g.tables.nbr_mask[x.at]
-        kinds = [x.kind for x in self.tiles[p]]
-        if special and all(kinds.count(x.kind) < 2 for x in lifted):
-            if gain_zone < 0:
-                gain_zone = self.gain_zone(p)
-            special &= gain_zone
+        if special:
+            kinds = [x.kind for x in self.tiles[p]]
+            if all(kinds.count(x.kind) < 2 for x in lifted):
+                # a variant needs a tile of a lost kind taken there: first the board's hexes
+                # next to where such a tile may lie, then those where p would take one now
+                zone = 0
+                for x in lifted:
+                    zone |= self._tile_zone(x.kind)
+                special &= zone
+                if special:
+                    if gain_zone < 0:
+                        gain_zone = self.gain_zone(p)
+                    special &= gain_zone
+        return special, lifted, gain_zone
+
+    def _tile_zone(self, kind: str) -> int:
+        """Hexes next to a hex that may hold a tile of `kind` (its locations, and the pool hexes),
+        kept per board."""
+        g = self.game
+        t = g.tables
+        key = ("tile-zone", kind, g.pool_hexes)
+        zone = t.cache.get(key)
+        if zone is None:
+            zone = 0
+            for i in bit_list(t.location | g.pool_hexes):
+                if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
+                    zone |= t.nbr_mask[i]
+            t.cache[key] = zone
+        return zone
+
+    def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
+        """The runs of moving the piece on s: the special targets one by one, each followed by its
+        discard variants, the other targets as runs between them, in code order."""
+        g, p = self.game, self.current
         rest = targets
-        for i in bit_list(special):  # the others as runs, in the same order
+        for i in bit_list(special):
             below = rest & ((1 << i) - 1)
             if below:
                 out.append((code, below))
@@ -275,7 +310,6 @@ class Turn(Holdings, Targets, Gold):
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
-        return gain_zone
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
@@ -360,7 +394,7 @@ class Turn(Holdings, Targets, Gold):
         (between them, or with no tile to use) or only the end of the turn, they are taken
         without making and decoding codes (the inner loop of playouts)."""
         g = self.game
-        build, end, log, supply = g.code_base[BUILD], g.code_base[END_TURN], self.log, self.supply
+        end, log = g.code_base[END_TURN], self.log
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
@@ -372,18 +406,7 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            while True:  # the builds, while they stay the only moves
-                                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                                self._mandatory = None  # as apply_action of BUILD
-                                log.append(build + to)
-                                self._mandatory_build(p, to)
-                                if self.mand_left <= 0 or not supply[p] or moves >= max_moves:
-                                    break
-                                targets = self.mandatory_targets()
-                                if not targets:  # _settle replaces the card
-                                    break
-                                moves += 1
-                            self._settle()
+                            moves += self._take_builds(p, targets, below, max_moves - moves + 1)
                             continue
                 elif not self.usable_tiles(p):  # the only move: the end of the turn
                     below(1)
@@ -392,6 +415,57 @@ class Turn(Holdings, Targets, Gold):
                     self._end_turn()
                     continue
             self.apply_action(self.sample_action(rng))
+
+    def _take_builds(self, p: int, targets: int, below, budget: int) -> int:
+        """play_random's mandatory builds while they are the only moves, the first on `targets`:
+        as many as are due, the card allows and `budget` (moves, the first included) leaves;
+        returns the number made after the first. Where builds trigger nothing and the card's targets are a board table
+        (`mandatory_lean`), it is _mandatory_build and table_build_targets written out in one loop."""
+        g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
+        made = 0
+        if g.mandatory_lean and not self.blocked and not self.waived:
+            table = g.mandatory_tables[self.hand[p]]
+            own, nb, nbr_mask, tile_near = self.own, self.nb, g.tables.nbr_mask, g.tile_near
+            while True:
+                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                self._mandatory = None  # as apply_action of BUILD
+                log.append(build + to)
+                bit = 1 << to
+                own[p] |= bit
+                self.occ |= bit
+                nb[p] |= nbr_mask[to]
+                supply[p] -= 1
+                self.built += 1
+                self.mand_left -= 1
+                self.mand_built |= bit
+                if tile_near[to]:
+                    self.gain(p, to)
+                if not supply[p]:
+                    self.ending = True  # RULINGS 28, as in _build
+                    break
+                if self.mand_left <= 0 or made + 1 >= budget:
+                    break
+                targets = table ^ (table & self.occ)  # table & ~occ, without a negative int
+                near = targets & nb[p]
+                if near:
+                    targets = near
+                if not targets:  # _settle replaces the card
+                    break
+                made += 1
+        else:
+            while True:
+                to = nth_bit(targets, below(targets.bit_count()))
+                self._mandatory = None
+                log.append(build + to)
+                self._mandatory_build(p, to)
+                if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
+                    break
+                targets = self.mandatory_targets()
+                if not targets:
+                    break
+                made += 1
+        self._settle()
+        return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
         what = action.kind
@@ -514,7 +588,8 @@ class Turn(Holdings, Targets, Gold):
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
-        self.refresh_tiles(p)
+        if self.tiles[p]:
+            self.refresh_tiles(p)  # (nothing to do for a player holding no tile)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         if self.idle >= self.players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
