@@ -16,33 +16,31 @@ class Tile:
     """A location tile held by a player: its kind, the hex it came from, its turn status.
 
     Its status never changes, so copies of a game share Tiles. Each status of one tile is a Tile of
-    its own, made when first needed and then reused (`fresh`, `spent()`): turns allocate none."""
+    its own, made with it and then reused (`fresh`, `spent`): turns allocate none."""
 
-    __slots__ = ("kind", "at", "used", "new", "fresh", "_spent")
+    __slots__ = ("kind", "at", "used", "new", "fresh", "spent")
 
     def __init__(self, kind: str, at: int, used: bool = False, new: bool = False, fresh: Tile | None = None):
         self.kind, self.at, self.used, self.new = kind, at, used, new
-        self.fresh: Tile = self if not (used or new) else fresh or Tile(kind, at)  # this tile, unused
-        self._spent: Tile | None = None  # of an unused tile: the same used, once it was
+        self.fresh: Tile  # this tile, unused
+        self.spent: Tile  # this tile, used this turn
+        if not (used or new):
+            self.fresh = self
+            self.spent = Tile(kind, at, True, False, self)
+        else:
+            self.fresh = fresh or Tile(kind, at)
+            self.spent = self if used and not new else self.fresh.spent
 
     @property
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
 
-    def spent(self) -> Tile:
-        """This tile, used this turn."""
-        fresh = self.fresh
-        out = fresh._spent
-        if out is None:
-            out = fresh._spent = Tile(self.kind, self.at, True, False, fresh)
-        return out
-
     def like(self, other: Tile) -> Tile:
         """This tile with the status of `other`."""
         if other.fresh is other:
             return self.fresh
-        if other.used and not other.new:
-            return self.spent()
+        if other.spent is other:
+            return self.spent
         return Tile(self.kind, self.at, other.used, other.new, self.fresh)
 
 
@@ -91,7 +89,7 @@ class Holdings(Pieces):
                 if name in self.game.single_use:
                     del held[k]
                 else:
-                    held[k] = tile.spent()
+                    held[k] = tile.spent
                 return
 
     def refresh_tiles(self, p: int) -> None:
@@ -104,13 +102,13 @@ class Holdings(Pieces):
                 self._discard(p, tile)
         held = self.tiles[p]  # a list of this state's own (clone copies it)
         for k, x in enumerate(held):
-            if x.fresh is not x:
-                held[k] = x.fresh
+            held[k] = x.fresh
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
         one with a tile left that p never took from)."""
-        near = self.game.tile_near[i] & ~self.taken[p]
+        near = self.game.tile_near[i]
+        near ^= near & self.taken[p]  # near & ~taken, without a negative int
         if not near:  # most hexes touch no tile hex, or only ones p took from
             return []
         supply = self.loc_supply
@@ -131,7 +129,7 @@ class Holdings(Pieces):
             self.loc_supply[loc] -= 1
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
-            self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
+            self.tiles[p].append(Tile(kind, loc, False, kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
