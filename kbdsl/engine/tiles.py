@@ -139,9 +139,12 @@ class Holdings(Pieces):
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
+        lost = self.lost(p, kinds)
+        if not lost:
+            return
         held = self.tiles[p]
         now: dict[int, Tile] = {}  # lost tiles given a twin's status meanwhile: id of the old -> the new
-        for tile in self.lost(p, kinds):
+        for tile in lost:
             tile = now.get(id(tile), tile)
             twin = next(
                 (

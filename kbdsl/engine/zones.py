@@ -47,10 +47,13 @@ class Cards:
 
     def draw(self) -> str | None:
         """The top card of the deck (the discard pile is reshuffled into an empty deck; None if both are empty)."""
-        if not self.deck and self.discard:
-            self.reshuffles += 1
-            self.deck, self.discard = shuffled(self.deck_seed, f"deck:{self.reshuffles}", self.discard), []
-        return self.deck.pop() if self.deck else None
+        if self.deck:
+            return self.deck.pop()
+        if not self.discard:
+            return None
+        self.reshuffles += 1
+        self.deck, self.discard = shuffled(self.deck_seed, f"deck:{self.reshuffles}", self.discard), []
+        return self.deck.pop()
 
     def replace_card(self, p: int) -> None:
         """RULINGS 8: p's card leaves the game and p draws another."""
