@@ -26,8 +26,16 @@ def bit_list(mask: int) -> list[int]:
 
 def nth_bit(mask: int, k: int) -> int:
     """Index of the k-th set bit of `mask` (0: the lowest), which has more than k set bits. A few
-    bits are cleared one by one; for more, whole 64-bit words are skipped by their bit counts."""
+    bits are cleared one by one, from the nearer end (most masks drawn from have a few bits);
+    for more, whole 64-bit words are skipped by their bit counts."""
     if k < 8:
+        if not k:
+            return (mask & -mask).bit_length() - 1
+        high = mask.bit_count() - 1 - k  # set bits above the one sought
+        if high < k:
+            for _ in range(high):
+                mask ^= 1 << (mask.bit_length() - 1)
+            return mask.bit_length() - 1
         for _ in range(k):
             mask &= mask - 1
         return (mask & -mask).bit_length() - 1

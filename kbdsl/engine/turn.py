@@ -109,6 +109,11 @@ class Turn(Holdings, Targets, Gold):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
                 return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
+        base, mask, k = self._pick(rng)
+        return base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k))
+
+    def _pick(self, rng: random.Random) -> tuple[int, int | MoveGroup, int]:
+        """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run."""
         runs = self._runs()
         total = 0
         for _, mask in runs:
@@ -119,7 +124,7 @@ class Turn(Holdings, Targets, Gold):
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
-                return base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k))
+                return base, mask, k
             k -= size
         raise AssertionError("unreachable: k < total")
 
@@ -392,9 +397,10 @@ class Turn(Holdings, Targets, Gold):
         counter reaches `stop_turn` or `max_moves` are made: the same moves as applying
         `sample_action(rngs[current])` in a loop. Where the moves are only the mandatory builds
         (between them, or with no tile to use) or only the end of the turn, they are taken
-        without making and decoding codes (the inner loop of playouts)."""
+        without making and decoding codes, as are the builds after a drawn first one (the inner
+        loop of playouts)."""
         g = self.game
-        end, log = g.code_base[END_TURN], self.log
+        build, end, log = g.code_base[BUILD], g.code_base[END_TURN], self.log
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
@@ -414,20 +420,30 @@ class Turn(Holdings, Targets, Gold):
                     log.append(end)
                     self._end_turn()
                     continue
+                base, mask, k = self._pick(rng)
+                if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
+                    moves += self._take_builds(p, mask, below, max_moves - moves + 1, nth_bit(mask, k))
+                    continue
+                self.apply_action(base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)))
+                continue
             self.apply_action(self.sample_action(rng))
 
-    def _take_builds(self, p: int, targets: int, below, budget: int) -> int:
-        """play_random's mandatory builds while they are the only moves, the first on `targets`:
-        as many as are due, the card allows and `budget` (moves, the first included) leaves;
-        returns the number made after the first. Where builds trigger nothing and the card's targets are a board table
-        (`mandatory_lean`), it is _mandatory_build and table_build_targets written out in one loop."""
+    def _take_builds(self, p: int, targets: int, below, budget: int, first: int = -1) -> int:
+        """play_random's mandatory builds while they are the only moves, the first on `targets`
+        (on hex `first` if one was drawn already): as many as are due, the card allows and
+        `budget` (moves, the first included) leaves; returns the number made after the first.
+        Where builds trigger nothing and the card's targets are a board table (`mandatory_lean`),
+        it is _mandatory_build and table_build_targets written out in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
             own, nb, nbr_mask, tile_near = self.own, self.nb, g.tables.nbr_mask, g.tile_near
             while True:
-                to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                if first < 0:
+                    to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                else:
+                    to, first = first, -1
                 self._mandatory = None  # as apply_action of BUILD
                 log.append(build + to)
                 bit = 1 << to
@@ -454,7 +470,10 @@ class Turn(Holdings, Targets, Gold):
                 made += 1
         else:
             while True:
-                to = nth_bit(targets, below(targets.bit_count()))
+                if first < 0:
+                    to = nth_bit(targets, below(targets.bit_count()))
+                else:
+                    to, first = first, -1
                 self._mandatory = None
                 log.append(build + to)
                 self._mandatory_build(p, to)
@@ -591,13 +610,15 @@ class Turn(Holdings, Targets, Gold):
         if self.tiles[p]:
             self.refresh_tiles(p)  # (nothing to do for a player holding no tile)
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
-        if self.idle >= self.players:
+        players = len(self.own)
+        if self.idle >= players:
             self.over = True  # a whole round without a new settlement: nobody can build any more
             return
-        if self.ending and (p + 1) % self.players == self.start_player:
+        after = (p + 1) % players
+        if self.ending and after == self.start_player:
             self.over = True
             return
-        self.current = (p + 1) % self.players
+        self.current = after
         self.turn += 1
         self._new_turn()
 
