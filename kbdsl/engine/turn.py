@@ -400,14 +400,14 @@ class Turn(Holdings, Targets, Gold):
         without making and decoding codes, as are the builds after a drawn first one (the inner
         loop of playouts)."""
         g = self.game
-        build, end, log = g.code_base[BUILD], g.code_base[END_TURN], self.log
+        build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
+        belows = [rng._randbelow for rng in rngs]  # randrange(n) for n > 0 without its checks: the same draw
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
             p = self.current
-            rng = rngs[p]
-            below = rng._randbelow  # randrange(n) for n > 0 without its argument checks: the same draw
-            if not (self.pending_left or self.choosing or g.any_time):
+            rng, below = rngs[p], belows[p]
+            if not (self.pending_left or self.choosing or any_time):
                 if self.mand_left > 0:
                     if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
                         targets = self.mandatory_targets()
@@ -438,36 +438,42 @@ class Turn(Holdings, Targets, Gold):
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
-            own, nb, nbr_mask, tile_near = self.own, self.nb, g.tables.nbr_mask, g.tile_near
+            nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
+            # the fields the loop changes, as locals (nothing it calls reads them), written back after
+            occ, mine, around, left = self.occ, self.own[p], self.nb[p], supply[p]
+            due, built, done, near_tiles = self.mand_left, self.built, self.mand_built, []
             while True:
                 if first < 0:
                     to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
                 else:
                     to, first = first, -1
-                self._mandatory = None  # as apply_action of BUILD
                 log.append(build + to)
                 bit = 1 << to
-                own[p] |= bit
-                self.occ |= bit
-                nb[p] |= nbr_mask[to]
-                supply[p] -= 1
-                self.built += 1
-                self.mand_left -= 1
-                self.mand_built |= bit
+                mine |= bit
+                occ |= bit
+                around |= nbr_mask[to]
+                left -= 1
+                built += 1
+                due -= 1
+                done |= bit
                 if tile_near[to]:
-                    self.gain(p, to)
-                if not supply[p]:
-                    self.ending = True  # RULINGS 28, as in _build
+                    near_tiles.append(to)
+                if not left or due <= 0 or made + 1 >= budget:
                     break
-                if self.mand_left <= 0 or made + 1 >= budget:
-                    break
-                targets = table ^ (table & self.occ)  # table & ~occ, without a negative int
-                near = targets & nb[p]
+                targets = table ^ (table & occ)  # table & ~occ, without a negative int
+                near = targets & around
                 if near:
                     targets = near
                 if not targets:  # _settle replaces the card
                     break
                 made += 1
+            self.occ, self.own[p], self.nb[p], supply[p] = occ, mine, around, left
+            self.mand_left, self.built, self.mand_built = due, built, done
+            self._mandatory = None  # as apply_action of BUILD
+            if not left:
+                self.ending = True  # RULINGS 28, as in _build
+            for to in near_tiles:  # the tiles the builds take, in their order (as _build)
+                self.gain(p, to)
         else:
             while True:
                 if first < 0:
