@@ -113,7 +113,8 @@ class Pieces:
         the hexes next to i can drop out, those with no other piece of p next to them."""
         t = self.game.tables
         nbr_mask, own = t.nbr_mask, self.own[p]
-        nb = self.nb[p] & ~nbr_mask[i]
+        nb = self.nb[p]
+        nb ^= nb & nbr_mask[i]  # nb & ~nbr_mask[i], without a negative int
         for j in t.nbr[i]:
             if nbr_mask[j] & own:
                 nb |= 1 << j

@@ -20,7 +20,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
-from kbdsl.seeds import new_seed, stream
+from kbdsl.seeds import new_seed, shuffles, stream
 from kbdsl.suggest import did_you_mean
 
 
@@ -96,7 +96,7 @@ class BaseGame:
         ),
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
-        *("several_cards", "plain_hand"),
+        *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -153,6 +153,16 @@ class BaseGame:
             self.pool_hexes |= t.terrain.get(pool.on, 0)
         self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
         self.tile_near = [m & self.tile_hexes for m in t.nbr_mask]  # per hex, the tile hexes next to it
+        self.tile_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}  # at the start
+        # per pool: its hexes in board order, and its tiles in name order (`deal` shuffles them onto the hexes)
+        self.pool_tiles = [
+            (
+                bit_list(t.terrain.get(pool.on, 0)),
+                sorted(name for name, d in rules.tiles.items() if d.pool == pool.name for _ in range(d.copies)),
+            )
+            for pool in rules.pools.values()
+        ]
+        self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
@@ -245,13 +255,11 @@ class BaseGame:
 
     def deal(self) -> dict[int, str]:
         """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
-        rng = stream(self.setup.seed, "deal")
-        t, out = self.tables, {}
-        for pool in self.rules.pools.values():
-            tiles = sorted(name for name, d in self.rules.tiles.items() if d.pool == pool.name for _ in range(d.copies))
-            rng.shuffle(tiles)
-            for i, name in zip(bit_list(t.terrain.get(pool.on, 0)), tiles, strict=False):
-                out[i] = name
+        out: dict[int, str] = {}
+        orders = shuffles(self.setup.seed, "deal", tuple(len(tiles) for _, tiles in self.pool_tiles))
+        for (hexes, tiles), order in zip(self.pool_tiles, orders, strict=True):
+            for i, k in zip(hexes, order, strict=False):
+                out[i] = tiles[k]
         return out
 
     # -- action codes --------------------------------------------------------

@@ -15,16 +15,33 @@ from kbdsl.moves import DISCARDS
 class Tile:
     """A location tile held by a player: its kind, the hex it came from, its turn status.
 
-    Never changed once made (a new status is a new Tile), so copies of a game share them."""
+    Its status never changes, so copies of a game share Tiles. Each status of one tile is a Tile of
+    its own, made with it and then reused (`fresh`, `spent`): turns allocate none."""
 
-    __slots__ = ("kind", "at", "used", "new")
+    __slots__ = ("kind", "at", "used", "new", "fresh", "spent")
 
-    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False):
+    def __init__(self, kind: str, at: int, used: bool = False, new: bool = False, fresh: Tile | None = None):
         self.kind, self.at, self.used, self.new = kind, at, used, new
+        self.fresh: Tile  # this tile, unused
+        self.spent: Tile  # this tile, used this turn
+        if not (used or new):
+            self.fresh = self
+            self.spent = Tile(kind, at, True, False, self)
+        else:
+            self.fresh = fresh or Tile(kind, at)
+            self.spent = self if used and not new else self.fresh.spent
 
     @property
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
+
+    def like(self, other: Tile) -> Tile:
+        """This tile with the status of `other`."""
+        if other.fresh is other:
+            return self.fresh
+        if other.spent is other:
+            return self.spent
+        return Tile(self.kind, self.at, other.used, other.new, self.fresh)
 
 
 class Holdings(Pieces):
@@ -42,10 +59,9 @@ class Holdings(Pieces):
 
     def _init_tiles(self, players: int) -> None:
         g = self.game
-        t, rules = g.tables, g.rules
         self.tiles = [[] for _ in range(players)]
         self.taken = [0] * players
-        self.loc_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}
+        self.loc_supply = dict(g.tile_supply)
         self.dealt = g.deal()
         for i in self.dealt:
             self.loc_supply[i] = 1
@@ -60,23 +76,20 @@ class Holdings(Pieces):
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
-        held = self.tiles[p]
-        if not held:
-            return []
         seen = []
-        for tile in held:
-            if not tile.used and not tile.new and tile.kind not in seen:
+        for tile in self.tiles[p]:
+            if tile.fresh is tile and tile.kind not in seen:
                 seen.append(tile.kind)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
         held = self.tiles[p]
         for k, tile in enumerate(held):
-            if tile.kind == name and not tile.used and not tile.new:
+            if tile.kind == name and tile.fresh is tile:
                 if name in self.game.single_use:
                     del held[k]
                 else:
-                    held[k] = Tile(name, tile.at, used=True)
+                    held[k] = tile.spent
                 return
 
     def refresh_tiles(self, p: int) -> None:
@@ -89,24 +102,23 @@ class Holdings(Pieces):
                 self._discard(p, tile)
         held = self.tiles[p]  # a list of this state's own (clone copies it)
         for k, x in enumerate(held):
-            if x.used or x.new:
-                held[k] = Tile(x.kind, x.at)
+            held[k] = x.fresh
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
         one with a tile left that p never took from)."""
         near = self.game.tile_near[i]
-        if not near:  # most hexes touch no tile hex
+        near ^= near & self.taken[p]  # near & ~taken, without a negative int
+        if not near:  # most hexes touch no tile hex, or only ones p took from
             return []
-        near &= ~self.taken[p]
-        return [loc for loc in bit_list(near) if self.loc_supply.get(loc, 0) > 0]
+        supply = self.loc_supply
+        return [loc for loc in bit_list(near) if supply.get(loc, 0) > 0]
 
     def gain_zone(self, p: int) -> int:
         """The hexes where a piece of p arriving would take a tile (where `gains` is not empty)."""
-        g = self.game
-        nbr_mask, out = g.tables.nbr_mask, 0
-        for loc in bit_list(g.tile_hexes & ~self.taken[p]):
-            if self.loc_supply.get(loc, 0) > 0:
+        nbr_mask, taken, out = self.game.tables.nbr_mask, self.taken[p], 0
+        for loc, left in self.loc_supply.items():  # every tile hex with a tile left is a key
+            if left > 0 and not (taken >> loc) & 1:
                 out |= nbr_mask[loc]
         return out
 
@@ -117,7 +129,7 @@ class Holdings(Pieces):
             self.loc_supply[loc] -= 1
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
-            self.tiles[p].append(Tile(kind, loc, new=kind in g.wait_a_turn))
+            self.tiles[p].append(Tile(kind, loc, False, kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
@@ -127,9 +139,12 @@ class Holdings(Pieces):
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
+        lost = self.lost(p, kinds)
+        if not lost:
+            return
         held = self.tiles[p]
         now: dict[int, Tile] = {}  # lost tiles given a twin's status meanwhile: id of the old -> the new
-        for tile in self.lost(p, kinds):
+        for tile in lost:
             tile = now.get(id(tile), tile)
             twin = next(
                 (
@@ -141,7 +156,7 @@ class Holdings(Pieces):
             )
             if twin is not None:  # give up the twin's status instead: the kept tile takes the lost one's
                 old = held[twin]
-                held[twin] = now[id(old)] = Tile(old.kind, old.at, tile.used, tile.new)
+                held[twin] = now[id(old)] = old.like(tile)
             self._discard(p, tile)
 
     def _discard(self, p: int, tile: Tile) -> None:

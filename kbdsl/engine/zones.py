@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbdsl.seeds import stream
+from kbdsl.seeds import shuffled
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -28,10 +28,9 @@ class Cards:
     hand: list[str | None]
 
     def _init_cards(self, players: int) -> None:
-        deck = [terrain for terrain, count in self.game.rules.deck.items() for _ in range(count)]
         self.deck_seed = self.game.setup.seed
-        stream(self.deck_seed, "deck:0").shuffle(deck)
-        self.deck, self.discard, self.removed, self.reshuffles = deck, [], [], 0
+        self.deck = shuffled(self.deck_seed, "deck:0", self.game.deck_cards)
+        self.discard, self.removed, self.reshuffles = [], [], 0
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
             for p in range(players):
@@ -48,11 +47,13 @@ class Cards:
 
     def draw(self) -> str | None:
         """The top card of the deck (the discard pile is reshuffled into an empty deck; None if both are empty)."""
-        if not self.deck and self.discard:
-            self.reshuffles += 1
-            self.deck, self.discard = self.discard, []
-            stream(self.deck_seed, f"deck:{self.reshuffles}").shuffle(self.deck)
-        return self.deck.pop() if self.deck else None
+        if self.deck:
+            return self.deck.pop()
+        if not self.discard:
+            return None
+        self.reshuffles += 1
+        self.deck, self.discard = shuffled(self.deck_seed, f"deck:{self.reshuffles}", self.discard), []
+        return self.deck.pop()
 
     def replace_card(self, p: int) -> None:
         """RULINGS 8: p's card leaves the game and p draws another."""

@@ -1,0 +1,31 @@
+"""The bookkeeping of held tiles (kbdsl.engine.tiles): status twins made once and shared by copies."""
+
+from __future__ import annotations
+
+from kbdsl.engine.tiles import Tile
+from kbdsl.game import Game, State
+
+
+def test_a_tile_status_is_another_tile_made_once():
+    fresh = Tile("farm", 7)
+    used = fresh.spent
+    assert (used.kind, used.at, used.used, used.new, used.status) == ("farm", 7, True, False, "used")
+    assert fresh.spent is used and used.spent is used and used.fresh is fresh and fresh.fresh is fresh
+    new = Tile("farm", 7, new=True)
+    assert new.status == "new" and new.fresh.status == "unused" and new.fresh.fresh is new.fresh
+    assert new.spent is new.fresh.spent
+    assert fresh.like(new).status == "new" and fresh.like(new).fresh is fresh
+    assert new.like(used) is new.fresh.spent and used.like(fresh) is fresh
+
+
+def test_copies_share_tiles_and_a_used_tile_is_unused_again_next_turn(base_rules):
+    game = Game.new(base_rules, players=2, preset="first-game", seed=3)
+    s = State.arrange(game, [["10,17"]], tiles=[[{"tile": "farm", "at": "11,17"}]], hand=["grass", "grass"])
+    fresh = s.tiles[0][0]
+    copy = s.clone()
+    s.play(next(m for m in s.legal_moves() if m.do == "farm"))
+    assert s.tiles[0][0] is fresh.spent and copy.tiles[0] == [fresh] and copy.usable_tiles(0) == ["farm"]
+    assert s.usable_tiles(0) == []
+    while s.current == 0:
+        s.play(s.legal_moves()[-1])  # the mandatory builds, then the end of the turn
+    assert s.tiles[0][0] is fresh and s.usable_tiles(0) == ["farm"]
