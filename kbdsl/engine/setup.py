@@ -20,7 +20,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
-from kbdsl.seeds import new_seed, shuffles, stream
+from kbdsl.seeds import new_seed, stream
 from kbdsl.suggest import did_you_mean
 
 
@@ -255,11 +255,11 @@ class BaseGame:
 
     def deal(self) -> dict[int, str]:
         """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
-        out: dict[int, str] = {}
-        orders = shuffles(self.setup.seed, "deal", tuple(len(tiles) for _, tiles in self.pool_tiles))
-        for (hexes, tiles), order in zip(self.pool_tiles, orders, strict=True):
-            for i, k in zip(hexes, order, strict=False):
-                out[i] = tiles[k]
+        rng, out = stream(self.setup.seed, "deal"), {}
+        for hexes, tiles in self.pool_tiles:
+            tiles = list(tiles)
+            rng.shuffle(tiles)
+            out.update(zip(hexes, tiles, strict=False))
         return out
 
     # -- action codes --------------------------------------------------------

@@ -409,12 +409,12 @@ class Turn(Holdings, Targets, Gold):
             rng, below = rngs[p], belows[p]
             if not (self.pending_left or self.choosing or any_time):
                 if self.mand_left > 0:
-                    if self.built or not self.usable_tiles(p):  # the moves of _runs: the mandatory targets
+                    if self.built or not (self.tiles[p] and self.usable_tiles(p)):  # _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
                             moves += self._take_builds(p, targets, below, max_moves - moves + 1)
                             continue
-                elif not self.usable_tiles(p):  # the only move: the end of the turn
+                elif not (self.tiles[p] and self.usable_tiles(p)):  # the only move: the end of the turn
                     below(1)
                     self._mandatory = None
                     log.append(end)
@@ -441,7 +441,7 @@ class Turn(Holdings, Targets, Gold):
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
             occ, mine, around, left = self.occ, self.own[p], self.nb[p], supply[p]
-            due, built, done, near_tiles = self.mand_left, self.built, self.mand_built, []
+            due, built, done, near_tiles, taken = self.mand_left, self.built, self.mand_built, [], self.taken[p]
             while True:
                 if first < 0:
                     to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
@@ -456,7 +456,8 @@ class Turn(Holdings, Targets, Gold):
                 built += 1
                 due -= 1
                 done |= bit
-                if tile_near[to]:
+                near = tile_near[to]
+                if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
                     near_tiles.append(to)
                 if not left or due <= 0 or made + 1 >= budget:
                     break

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbdsl.seeds import shuffled
+from kbdsl.seeds import stream
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -29,7 +29,8 @@ class Cards:
 
     def _init_cards(self, players: int) -> None:
         self.deck_seed = self.game.setup.seed
-        self.deck = shuffled(self.deck_seed, "deck:0", self.game.deck_cards)
+        self.deck = list(self.game.deck_cards)
+        stream(self.deck_seed, "deck:0").shuffle(self.deck)
         self.discard, self.removed, self.reshuffles = [], [], 0
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
@@ -52,7 +53,8 @@ class Cards:
         if not self.discard:
             return None
         self.reshuffles += 1
-        self.deck, self.discard = shuffled(self.deck_seed, f"deck:{self.reshuffles}", self.discard), []
+        self.deck, self.discard = self.discard, []
+        stream(self.deck_seed, f"deck:{self.reshuffles}").shuffle(self.deck)
         return self.deck.pop()
 
     def replace_card(self, p: int) -> None:
