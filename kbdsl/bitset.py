@@ -99,11 +99,14 @@ def shift_table(step: Sequence[int]) -> Shift:
     return tuple(by.items())
 
 
+def shift_text(var: str, moves: Shift) -> str:
+    """The Python expression moving each hex of the mask named `var` by `moves` (hexes leaving the
+    board drop): its few masked shifts, for code compiled once per board."""
+    terms = [f"({var} & {sources}) << {o}" if o > 0 else f"({var} & {sources}) >> {-o}" for o, sources in moves]
+    return " | ".join(terms) or "0"
+
+
 def shifter(moves: Shift) -> Callable[[int], int]:
-    """A function moving each hex of a mask one step in the direction of `moves` (hexes leaving
-    the board drop): one expression of its few masked shifts, compiled once per board and
-    direction (a loop over the pairs costs more than the shifts themselves)."""
-    terms = [
-        f"(m & {sources}) << {offset}" if offset > 0 else f"(m & {sources}) >> {-offset}" for offset, sources in moves
-    ]
-    return eval(f"lambda m: {' | '.join(terms) or '0'}")  # only ints: the board's own masks and offsets
+    """A function moving each hex of a mask one step in the direction of `moves`: one expression,
+    compiled once per board and direction (a loop over the pairs costs more than the shifts)."""
+    return eval(f"lambda m: {shift_text('m', moves)}")  # only ints: the board's own masks and offsets

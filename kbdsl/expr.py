@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import or_
 
-from kbdsl.bitset import Shift, bit_list, components, dilate, shift_table
+from kbdsl.bitset import bit_list, components, dilate, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -720,19 +720,13 @@ def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
         lines.append("    r = m")
         pad = "    "
         for k in range(1, n):
-            lines += [f"{pad}r &= {_moved('m', far(d + 3, k))}", f"{pad}if r:"]
+            lines += [f"{pad}r &= {shift_text('m', far(d + 3, k))}", f"{pad}if r:"]
             pad += "    "
-        lines.append(f"{pad}out |= {_moved('r', far(d + 3, 1) + far(d, n))}")
+        lines.append(f"{pad}out |= {shift_text('r', far(d + 3, 1) + far(d, n))}")
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["line_end"]
-
-
-def _moved(var: str, moves: Shift) -> str:
-    """The expression moving the hexes of `var` by `moves` (as kbdsl.bitset.shifter does)."""
-    terms = [f"(({var} & {sources}) << {o})" if o > 0 else f"(({var} & {sources}) >> {-o})" for o, sources in moves]
-    return " | ".join(terms) or "0"
 
 
 def _far_steps(step: Sequence[int], k: int) -> list[int]:
