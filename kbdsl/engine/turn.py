@@ -110,7 +110,7 @@ class Turn(Holdings, Targets, Gold):
             if targets:
                 return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
         base, mask, k = self._pick(rng)
-        return base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k))
+        return base + _nth(mask, k)
 
     def _pick(self, rng: random.Random) -> tuple[int, int | MoveGroup, int]:
         """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run."""
@@ -412,7 +412,8 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not (self.tiles[p] and self.usable_tiles(p)):  # _runs: the mandatory targets
                         targets = self.mandatory_targets()
                         if targets:
-                            moves += self._take_builds(p, targets, below, max_moves - moves + 1)
+                            to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
+                            moves += self._take_builds(p, to, below, max_moves - moves + 1)
                             continue
                 elif not (self.tiles[p] and self.usable_tiles(p)):  # the only move: the end of the turn
                     below(1)
@@ -422,18 +423,18 @@ class Turn(Holdings, Targets, Gold):
                     continue
                 base, mask, k = self._pick(rng)
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
-                    moves += self._take_builds(p, mask, below, max_moves - moves + 1, nth_bit(mask, k))
+                    moves += self._take_builds(p, _nth(mask, k), below, max_moves - moves + 1)
                     continue
-                self.apply_action(base + (nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)))
+                self.apply_action(base + _nth(mask, k))
                 continue
             self.apply_action(self.sample_action(rng))
 
-    def _take_builds(self, p: int, targets: int, below, budget: int, first: int = -1) -> int:
-        """play_random's mandatory builds while they are the only moves, the first on `targets`
-        (on hex `first` if one was drawn already): as many as are due, the card allows and
-        `budget` (moves, the first included) leaves; returns the number made after the first.
-        Where builds trigger nothing and the card's targets are a board table (`mandatory_lean`),
-        it is _mandatory_build and table_build_targets written out in one loop."""
+    def _take_builds(self, p: int, to: int, below, budget: int) -> int:
+        """play_random's mandatory builds while they are the only moves, the first on hex `to`
+        (drawn already), each next one drawn with `below` as sample_action would: as many as are
+        due, the card allows and `budget` (moves, the first included) leaves; returns the number
+        made after the first. Where builds trigger nothing and the card's targets are a board
+        table (`mandatory_lean`), it is _mandatory_build and table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
@@ -443,10 +444,6 @@ class Turn(Holdings, Targets, Gold):
             occ, mine, around, left = self.occ, self.own[p], self.nb[p], supply[p]
             due, built, done, near_tiles, taken = self.mand_left, self.built, self.mand_built, [], self.taken[p]
             while True:
-                if first < 0:
-                    to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                else:
-                    to, first = first, -1
                 log.append(build + to)
                 bit = 1 << to
                 mine |= bit
@@ -467,6 +464,7 @@ class Turn(Holdings, Targets, Gold):
                     targets = near
                 if not targets:  # _settle replaces the card
                     break
+                to = nth_bit(targets, below(targets.bit_count()))
                 made += 1
             self.occ, self.own[p], self.nb[p], supply[p] = occ, mine, around, left
             self.mand_left, self.built, self.mand_built = due, built, done
@@ -477,10 +475,6 @@ class Turn(Holdings, Targets, Gold):
                 self.gain(p, to)
         else:
             while True:
-                if first < 0:
-                    to = nth_bit(targets, below(targets.bit_count()))
-                else:
-                    to, first = first, -1
                 self._mandatory = None
                 log.append(build + to)
                 self._mandatory_build(p, to)
@@ -489,6 +483,7 @@ class Turn(Holdings, Targets, Gold):
                 targets = self.mandatory_targets()
                 if not targets:
                     break
+                to = nth_bit(targets, below(targets.bit_count()))
                 made += 1
         self._settle()
         return made
@@ -641,3 +636,8 @@ class Turn(Holdings, Targets, Gold):
             self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()
+
+
+def _nth(mask: int | MoveGroup, k: int) -> int:
+    """The code offset of the k-th move of a run's mask (a hex mask or a MoveGroup)."""
+    return nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
