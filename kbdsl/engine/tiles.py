@@ -122,6 +122,21 @@ class Holdings(Pieces):
                 out |= nbr_mask[loc]
         return out
 
+    def tile_zone(self, kind: str) -> int:
+        """Hexes next to a hex that may hold a tile of `kind` (its locations, and the pool hexes),
+        kept per board."""
+        g = self.game
+        t = g.tables
+        key = ("tile-zone", kind, g.pool_hexes)
+        zone = t.cache.get(key)
+        if zone is None:
+            zone = 0
+            for i in bit_list(t.location | g.pool_hexes):
+                if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
+                    zone |= t.nbr_mask[i]
+            t.cache[key] = zone
+        return zone
+
     def gain(self, p: int, i: int) -> None:
         g = self.game
         location_of = g.tables.location_of

@@ -277,28 +277,13 @@ class Turn(Holdings, Targets, Gold):
                 # next to where such a tile may lie, then those where p would take one now
                 zone = 0
                 for x in lifted:
-                    zone |= self._tile_zone(x.kind)
+                    zone |= self.tile_zone(x.kind)
                 special &= zone
                 if special:
                     if gain_zone < 0:
                         gain_zone = self.gain_zone(p)
                     special &= gain_zone
         return special, lifted, gain_zone
-
-    def _tile_zone(self, kind: str) -> int:
-        """Hexes next to a hex that may hold a tile of `kind` (its locations, and the pool hexes),
-        kept per board."""
-        g = self.game
-        t = g.tables
-        key = ("tile-zone", kind, g.pool_hexes)
-        zone = t.cache.get(key)
-        if zone is None:
-            zone = 0
-            for i in bit_list(t.location | g.pool_hexes):
-                if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
-                    zone |= t.nbr_mask[i]
-            t.cache[key] = zone
-        return zone
 
     def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
         """The runs of moving the piece on s: the special targets one by one, each followed by its
