@@ -112,9 +112,10 @@ class Turn(Holdings, Targets, Gold):
         base, mask, k = self._pick(rng)
         return base + _nth(mask, k)
 
-    def _pick(self, rng: random.Random) -> tuple[int, int | MoveGroup, int]:
-        """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run."""
-        runs = self._runs()
+    def _pick(self, rng: random.Random, usable: list[str] | None = None) -> tuple[int, int | MoveGroup, int]:
+        """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run
+        (`usable`: the player's usable_tiles, if the caller has them)."""
+        runs = self._runs(usable)
         total = 0
         for _, mask in runs:
             total += mask.bit_count()
@@ -128,9 +129,10 @@ class Turn(Holdings, Targets, Gold):
             k -= size
         raise AssertionError("unreachable: k < total")
 
-    def _runs(self) -> list[tuple[int, int]]:
+    def _runs(self, usable: list[str] | None = None) -> list[tuple[int, int]]:
         """The legal moves as runs (base, mask): the codes base + i for each set bit i of mask,
-        in the order of `legal_actions` (a move of its own is the run (code, 1))."""
+        in the order of `legal_actions` (a move of its own is the run (code, 1)); `usable`: the
+        player's usable_tiles, if the caller has them."""
         if self.over:
             return []
         g, p = self.game, self.current
@@ -152,7 +154,7 @@ class Turn(Holdings, Targets, Gold):
                 return out
         plan = g.tile_plan
         plain = not self.choosing and self.supply[p] > 0
-        for tile in self.usable_tiles(p):
+        for tile in self.usable_tiles(p) if usable is None else usable:
             for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
                 if by_card is None:
                     self._steps(name, action, out)
@@ -393,20 +395,22 @@ class Turn(Holdings, Targets, Gold):
             p = self.current
             rng, below = rngs[p], belows[p]
             if not (self.pending_left or self.choosing or any_time):
+                usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
-                    if self.built or not (self.tiles[p] and self.usable_tiles(p)):  # _runs: the mandatory targets
+                    # as _runs: the mandatory targets, unless tiles may be used first
+                    if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
                         if targets:
                             to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
                             moves += self._take_builds(p, to, below, max_moves - moves + 1)
                             continue
-                elif not (self.tiles[p] and self.usable_tiles(p)):  # the only move: the end of the turn
+                elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
                     below(1)
                     self._mandatory = None
                     log.append(end)
                     self._end_turn()
                     continue
-                base, mask, k = self._pick(rng)
+                base, mask, k = self._pick(rng, usable)
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
                     moves += self._take_builds(p, _nth(mask, k), below, max_moves - moves + 1)
                     continue
