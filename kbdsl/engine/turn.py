@@ -108,7 +108,7 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
+                return self.game.code_base[BUILD] + nth_bit(targets, _below(rng.getrandbits, targets.bit_count()))
         base, mask, k = self._pick(rng)
         return base + _nth(mask, k)
 
@@ -121,7 +121,10 @@ class Turn(Holdings, Targets, Gold):
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        k = rng._randbelow(total)  # randrange(total) without its argument checks: the same draw
+        getrandbits, width = rng.getrandbits, total.bit_length()  # randrange(total), written out (_below)
+        k = getrandbits(width)
+        while k >= total:
+            k = getrandbits(width)
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
@@ -388,12 +391,14 @@ class Turn(Holdings, Targets, Gold):
         loop of playouts)."""
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
-        belows = [rng._randbelow for rng in rngs]  # randrange(n) for n > 0 without its checks: the same draw
+        # Draws are rng.randrange(n), written out (see _below): r = getrandbits(n.bit_length())
+        # until r < n. A call per draw was a tenth of a random game.
+        bits = [rng.getrandbits for rng in rngs]
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
             p = self.current
-            rng, below = rngs[p], belows[p]
+            rng, getrandbits = rngs[p], bits[p]
             if not (self.pending_left or self.choosing or any_time):
                 usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
@@ -401,26 +406,33 @@ class Turn(Holdings, Targets, Gold):
                     if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
                         if targets:
-                            to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                            moves += self._take_builds(p, to, below, max_moves - moves + 1)
+                            n = targets.bit_count()  # as sample_action
+                            k = n.bit_length()
+                            r = getrandbits(k)
+                            while r >= n:
+                                r = getrandbits(k)
+                            to = nth_bit(targets, r)
+                            moves += self._take_builds(p, to, getrandbits, max_moves - moves + 1)
                             continue
                 elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
-                    below(1)
+                    while getrandbits(1):  # randrange(1)
+                        pass
                     self._mandatory = None
                     log.append(end)
                     self._end_turn()
                     continue
                 base, mask, k = self._pick(rng, usable)
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
-                    moves += self._take_builds(p, _nth(mask, k), below, max_moves - moves + 1)
+                    moves += self._take_builds(p, _nth(mask, k), getrandbits, max_moves - moves + 1)
                     continue
                 self.apply_action(base + _nth(mask, k))
                 continue
             self.apply_action(self.sample_action(rng))
 
-    def _take_builds(self, p: int, to: int, below, budget: int) -> int:
+    def _take_builds(self, p: int, to: int, getrandbits, budget: int) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
-        (drawn already), each next one drawn with `below` as sample_action would: as many as are
+        (drawn already), each next one drawn by the player's `getrandbits` as sample_action would
+        with its Random (see _below): as many as are
         due, the card allows and `budget` (moves, the first included) leaves; returns the number
         made after the first. Where builds trigger nothing and the card's targets are a board
         table (`mandatory_lean`), it is _mandatory_build and table_build_targets in one loop."""
@@ -453,7 +465,12 @@ class Turn(Holdings, Targets, Gold):
                     targets = near
                 if not targets:  # _settle replaces the card
                     break
-                to = nth_bit(targets, below(targets.bit_count()))
+                n = targets.bit_count()
+                k = n.bit_length()
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                to = nth_bit(targets, r)
                 made += 1
             self.occ, self.own[p], self.nb[p], supply[p] = occ, mine, around, left
             self.mand_left, self.built, self.mand_built = due, built, done
@@ -472,7 +489,7 @@ class Turn(Holdings, Targets, Gold):
                 targets = self.mandatory_targets()
                 if not targets:
                     break
-                to = nth_bit(targets, below(targets.bit_count()))
+                to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
                 made += 1
         self._settle()
         return made
@@ -625,6 +642,17 @@ class Turn(Holdings, Targets, Gold):
             self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()
+
+
+def _below(getrandbits, n: int) -> int:
+    """`randrange(n)` (n > 0) of the Random whose `getrandbits` this is: the draw of CPython's
+    Random._randbelow_with_getrandbits, which play_random writes out in its loops
+    (tests/test_draws.py checks the two agree)."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
 
 
 def _nth(mask: int | MoveGroup, k: int) -> int:
