@@ -100,9 +100,7 @@ class Holdings(Pieces):
         if g.expiring:
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        held = self.tiles[p]  # a list of this state's own (clone copies it)
-        for k, x in enumerate(held):
-            held[k] = x.fresh
+        self.tiles[p] = [x.fresh for x in self.tiles[p]]
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent

@@ -633,9 +633,8 @@ class Turn(Holdings, Targets, Gold):
     def _new_turn(self) -> None:
         self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
-        self.built = self.mand_built = 0
-        self._end_pending()
-        self.waived = False
+        self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # _end_pending, inline
+        self.pending_up_to = self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
         if self.game.draw_at_start:
