@@ -344,19 +344,18 @@ class Turn(Holdings, Targets, Gold):
         if kind == END_TURN:
             self._end_turn()
             return
-        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
+        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions)):
             self.commit(p, g.tables.terrain_at(to))
         if kind == BUILD:
             self._mandatory_build(p, to)
         else:
-            name = g.kinds[kind]
-            action = g.rules.actions[name]
+            name, action, tile, after = g.kind_rows[kind]
             if self.pending_left and kind == self.pending:
                 self.pending_left -= 1
                 if not self.pending_left:
                     self._end_pending()
             else:
-                self.mark_used(p, g.rules.action_tile[name])
+                self.mark_used(p, tile)
                 if action.steps:  # per-opponent: one piece of each other player who has one
                     left = self.players - 2 if action.per_opponent else action.count - 1
                     if left > 0:
@@ -367,8 +366,7 @@ class Turn(Holdings, Targets, Gold):
                 self._move(p, frm, to, DISCARDS[disc])
             else:
                 self._do(p, name, action, frm, to, DISCARDS[disc])
-            if not self.pending_left and name in g.rules.follow:  # `A then B`: B is due next
-                after = g.rules.follow[name]
+            if after is not None and not self.pending_left:  # `A then B`: B is due next
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
                 self.pending_up_to = g.rules.actions[after].up_to
         self._settle()
