@@ -420,10 +420,11 @@ class Turn(Holdings, Targets, Gold):
                     self._end_turn()
                     continue
                 base, mask, k = self._pick(rng, usable)
+                k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)  # _nth, inline
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
-                    moves += self._take_builds(p, _nth(mask, k), getrandbits, max_moves - moves + 1)
+                    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
                     continue
-                self.apply_action(base + _nth(mask, k))
+                self.apply_action(base + k)
                 continue
             self.apply_action(self.sample_action(rng))
 
@@ -489,7 +490,8 @@ class Turn(Holdings, Targets, Gold):
                     break
                 to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
                 made += 1
-        self._settle()
+        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
+            self._settle()
         return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
