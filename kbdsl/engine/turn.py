@@ -431,32 +431,30 @@ class Turn(Holdings, Targets, Gold):
     def _take_builds(self, p: int, to: int, getrandbits, budget: int) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
         (drawn already), each next one drawn by the player's `getrandbits` as sample_action would
-        with its Random (see _below): as many as are
-        due, the card allows and `budget` (moves, the first included) leaves; returns the number
-        made after the first. Where builds trigger nothing and the card's targets are a board
-        table (`mandatory_lean`), it is _mandatory_build and table_build_targets in one loop."""
+        with its Random (see _below): as many as are due, the card allows and `budget` (moves, the
+        first included) leaves; returns the number made after the first. Where builds trigger
+        nothing and the card's targets are a board table (`mandatory_lean`), it is _mandatory_build
+        and table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
-            occ, mine, around, left = self.occ, self.own[p], self.nb[p], supply[p]
-            due, built, done, near_tiles, taken = self.mand_left, self.built, self.mand_built, [], self.taken[p]
+            occ, mine, around, near_tiles, taken = self.occ, self.own[p], self.nb[p], [], self.taken[p]
+            limit = min(self.mand_left, supply[p], budget)  # the builds due, the supply and the budget allow
+            count = 0
             while True:
                 log.append(build + to)
                 bit = 1 << to
                 mine |= bit
                 occ |= bit
                 around |= nbr_mask[to]
-                left -= 1
-                built += 1
-                due -= 1
-                done |= bit
+                count += 1
                 near = tile_near[to]
                 if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
                     near_tiles.append(to)
-                if not left or due <= 0 or made + 1 >= budget:
+                if count >= limit:
                     break
                 targets = table ^ (table & occ)  # table & ~occ, without a negative int
                 near = targets & around
@@ -470,11 +468,14 @@ class Turn(Holdings, Targets, Gold):
                 while r >= n:
                     r = getrandbits(k)
                 to = nth_bit(targets, r)
-                made += 1
-            self.occ, self.own[p], self.nb[p], supply[p] = occ, mine, around, left
-            self.mand_left, self.built, self.mand_built = due, built, done
+            self.mand_built |= mine ^ self.own[p]  # the hexes just built
+            self.occ, self.own[p], self.nb[p] = occ, mine, around
+            supply[p] -= count
+            self.mand_left -= count
+            self.built += count
+            made = count - 1
             self._mandatory = None  # as apply_action of BUILD
-            if not left:
+            if not supply[p]:
                 self.ending = True  # RULINGS 28, as in _build
             for to in near_tiles:  # the tiles the builds take, in their order (as _build)
                 self.gain(p, to)
