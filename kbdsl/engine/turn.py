@@ -409,7 +409,12 @@ class Turn(Holdings, Targets, Gold):
                             r = getrandbits(k)
                             while r >= n:
                                 r = getrandbits(k)
-                            to = nth_bit(targets, r)
+                            if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
+                                to = (targets & -targets).bit_length() - 1
+                            elif r == n - 1:
+                                to = targets.bit_length() - 1
+                            else:
+                                to = nth_bit(targets, r)
                             moves += self._take_builds(p, to, getrandbits, max_moves - moves + 1)
                             continue
                 elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
@@ -467,7 +472,12 @@ class Turn(Holdings, Targets, Gold):
                 r = getrandbits(k)
                 while r >= n:
                     r = getrandbits(k)
-                to = nth_bit(targets, r)
+                if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
+                    to = (targets & -targets).bit_length() - 1
+                elif r == n - 1:
+                    to = targets.bit_length() - 1
+                else:
+                    to = nth_bit(targets, r)
             self.mand_built |= mine ^ self.own[p]  # the hexes just built
             self.occ, self.own[p], self.nb[p] = occ, mine, around
             supply[p] -= count
