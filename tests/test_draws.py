@@ -1,10 +1,11 @@
-"""The engine's written-out random draws are randrange's (Turn.play_random, Turn._pick)."""
+"""The written-out random draws are those of randrange and shuffle (Turn.play_random, kbdsl.seeds)."""
 
 import random
 
 import pytest
 
 from kbdsl.engine.turn import _below
+from kbdsl.seeds import shuffle
 
 
 @pytest.mark.parametrize("seed", [0, 1, "3:2", 2**100 + 7])
@@ -21,3 +22,13 @@ def test_below_of_one_uses_the_stream_as_randrange_does():
     for _ in range(50):
         assert _below(ours.getrandbits, 1) == theirs.randrange(1) == 0
     assert ours.getrandbits(64) == theirs.getrandbits(64)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 25, 60, 257])
+def test_shuffle_orders_as_random_shuffle(size):
+    ours, theirs = list(range(size)), list(range(size))
+    a, b = random.Random(f"deck:{size}"), random.Random(f"deck:{size}")
+    shuffle(a, ours)
+    b.shuffle(theirs)
+    assert ours == theirs
+    assert a.random() == b.random()
