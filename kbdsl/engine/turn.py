@@ -369,7 +369,8 @@ class Turn(Holdings, Targets, Gold):
             if after is not None and not self.pending_left:  # `A then B`: B is due next
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
                 self.pending_up_to = g.rules.actions[after].up_to
-        self._settle()
+        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
+            self._settle()
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
@@ -593,7 +594,8 @@ class Turn(Holdings, Targets, Gold):
     def _settle(self) -> None:
         """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
 
-        Also ends a tile action of several steps when nothing more can be done with it."""
+        Also ends a tile action of several steps when nothing more can be done with it. Nothing
+        to do unless mandatory builds are due or such an action goes on (hot callers test that)."""
         g, p = self.game, self.current
         if self.pending_left:
             runs: list[tuple[int, int]] = []
