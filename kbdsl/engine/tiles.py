@@ -150,7 +150,19 @@ class Holdings(Pieces):
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
         nbr_mask = self.game.tables.nbr_mask
         own = self.own[p] if own is None else own
-        return [x for x in self.tiles[p] if x.kind in kinds and not nbr_mask[x.at] & own]
+        out = []
+        for x in self.tiles[p]:  # a loop, not a comprehension: most lists are short, a call costs more
+            if x.kind in kinds and not nbr_mask[x.at] & own:
+                out.append(x)
+        return out
+
+    def held_twice(self, p: int, tiles: list[Tile]) -> bool:
+        """Whether p holds two tiles of the kind of one of `tiles` (a lost one may leave a choice)."""
+        held = self.tiles[p]
+        if len(held) < 2:
+            return False
+        kinds = [x.kind for x in held]
+        return any(kinds.count(x.kind) > 1 for x in tiles)
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
@@ -195,24 +207,13 @@ class Holdings(Pieces):
                     out |= touching
         return out
 
-    def discard_choices(self, p: int, frm: int, to: int, lifted: list[Tile] | None = None) -> list[int]:
-        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
-        (RULINGS 10), a tile of the same kind with another status (RULINGS 11). `lifted`: the tiles
-        lost with the piece on `frm` lifted (`lost` of that), when the caller has it already."""
+    def discard_choices(self, p: int, to: int, lost: list[Tile]) -> list[int]:
+        """The extra discard variants of a move of p's onto `to` that loses the tiles `lost`, while
+        p holds, or this very move takes (RULINGS 10), a tile of a lost one's kind with another
+        status (RULINGS 11): the indexes in DISCARDS of the statuses one may give up instead."""
         g = self.game
-        nbr_mask = g.tables.nbr_mask
-        if lifted is None:
-            lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << frm))
-        lost = [x for x in lifted if not (nbr_mask[x.at] >> to) & 1]  # the piece landing on `to` keeps the others
-        if not lost:
-            return []
-        gained = self.gains(p, to)
-        if not gained:  # without a tile gained, a variant needs another held tile of a lost one's kind
-            kinds = [x.kind for x in self.tiles[p]]
-            if all(kinds.count(x.kind) < 2 for x in lost):
-                return []
         held = [(x.kind, x.status, x) for x in self.tiles[p]]
-        for loc in gained:
+        for loc in self.gains(p, to):
             kind = self.tile_on(loc)
             held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
         out = []
