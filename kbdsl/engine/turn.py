@@ -537,12 +537,16 @@ class Turn(Holdings, Targets, Gold):
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
+        g = self.game
         self.move_piece(p, frm, to)
         if self.kind_own:
             self.move_kind(p, frm, to)
-        self._landed(p, to)
-        if self.game.lose_now:
-            self.lose(p, discard, self.game.lose_now)
+        if g.on_gain:
+            self._landed(p, to)
+        elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
+            self.gain(p, to)
+        if g.lose_now:
+            self.lose(p, discard, g.lose_now)
 
     def _landed(self, p: int, i: int) -> None:
         """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
