@@ -35,6 +35,17 @@ class Tile:
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
 
+    @staticmethod
+    def taken(kind: str, at: int, new: bool) -> Tile:
+        """The tile of `kind` a player takes from hex `at` (unused, or `new`): one Tile per kind,
+        hex and status, shared by every player and game (a player takes from a hex once, so nobody
+        holds two of them, and a turn's gains allocate nothing)."""
+        key = (kind, at, new)
+        tile = _TAKEN.get(key)
+        if tile is None:
+            tile = _TAKEN[key] = Tile(kind, at, False, new)
+        return tile
+
     def like(self, other: Tile) -> Tile:
         """This tile with the status of `other`."""
         if other.fresh is other:
@@ -42,6 +53,9 @@ class Tile:
         if other.spent is other:
             return self.spent
         return Tile(self.kind, self.at, other.used, other.new, self.fresh)
+
+
+_TAKEN: dict[tuple[str, int, bool], Tile] = {}  # Tile.taken's tiles (a few per tile hex of the boards played)
 
 
 class Holdings(Pieces):
@@ -144,7 +158,7 @@ class Holdings(Pieces):
             self.loc_supply[loc] -= 1
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
-            self.tiles[p].append(Tile(kind, loc, False, kind in g.wait_a_turn))
+            self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
