@@ -267,32 +267,33 @@ class Turn(Holdings, Targets, Gold):
 
     def _special_targets(self, s: int, targets: int, gain_zone: int) -> tuple[int, list, int]:
         """For moving p's piece on s, which alone touches a tile's hex: the targets that may have
-        discard variants (those not touching every lifted tile's hex and, unless a lost kind is
-        held twice, where a tile is taken: see discard_choices), the tiles lifted, and gain_zone
+        discard variants (those touching no lifted tile's hex, where the move loses them all, and,
+        unless a lost kind is held twice, where a tile is taken), the tiles lifted, and gain_zone
         (found if needed; -1: not yet)."""
         g, p = self.game, self.current
+        nbr_mask = g.tables.nbr_mask
         lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless the target touches them
-        special = targets
+        kept = 0  # hexes next to a lifted tile's hex: a piece landing there keeps that tile
         for x in lifted:
-            special &= ~g.tables.nbr_mask[x.at]
-        if special:
-            kinds = [x.kind for x in self.tiles[p]]
-            if all(kinds.count(x.kind) < 2 for x in lifted):
-                # a variant needs a tile of a lost kind taken there: first the board's hexes
-                # next to where such a tile may lie, then those where p would take one now
-                zone = 0
-                for x in lifted:
-                    zone |= self.tile_zone(x.kind)
-                special &= zone
-                if special:
-                    if gain_zone < 0:
-                        gain_zone = self.gain_zone(p)
-                    special &= gain_zone
+            kept |= nbr_mask[x.at]
+        special = targets ^ (targets & kept)  # targets & ~kept, without a negative int
+        if special and not self.held_twice(p, lifted):
+            # a variant needs a tile of a lost kind taken there: first the board's hexes
+            # next to where such a tile may lie, then those where p would take one now
+            zone = 0
+            for x in lifted:
+                zone |= self.tile_zone(x.kind)
+            special &= zone
+            if special:
+                if gain_zone < 0:
+                    gain_zone = self.gain_zone(p)
+                special &= gain_zone
         return special, lifted, gain_zone
 
     def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
         """The runs of moving the piece on s: the special targets one by one, each followed by its
-        discard variants, the other targets as runs between them, in code order."""
+        discard variants (a special target loses every lifted tile), the other targets as runs
+        between them, in code order."""
         g, p = self.game, self.current
         rest = targets
         for i in bit_list(special):
@@ -301,7 +302,7 @@ class Turn(Holdings, Targets, Gold):
                 out.append((code, below))
             rest ^= below | (1 << i)
             out.append((code + i, 1))
-            for d in self.discard_choices(p, s, i, lifted):
+            for d in self.discard_choices(p, i, lifted):
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
@@ -569,12 +570,16 @@ class Turn(Holdings, Targets, Gold):
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
+        g = self.game
         self.move_piece(p, frm, to)
         if self.kind_own:
             self.move_kind(p, frm, to)
-        self._landed(p, to)
-        if self.game.lose_now:
-            self.lose(p, discard, self.game.lose_now)
+        if g.on_gain:
+            self._landed(p, to)
+        elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
+            self.gain(p, to)
+        if g.lose_now:
+            self.lose(p, discard, g.lose_now)
 
     def _landed(self, p: int, i: int) -> None:
         """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
