@@ -157,8 +157,12 @@ class Turn(Holdings, Targets, Gold):
                 return out
         plan = g.tile_plan
         plain = not self.choosing and self.supply[p] > 0
+        # an action one may stop goes on: a second tile of its kind would offer the same codes again
+        going = g.kinds[self.pending] if self.pending_left else None
         for tile in self.usable_tiles(p) if usable is None else usable:
             for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
+                if name == going:
+                    continue
                 if by_card is None:
                     self._steps(name, action, out)
                     continue
