@@ -18,10 +18,11 @@ class Tile:
     Its status never changes, so copies of a game share Tiles. Each status of one tile is a Tile of
     its own, made with it and then reused (`fresh`, `spent`): turns allocate none."""
 
-    __slots__ = ("kind", "at", "used", "new", "fresh", "spent")
+    __slots__ = ("kind", "at", "used", "new", "status", "fresh", "spent")
 
     def __init__(self, kind: str, at: int, used: bool = False, new: bool = False, fresh: Tile | None = None):
         self.kind, self.at, self.used, self.new = kind, at, used, new
+        self.status = "used" if used else "new" if new else "unused"  # (a field: discard variants read it often)
         self.fresh: Tile  # this tile, unused
         self.spent: Tile  # this tile, used this turn
         if not (used or new):
@@ -30,10 +31,6 @@ class Tile:
         else:
             self.fresh = fresh or Tile(kind, at)
             self.spent = self if used and not new else self.fresh.spent
-
-    @property
-    def status(self) -> str:
-        return "used" if self.used else "new" if self.new else "unused"
 
     @staticmethod
     def taken(kind: str, at: int, new: bool) -> Tile:
