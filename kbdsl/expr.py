@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from typing import Any
-from operator import or_
+from operator import attrgetter, or_
 
 from kbdsl.bitset import bit_list, components, dilate, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
@@ -327,7 +327,7 @@ class Compiler:
                 return self._err(node.pos, "'origin' only makes sense in the target of a move")
             return Compiled(HEX, lambda c: 1 << c.origin if c.origin >= 0 else 0)
         if name in ("buildable", "edge", "location", "special", "all"):
-            return Compiled(HEX, lambda c, a=name: getattr(c.t, a), True)
+            return Compiled(HEX, attrgetter(f"t.{name}"), True)  # a C function: no Python frame per call
         if name in DOMAINS:
             return self._err(node.pos, f"{name!r} is a domain; use it after 'per' or 'over'")
         if name in self.v.terrains:
@@ -448,8 +448,13 @@ class Compiler:
             if n < 1:
                 self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
                 return Compiled(HEX, lambda c: 0, True)
-            f = inner.fn
-            return self._maybe_static(HEX, lambda c: _line_end_of(f(c), n, c.t), inner.static)
+            f, key = inner.fn, ("line-end", n)
+
+            def line_end(c: Ctx) -> int:
+                run = c.t.cache.get(key)  # the board shape's compiled function (_line_ends)
+                return (run or _line_ends(c.t, n))(f(c))
+
+            return self._maybe_static(HEX, line_end, inner.static)
         if name == "straight":
             if not move:
                 return self._err(node.pos, "straight() only makes sense in the target of a move")
@@ -663,30 +668,15 @@ def _linked(c: Ctx, targets: int) -> int:
     return out
 
 
-#: Line ends kept per board shape and line length (a player's settlements change a few times a
-#: turn, and the same ones are looked at again on the player's next turn); dropped when this many.
-LINE_ENDS_KEPT = 4096
-
-
-def _line_end_of(mask: int, n: int, t) -> int:
-    """_line_end, remembered for the last masks asked about."""
-    memo, line_end = t.cache.get(("line-end", n)) or _line_ends(t, n)
-    value = memo.get(mask)
-    if value is None:
-        if len(memo) >= LINE_ENDS_KEPT:
-            memo.clear()
-        value = memo[mask] = line_end(mask)
-    return value
-
-
 def _line_end(mask: int, n: int, t) -> int:
     """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
-    return _line_ends(t, n)[1](mask)
+    return _line_ends(t, n)(mask)
 
 
-def _line_ends(t, n: int) -> tuple[dict[int, int], Callable[[int], int]]:
-    """The remembered line ends and the compiled function of t's board shape for n."""
-    return _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))
+def _line_ends(t, n: int) -> Callable[[int], int]:
+    """_line_end's compiled function for t's board shape and n (not remembered per mask: in play a
+    player's settlements change between two looks at them, so a memo of masks seldom hits)."""
+    return _of_shape(t, ("line-end", n), lambda steps: _line_end_code(steps, n))
 
 
 #: What expressions derive from a board's step lists alone, per board shape and key: boards of one
