@@ -50,13 +50,15 @@ class Targets(Kinds, Hand):
         targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
         if self.choosing and id(action) in self.game.card_actions:
             return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
+        blocked = self.blocked
         if action.reads <= CARD:
-            cand = self.board_target(action, self.hand[p]) & ~(self.occ | self.blocked)
+            cand = self.board_target(action, self.hand[p])
         else:
             c = self.ctx(p)
-            if self.blocked:
-                c.occ |= self.blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
-            cand = action.target(c) & self.game.tables.all & ~(self.occ | self.blocked)
+            if blocked:
+                c.occ |= blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
+            cand = action.target(c) & self.game.tables.all
+        cand ^= cand & (self.occ | blocked if blocked else self.occ)  # cand & ~taken, without a negative int
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
             if near:

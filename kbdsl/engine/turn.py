@@ -515,9 +515,10 @@ class Turn(Holdings, Targets, Gold):
         self.own[p] |= bit
         self.occ |= bit
         self.nb[p] |= g.tables.nbr_mask[i]
-        self.supply[p] -= 1
+        left = self.supply[p] - 1
+        self.supply[p] = left
         self.waived = False
-        if self.supply[p] == 0:
+        if not left:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
         if g.on_gain:
             self._landed(p, i)
