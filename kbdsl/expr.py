@@ -287,7 +287,8 @@ class Compiler:
             inner = self.compile(node.operand, **kw)
             f = inner.fn
             if inner.type == HEX:
-                return self._maybe_static(HEX, lambda c: c.t.all & ~f(c), inner.static)
+                # all & ~f(c) as below, without a negative int (CPython complements both operands)
+                return self._maybe_static(HEX, lambda c: (a := c.t.all) ^ (a & f(c)), inner.static)
             if inner.type == BOOL:
                 return Compiled(BOOL, lambda c: not f(c), inner.static)
             return self._err(node.pos, "'!' needs a hex set or a truth value, found a number")
@@ -315,9 +316,9 @@ class Compiler:
         if name == "occupied":
             return Compiled(HEX, lambda c: c.occ)
         if name == "empty":
-            return Compiled(HEX, lambda c: c.t.all & ~c.occ)
+            return Compiled(HEX, lambda c: (a := c.t.all) ^ (a & c.occ))
         if name == "other":
-            return Compiled(HEX, lambda c: c.owned & ~c.own[c.p])
+            return Compiled(HEX, lambda c: (o := c.owned) ^ (o & c.own[c.p]))
         if name == "built":
             if not self._trigger:
                 return self._err(node.pos, "'built' only makes sense in a card's `on build` or `on mandatory`")
@@ -652,9 +653,10 @@ def _touching(mask: int, n: int, t) -> int:
 def _within(mask: int, n: int, t) -> int:
     reach = frontier = mask
     for _ in range(n):
-        frontier = dilate(frontier, t.nbr_mask) & ~reach
+        frontier = dilate(frontier, t.nbr_mask)
+        frontier ^= frontier & reach
         reach |= frontier
-    return reach & ~mask
+    return reach ^ mask  # reach holds mask
 
 
 def _linked(c: Ctx, targets: int) -> int:

@@ -32,7 +32,7 @@ class Targets(Kinds, Hand):
             c.drawn = self.drawn
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
-        c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
+        c.owned = c.occ ^ (c.occ & self.neutral_occ) if self.neutral_occ else c.occ  # without a negative int
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
         if c._areas or c.memo:
             c.forget()
@@ -103,9 +103,10 @@ class Targets(Kinds, Hand):
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
         """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
-        cand = action.target(self.ctx(p)) & ~self.own[p]
+        cand = action.target(self.ctx(p))
+        cand ^= cand & self.own[p]  # cand & ~own, without a negative int
         if self.kind_own:
-            cand &= ~self.fixed()
+            cand ^= cand & self.fixed()
         out = 0
         for q, m in enumerate(self.own):
             if q != p and not (hit >> q) & 1:

@@ -304,7 +304,8 @@ class Turn(Holdings, Targets, Gold):
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
         blocked = 0 if action.piece in self.game.past_auras else self.blocked
-        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | blocked)
+        allowed = action.target(self.ctx(p)) & self.game.tables.all
+        allowed ^= allowed & (self.occ | blocked)  # allowed & ~taken, without a negative int
         return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
 
     def return_targets(self, action, p: int) -> int:
