@@ -16,6 +16,7 @@ from typing import Any
 
 from kbdsl.errors import SetupError
 from kbdsl.game import Game, State
+from kbdsl.seeds import shuffle
 
 
 def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
@@ -67,7 +68,7 @@ def deal(
     cards and the other players' hands. The view says how many cards each holds beside the played
     one (those players hold a played card too); the others get one card each while cards are left."""
     cards = list(unseen)
-    rng.shuffle(cards)
+    shuffle(rng, cards)
     if len(cards) < deck_size:
         raise SetupError(f"the view's deck holds {deck_size} cards, but only {len(cards)} are unseen")
     hidden = len(cards) - deck_size

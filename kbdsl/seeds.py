@@ -26,3 +26,16 @@ def stream(seed: int, name: str) -> random.Random:
     """The random stream `name` of a game's seed (the same seed and name, the same draws)."""
     digest = hashlib.sha256(f"kbdsl/{name}/{seed}".encode()).digest()
     return random.Random(int.from_bytes(digest, "big"))
+
+
+def shuffle(rng: random.Random, items: list) -> None:
+    """`rng.shuffle(items)`: the same order from the same stream, its draws written out (a Python
+    call per card was most of a new game's set-up; tests/test_draws.py checks the two agree)."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1  # randrange(n), as Random._randbelow draws it
+        width = n.bit_length()
+        j = getrandbits(width)
+        while j >= n:
+            j = getrandbits(width)
+        items[i], items[j] = items[j], items[i]

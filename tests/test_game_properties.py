@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, scaled, shipped
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate
@@ -317,6 +317,7 @@ def test_random_island_games_keep_the_invariants(players, seed, bot_seed, edge):
 
 @settings(max_examples=scaled(200))
 @given(players=st.integers(2, 5), seed=seeds, bot_seed=seeds)
+@example(players=5, seed=4_294_967_295, bot_seed=11_459_953)  # a second Resettlement held while one goes on
 def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
     """Base + Nomads + Crossroads (+ the Island), rules/combined: sections drawn from all boxes."""
     rules = shipped("combined")

@@ -12,6 +12,9 @@ tile's (`Turn.sample_action`); listing them is left to `legal_actions`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
+
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 
 
@@ -21,35 +24,46 @@ class OriginTable:
     `table` is the board's cache of targets by origin (Targets.board_table), filled by its owner
     before `learn`; the offset masks cover the origins learnt so far (`known`)."""
 
-    __slots__ = ("table", "known", "by_offset", "terms")
+    __slots__ = ("table", "known", "by_offset", "terms", "by_terms")
 
     def __init__(self, table: list[int | None]):
         self.table = table
         self.known = 0
         self.by_offset: dict[int, int] = {}
         self.terms: tuple[tuple[int, int], ...] = ()  # (offset, origins with a target at that offset)
+        self.by_terms = _counter(())()  # count over the terms: (sources, free) -> moves
 
     def learn(self, origins: int) -> None:
         """Add these origins (their table entries filled) to the offset masks."""
         table, by = self.table, self.by_offset
-        for s in bit_list(origins & ~self.known):
+        new = origins & ~self.known
+        for s in bit_list(new):
             for t in bit_list(table[s]):
                 by[t - s] = by.get(t - s, 0) | 1 << s
         self.known |= origins
-        self.terms = tuple(by.items())
+        if new:
+            offsets = tuple(sorted(by))
+            self.terms = tuple((o, by[o]) for o in offsets)
+            self.by_terms = _counter(offsets)(*(by[o] for o in offsets))
 
     def count(self, sources: int, free: int) -> int:
         """The number of moves from `sources` (all known) onto `free` hexes."""
-        terms = self.terms
-        if len(terms) > sources.bit_count():  # a table of many offsets: by source is cheaper
+        if 3 * sources.bit_count() < len(self.terms):  # few sources for the offsets: by source is cheaper
             table = self.table
             return sum((table[s] & free).bit_count() for s in bit_list(sources))
-        total = 0
-        for offset, origins in terms:
-            m = origins & sources
-            if m:
-                total += ((free >> offset if offset > 0 else free << -offset) & m).bit_count()
-        return total
+        return self.by_terms(sources, free)
+
+
+@lru_cache(maxsize=64)
+def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int]]:
+    """OriginTable.count over the terms of these offsets as one expression (a loop over the terms
+    costs more than their shifts), made from the terms' origin masks: compiled once per set of
+    offsets (a board's straight lines have the same few everywhere), bound to the masks each time
+    a table learns origins."""
+    masks = [f"m{k}" for k in range(len(offsets))]
+    shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
+    terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
+    return eval(f"lambda {', '.join(masks)}: lambda sources, free: {' + '.join(terms) or '0'}")  # offsets: ints
 
 
 class MoveGroup:

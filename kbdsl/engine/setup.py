@@ -81,6 +81,7 @@ class BaseGame:
     # Slots, as for State: more attributes than a dict's shared keys hold, read on every move.
     __slots__ = (
         *("rules", "setup", "options", "board", "tables", "tile_names", "kinds", "kind_index", "code_base"),
+        "kind_rows",
         *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable"),
         *("lose_now", "lose_later", "expiring", "returning", "single_use", "wait_a_turn", "on_gain", "any_time"),
         *(
@@ -118,6 +119,10 @@ class BaseGame:
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
         self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
+        # per kind of a tile's action, what applying it looks up: (name, action, its tile, the action due after)
+        self.kind_rows = [None, None] + [
+            (name, a, rules.action_tile[name], rules.follow.get(name)) for name, a in rules.actions.items()
+        ]
         # per tile kind, its actions as (name, action, code base, by_card) for the move generator:
         # by_card is None but for a build whose target is a table per board (it caches its targets by card)
         self.tile_plan = {

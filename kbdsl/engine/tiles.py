@@ -35,6 +35,17 @@ class Tile:
     def status(self) -> str:
         return "used" if self.used else "new" if self.new else "unused"
 
+    @staticmethod
+    def taken(kind: str, at: int, new: bool) -> Tile:
+        """The tile of `kind` a player takes from hex `at` (unused, or `new`): one Tile per kind,
+        hex and status, shared by every player and game (a player takes from a hex once, so nobody
+        holds two of them, and a turn's gains allocate nothing)."""
+        key = (kind, at, new)
+        tile = _TAKEN.get(key)
+        if tile is None:
+            tile = _TAKEN[key] = Tile(kind, at, False, new)
+        return tile
+
     def like(self, other: Tile) -> Tile:
         """This tile with the status of `other`."""
         if other.fresh is other:
@@ -42,6 +53,9 @@ class Tile:
         if other.spent is other:
             return self.spent
         return Tile(self.kind, self.at, other.used, other.new, self.fresh)
+
+
+_TAKEN: dict[tuple[str, int, bool], Tile] = {}  # Tile.taken's tiles (a few per tile hex of the boards played)
 
 
 class Holdings(Pieces):
@@ -100,9 +114,7 @@ class Holdings(Pieces):
         if g.expiring:
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        held = self.tiles[p]  # a list of this state's own (clone copies it)
-        for k, x in enumerate(held):
-            held[k] = x.fresh
+        self.tiles[p] = [x.fresh for x in self.tiles[p]]
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
@@ -144,13 +156,25 @@ class Holdings(Pieces):
             self.loc_supply[loc] -= 1
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
-            self.tiles[p].append(Tile(kind, loc, False, kind in g.wait_a_turn))
+            self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
         nbr_mask = self.game.tables.nbr_mask
         own = self.own[p] if own is None else own
-        return [x for x in self.tiles[p] if x.kind in kinds and not nbr_mask[x.at] & own]
+        out = []
+        for x in self.tiles[p]:  # a loop, not a comprehension: most lists are short, a call costs more
+            if x.kind in kinds and not nbr_mask[x.at] & own:
+                out.append(x)
+        return out
+
+    def held_twice(self, p: int, tiles: list[Tile]) -> bool:
+        """Whether p holds two tiles of the kind of one of `tiles` (a lost one may leave a choice)."""
+        held = self.tiles[p]
+        if len(held) < 2:
+            return False
+        kinds = [x.kind for x in held]
+        return any(kinds.count(x.kind) > 1 for x in tiles)
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
@@ -195,24 +219,13 @@ class Holdings(Pieces):
                     out |= touching
         return out
 
-    def discard_choices(self, p: int, frm: int, to: int, lifted: list[Tile] | None = None) -> list[int]:
-        """Extra discard variants of a move that loses a tile while p holds, or this very move takes
-        (RULINGS 10), a tile of the same kind with another status (RULINGS 11). `lifted`: the tiles
-        lost with the piece on `frm` lifted (`lost` of that), when the caller has it already."""
+    def discard_choices(self, p: int, to: int, lost: list[Tile]) -> list[int]:
+        """The extra discard variants of a move of p's onto `to` that loses the tiles `lost`, while
+        p holds, or this very move takes (RULINGS 10), a tile of a lost one's kind with another
+        status (RULINGS 11): the indexes in DISCARDS of the statuses one may give up instead."""
         g = self.game
-        nbr_mask = g.tables.nbr_mask
-        if lifted is None:
-            lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << frm))
-        lost = [x for x in lifted if not (nbr_mask[x.at] >> to) & 1]  # the piece landing on `to` keeps the others
-        if not lost:
-            return []
-        gained = self.gains(p, to)
-        if not gained:  # without a tile gained, a variant needs another held tile of a lost one's kind
-            kinds = [x.kind for x in self.tiles[p]]
-            if all(kinds.count(x.kind) < 2 for x in lost):
-                return []
         held = [(x.kind, x.status, x) for x in self.tiles[p]]
-        for loc in gained:
+        for loc in self.gains(p, to):
             kind = self.tile_on(loc)
             held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
         out = []

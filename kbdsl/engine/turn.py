@@ -108,19 +108,23 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                return self.game.code_base[BUILD] + nth_bit(targets, rng._randbelow(targets.bit_count()))
+                return self.game.code_base[BUILD] + nth_bit(targets, _below(rng.getrandbits, targets.bit_count()))
         base, mask, k = self._pick(rng)
         return base + _nth(mask, k)
 
-    def _pick(self, rng: random.Random) -> tuple[int, int | MoveGroup, int]:
-        """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run."""
-        runs = self._runs()
+    def _pick(self, rng: random.Random, usable: list[str] | None = None) -> tuple[int, int | MoveGroup, int]:
+        """sample_action's draw: the run (base, mask) of the drawn move, and its index in the run
+        (`usable`: the player's usable_tiles, if the caller has them)."""
+        runs = self._runs(usable)
         total = 0
         for _, mask in runs:
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        k = rng._randbelow(total)  # randrange(total) without its argument checks: the same draw
+        getrandbits, width = rng.getrandbits, total.bit_length()  # randrange(total), written out (_below)
+        k = getrandbits(width)
+        while k >= total:
+            k = getrandbits(width)
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
@@ -128,9 +132,10 @@ class Turn(Holdings, Targets, Gold):
             k -= size
         raise AssertionError("unreachable: k < total")
 
-    def _runs(self) -> list[tuple[int, int]]:
+    def _runs(self, usable: list[str] | None = None) -> list[tuple[int, int]]:
         """The legal moves as runs (base, mask): the codes base + i for each set bit i of mask,
-        in the order of `legal_actions` (a move of its own is the run (code, 1))."""
+        in the order of `legal_actions` (a move of its own is the run (code, 1)); `usable`: the
+        player's usable_tiles, if the caller has them."""
         if self.over:
             return []
         g, p = self.game, self.current
@@ -152,8 +157,12 @@ class Turn(Holdings, Targets, Gold):
                 return out
         plan = g.tile_plan
         plain = not self.choosing and self.supply[p] > 0
-        for tile in self.usable_tiles(p):
+        # an action one may stop goes on: a second tile of its kind would offer the same codes again
+        going = g.kinds[self.pending] if self.pending_left else None
+        for tile in self.usable_tiles(p) if usable is None else usable:
             for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
+                if name == going:
+                    continue
                 if by_card is None:
                     self._steps(name, action, out)
                     continue
@@ -262,32 +271,33 @@ class Turn(Holdings, Targets, Gold):
 
     def _special_targets(self, s: int, targets: int, gain_zone: int) -> tuple[int, list, int]:
         """For moving p's piece on s, which alone touches a tile's hex: the targets that may have
-        discard variants (those not touching every lifted tile's hex and, unless a lost kind is
-        held twice, where a tile is taken: see discard_choices), the tiles lifted, and gain_zone
+        discard variants (those touching no lifted tile's hex, where the move loses them all, and,
+        unless a lost kind is held twice, where a tile is taken), the tiles lifted, and gain_zone
         (found if needed; -1: not yet)."""
         g, p = self.game, self.current
+        nbr_mask = g.tables.nbr_mask
         lifted = self.lost(p, g.lose_now, self.own[p] ^ (1 << s))  # tiles lost unless the target touches them
-        special = targets
+        kept = 0  # hexes next to a lifted tile's hex: a piece landing there keeps that tile
         for x in lifted:
-            special &= ~g.tables.nbr_mask[x.at]
-        if special:
-            kinds = [x.kind for x in self.tiles[p]]
-            if all(kinds.count(x.kind) < 2 for x in lifted):
-                # a variant needs a tile of a lost kind taken there: first the board's hexes
-                # next to where such a tile may lie, then those where p would take one now
-                zone = 0
-                for x in lifted:
-                    zone |= self.tile_zone(x.kind)
-                special &= zone
-                if special:
-                    if gain_zone < 0:
-                        gain_zone = self.gain_zone(p)
-                    special &= gain_zone
+            kept |= nbr_mask[x.at]
+        special = targets ^ (targets & kept)  # targets & ~kept, without a negative int
+        if special and not self.held_twice(p, lifted):
+            # a variant needs a tile of a lost kind taken there: first the board's hexes
+            # next to where such a tile may lie, then those where p would take one now
+            zone = 0
+            for x in lifted:
+                zone |= self.tile_zone(x.kind)
+            special &= zone
+            if special:
+                if gain_zone < 0:
+                    gain_zone = self.gain_zone(p)
+                special &= gain_zone
         return special, lifted, gain_zone
 
     def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
         """The runs of moving the piece on s: the special targets one by one, each followed by its
-        discard variants, the other targets as runs between them, in code order."""
+        discard variants (a special target loses every lifted tile), the other targets as runs
+        between them, in code order."""
         g, p = self.game, self.current
         rest = targets
         for i in bit_list(special):
@@ -296,7 +306,7 @@ class Turn(Holdings, Targets, Gold):
                 out.append((code, below))
             rest ^= below | (1 << i)
             out.append((code + i, 1))
-            for d in self.discard_choices(p, s, i, lifted):
+            for d in self.discard_choices(p, i, lifted):
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
@@ -340,19 +350,18 @@ class Turn(Holdings, Targets, Gold):
         if kind == END_TURN:
             self._end_turn()
             return
-        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.rules.actions[g.kinds[kind]]) in g.card_actions)):
+        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions)):
             self.commit(p, g.tables.terrain_at(to))
         if kind == BUILD:
             self._mandatory_build(p, to)
         else:
-            name = g.kinds[kind]
-            action = g.rules.actions[name]
+            name, action, tile, after = g.kind_rows[kind]
             if self.pending_left and kind == self.pending:
                 self.pending_left -= 1
                 if not self.pending_left:
                     self._end_pending()
             else:
-                self.mark_used(p, g.rules.action_tile[name])
+                self.mark_used(p, tile)
                 if action.steps:  # per-opponent: one piece of each other player who has one
                     left = self.players - 2 if action.per_opponent else action.count - 1
                     if left > 0:
@@ -363,11 +372,11 @@ class Turn(Holdings, Targets, Gold):
                 self._move(p, frm, to, DISCARDS[disc])
             else:
                 self._do(p, name, action, frm, to, DISCARDS[disc])
-            if not self.pending_left and name in g.rules.follow:  # `A then B`: B is due next
-                after = g.rules.follow[name]
+            if after is not None and not self.pending_left:  # `A then B`: B is due next
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
                 self.pending_up_to = g.rules.actions[after].up_to
-        self._settle()
+        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
+            self._settle()
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
@@ -387,62 +396,77 @@ class Turn(Holdings, Targets, Gold):
         loop of playouts)."""
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
-        belows = [rng._randbelow for rng in rngs]  # randrange(n) for n > 0 without its checks: the same draw
+        # Draws are rng.randrange(n), written out (see _below): r = getrandbits(n.bit_length())
+        # until r < n. A call per draw was a tenth of a random game.
+        bits = [rng.getrandbits for rng in rngs]
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
             moves += 1
             p = self.current
-            rng, below = rngs[p], belows[p]
+            rng, getrandbits = rngs[p], bits[p]
             if not (self.pending_left or self.choosing or any_time):
+                usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
-                    if self.built or not (self.tiles[p] and self.usable_tiles(p)):  # _runs: the mandatory targets
+                    # as _runs: the mandatory targets, unless tiles may be used first
+                    if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
                         if targets:
-                            to = nth_bit(targets, below(targets.bit_count()))  # as sample_action
-                            moves += self._take_builds(p, to, below, max_moves - moves + 1)
+                            n = targets.bit_count()  # as sample_action
+                            k = n.bit_length()
+                            r = getrandbits(k)
+                            while r >= n:
+                                r = getrandbits(k)
+                            if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
+                                to = (targets & -targets).bit_length() - 1
+                            elif r == n - 1:
+                                to = targets.bit_length() - 1
+                            else:
+                                to = nth_bit(targets, r)
+                            moves += self._take_builds(p, to, getrandbits, max_moves - moves + 1)
                             continue
-                elif not (self.tiles[p] and self.usable_tiles(p)):  # the only move: the end of the turn
-                    below(1)
+                elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
+                    while getrandbits(1):  # randrange(1)
+                        pass
                     self._mandatory = None
                     log.append(end)
                     self._end_turn()
                     continue
-                base, mask, k = self._pick(rng)
+                base, mask, k = self._pick(rng, usable)
+                k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)  # _nth, inline
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
-                    moves += self._take_builds(p, _nth(mask, k), below, max_moves - moves + 1)
+                    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
                     continue
-                self.apply_action(base + _nth(mask, k))
+                self.apply_action(base + k)
                 continue
             self.apply_action(self.sample_action(rng))
 
-    def _take_builds(self, p: int, to: int, below, budget: int) -> int:
+    def _take_builds(self, p: int, to: int, getrandbits, budget: int) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
-        (drawn already), each next one drawn with `below` as sample_action would: as many as are
-        due, the card allows and `budget` (moves, the first included) leaves; returns the number
-        made after the first. Where builds trigger nothing and the card's targets are a board
-        table (`mandatory_lean`), it is _mandatory_build and table_build_targets in one loop."""
+        (drawn already), each next one drawn by the player's `getrandbits` as sample_action would
+        with its Random (see _below): as many as are due, the card allows and `budget` (moves, the
+        first included) leaves; returns the number made after the first. Where builds trigger
+        nothing and the card's targets are a board table (`mandatory_lean`), it is _mandatory_build
+        and table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
-            occ, mine, around, left = self.occ, self.own[p], self.nb[p], supply[p]
-            due, built, done, near_tiles, taken = self.mand_left, self.built, self.mand_built, [], self.taken[p]
+            occ, mine, around, near_tiles, taken = self.occ, self.own[p], self.nb[p], [], self.taken[p]
+            limit = min(self.mand_left, supply[p], budget)  # the builds due, the supply and the budget allow
+            count = 0
             while True:
                 log.append(build + to)
                 bit = 1 << to
                 mine |= bit
                 occ |= bit
                 around |= nbr_mask[to]
-                left -= 1
-                built += 1
-                due -= 1
-                done |= bit
+                count += 1
                 near = tile_near[to]
                 if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
                     near_tiles.append(to)
-                if not left or due <= 0 or made + 1 >= budget:
+                if count >= limit:
                     break
                 targets = table ^ (table & occ)  # table & ~occ, without a negative int
                 near = targets & around
@@ -450,12 +474,25 @@ class Turn(Holdings, Targets, Gold):
                     targets = near
                 if not targets:  # _settle replaces the card
                     break
-                to = nth_bit(targets, below(targets.bit_count()))
-                made += 1
-            self.occ, self.own[p], self.nb[p], supply[p] = occ, mine, around, left
-            self.mand_left, self.built, self.mand_built = due, built, done
+                n = targets.bit_count()
+                k = n.bit_length()
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
+                    to = (targets & -targets).bit_length() - 1
+                elif r == n - 1:
+                    to = targets.bit_length() - 1
+                else:
+                    to = nth_bit(targets, r)
+            self.mand_built |= mine ^ self.own[p]  # the hexes just built
+            self.occ, self.own[p], self.nb[p] = occ, mine, around
+            supply[p] -= count
+            self.mand_left -= count
+            self.built += count
+            made = count - 1
             self._mandatory = None  # as apply_action of BUILD
-            if not left:
+            if not supply[p]:
                 self.ending = True  # RULINGS 28, as in _build
             for to in near_tiles:  # the tiles the builds take, in their order (as _build)
                 self.gain(p, to)
@@ -469,9 +506,10 @@ class Turn(Holdings, Targets, Gold):
                 targets = self.mandatory_targets()
                 if not targets:
                     break
-                to = nth_bit(targets, below(targets.bit_count()))
+                to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
                 made += 1
-        self._settle()
+        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
+            self._settle()
         return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
@@ -538,12 +576,16 @@ class Turn(Holdings, Targets, Gold):
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
             return
+        g = self.game
         self.move_piece(p, frm, to)
         if self.kind_own:
             self.move_kind(p, frm, to)
-        self._landed(p, to)
-        if self.game.lose_now:
-            self.lose(p, discard, self.game.lose_now)
+        if g.on_gain:
+            self._landed(p, to)
+        elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
+            self.gain(p, to)
+        if g.lose_now:
+            self.lose(p, discard, g.lose_now)
 
     def _landed(self, p: int, i: int) -> None:
         """A piece of p arrived on hex i: it takes tiles, and tiles used when gained act at once."""
@@ -563,7 +605,8 @@ class Turn(Holdings, Targets, Gold):
     def _settle(self) -> None:
         """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
 
-        Also ends a tile action of several steps when nothing more can be done with it."""
+        Also ends a tile action of several steps when nothing more can be done with it. Nothing
+        to do unless mandatory builds are due or such an action goes on (hot callers test that)."""
         g, p = self.game, self.current
         if self.pending_left:
             runs: list[tuple[int, int]] = []
@@ -614,15 +657,25 @@ class Turn(Holdings, Targets, Gold):
     def _new_turn(self) -> None:
         self.turn_supply = self.supply[self.current]
         self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
-        self.built = self.mand_built = 0
-        self._end_pending()
-        self.waived = False
+        self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # _end_pending, inline
+        self.pending_up_to = self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
         if self.game.draw_at_start:
             self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()
+
+
+def _below(getrandbits, n: int) -> int:
+    """`randrange(n)` (n > 0) of the Random whose `getrandbits` this is: the draw of CPython's
+    Random._randbelow_with_getrandbits, which play_random writes out in its loops
+    (tests/test_draws.py checks the two agree)."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
 
 
 def _nth(mask: int | MoveGroup, k: int) -> int:

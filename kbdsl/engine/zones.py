@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbdsl.seeds import stream
+from kbdsl.seeds import shuffle, stream
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -30,7 +30,7 @@ class Cards:
     def _init_cards(self, players: int) -> None:
         self.deck_seed = self.game.setup.seed
         self.deck = list(self.game.deck_cards)
-        stream(self.deck_seed, "deck:0").shuffle(self.deck)
+        shuffle(stream(self.deck_seed, "deck:0"), self.deck)
         self.discard, self.removed, self.reshuffles = [], [], 0
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
@@ -54,7 +54,7 @@ class Cards:
             return None
         self.reshuffles += 1
         self.deck, self.discard = self.discard, []
-        stream(self.deck_seed, f"deck:{self.reshuffles}").shuffle(self.deck)
+        shuffle(stream(self.deck_seed, f"deck:{self.reshuffles}"), self.deck)
         return self.deck.pop()
 
     def replace_card(self, p: int) -> None:
@@ -66,4 +66,4 @@ class Cards:
         """The end of p's turn: the played card goes to the discard pile, a new one is drawn."""
         if self.hand[p] is not None:
             self.discard.append(self.hand[p])
-        self.hand[p] = self.draw()
+        self.hand[p] = self.deck.pop() if self.deck else self.draw()  # (draw's common case, inline)
