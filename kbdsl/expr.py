@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from typing import Any
-from operator import or_
+from operator import attrgetter, or_
 
 from kbdsl.bitset import bit_list, components, dilate, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
@@ -287,7 +287,8 @@ class Compiler:
             inner = self.compile(node.operand, **kw)
             f = inner.fn
             if inner.type == HEX:
-                return self._maybe_static(HEX, lambda c: c.t.all & ~f(c), inner.static)
+                # all & ~f(c) as below, without a negative int (CPython complements both operands)
+                return self._maybe_static(HEX, lambda c: (a := c.t.all) ^ (a & f(c)), inner.static)
             if inner.type == BOOL:
                 return Compiled(BOOL, lambda c: not f(c), inner.static)
             return self._err(node.pos, "'!' needs a hex set or a truth value, found a number")
@@ -315,9 +316,9 @@ class Compiler:
         if name == "occupied":
             return Compiled(HEX, lambda c: c.occ)
         if name == "empty":
-            return Compiled(HEX, lambda c: c.t.all & ~c.occ)
+            return Compiled(HEX, lambda c: (a := c.t.all) ^ (a & c.occ))
         if name == "other":
-            return Compiled(HEX, lambda c: c.owned & ~c.own[c.p])
+            return Compiled(HEX, lambda c: (o := c.owned) ^ (o & c.own[c.p]))
         if name == "built":
             if not self._trigger:
                 return self._err(node.pos, "'built' only makes sense in a card's `on build` or `on mandatory`")
@@ -327,7 +328,7 @@ class Compiler:
                 return self._err(node.pos, "'origin' only makes sense in the target of a move")
             return Compiled(HEX, lambda c: 1 << c.origin if c.origin >= 0 else 0)
         if name in ("buildable", "edge", "location", "special", "all"):
-            return Compiled(HEX, lambda c, a=name: getattr(c.t, a), True)
+            return Compiled(HEX, attrgetter(f"t.{name}"), True)  # a C function: no Python frame per call
         if name in DOMAINS:
             return self._err(node.pos, f"{name!r} is a domain; use it after 'per' or 'over'")
         if name in self.v.terrains:
@@ -448,8 +449,13 @@ class Compiler:
             if n < 1:
                 self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
                 return Compiled(HEX, lambda c: 0, True)
-            f = inner.fn
-            return self._maybe_static(HEX, lambda c: _line_end_of(f(c), n, c.t), inner.static)
+            f, key = inner.fn, ("line-end", n)
+
+            def line_end(c: Ctx) -> int:
+                run = c.t.cache.get(key)  # the board shape's compiled function (_line_ends)
+                return (run or _line_ends(c.t, n))(f(c))
+
+            return self._maybe_static(HEX, line_end, inner.static)
         if name == "straight":
             if not move:
                 return self._err(node.pos, "straight() only makes sense in the target of a move")
@@ -647,9 +653,10 @@ def _touching(mask: int, n: int, t) -> int:
 def _within(mask: int, n: int, t) -> int:
     reach = frontier = mask
     for _ in range(n):
-        frontier = dilate(frontier, t.nbr_mask) & ~reach
+        frontier = dilate(frontier, t.nbr_mask)
+        frontier ^= frontier & reach
         reach |= frontier
-    return reach & ~mask
+    return reach ^ mask  # reach holds mask
 
 
 def _linked(c: Ctx, targets: int) -> int:
@@ -663,30 +670,15 @@ def _linked(c: Ctx, targets: int) -> int:
     return out
 
 
-#: Line ends kept per board shape and line length (a player's settlements change a few times a
-#: turn, and the same ones are looked at again on the player's next turn); dropped when this many.
-LINE_ENDS_KEPT = 4096
-
-
-def _line_end_of(mask: int, n: int, t) -> int:
-    """_line_end, remembered for the last masks asked about."""
-    memo, line_end = t.cache.get(("line-end", n)) or _line_ends(t, n)
-    value = memo.get(mask)
-    if value is None:
-        if len(memo) >= LINE_ENDS_KEPT:
-            memo.clear()
-        value = memo[mask] = line_end(mask)
-    return value
-
-
 def _line_end(mask: int, n: int, t) -> int:
     """Hexes h such that h+d, h+2d, ..., h+n*d are all in mask for some direction d."""
-    return _line_ends(t, n)[1](mask)
+    return _line_ends(t, n)(mask)
 
 
-def _line_ends(t, n: int) -> tuple[dict[int, int], Callable[[int], int]]:
-    """The remembered line ends and the compiled function of t's board shape for n."""
-    return _of_shape(t, ("line-end", n), lambda steps: ({}, _line_end_code(steps, n)))
+def _line_ends(t, n: int) -> Callable[[int], int]:
+    """_line_end's compiled function for t's board shape and n (not remembered per mask: in play a
+    player's settlements change between two looks at them, so a memo of masks seldom hits)."""
+    return _of_shape(t, ("line-end", n), lambda steps: _line_end_code(steps, n))
 
 
 #: What expressions derive from a board's step lists alone, per board shape and key: boards of one

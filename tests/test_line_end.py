@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.board import assemble
-from kbdsl.expr import _line_end, _line_end_of
+from kbdsl.expr import _line_end
 from kbdsl.game import Game
 from kbdsl.position import Board, Layout
 from kbdsl.tables import Tables
@@ -44,7 +44,7 @@ def test_line_end_is_walking_each_hexs_steps(name, seed, size):
     t = random_tables(name, seed)
     mask = sum(1 << i for i in random.Random(seed).sample(range(t.n), min(size, t.n)))
     for n in (1, 2, 3, 4):
-        assert _line_end_of(mask, n, t) == _line_end(mask, n, t) == walked(t, mask, n), (n, t.names(mask))
+        assert _line_end(mask, n, t) == walked(t, mask, n), (n, t.names(mask))
 
 
 def test_line_end_is_compiled_once_per_board_shape(base_rules):
@@ -60,6 +60,6 @@ def test_line_end_is_compiled_once_per_board_shape(base_rules):
     rng = random.Random(3)
     for _ in range(10):
         mask = sum(1 << i for i in rng.sample(range(a.n), 60))
-        assert _line_end_of(mask, 3, a) == _line_end_of(mask, 3, b) == _line_end_of(mask, 3, own) == walked(a, mask, 3)
+        assert _line_end(mask, 3, a) == _line_end(mask, 3, b) == _line_end(mask, 3, own) == walked(a, mask, 3)
     assert a.cache[("line-end", 3)] is b.cache[("line-end", 3)]
     assert own.cache[("line-end", 3)] is not a.cache[("line-end", 3)]

@@ -32,7 +32,7 @@ class Targets(Kinds, Hand):
             c.drawn = self.drawn
         c.own = own if own is not None else self.own
         c.occ = self.occ if occ is None else occ
-        c.owned = c.occ & ~self.neutral_occ if self.neutral_occ else c.occ
+        c.owned = c.occ ^ (c.occ & self.neutral_occ) if self.neutral_occ else c.occ  # without a negative int
         c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
         if c._areas or c.memo:
             c.forget()
@@ -50,13 +50,15 @@ class Targets(Kinds, Hand):
         targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
         if self.choosing and id(action) in self.game.card_actions:
             return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
+        blocked = self.blocked
         if action.reads <= CARD:
-            cand = self.board_target(action, self.hand[p]) & ~(self.occ | self.blocked)
+            cand = self.board_target(action, self.hand[p])
         else:
             c = self.ctx(p)
-            if self.blocked:
-                c.occ |= self.blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
-            cand = action.target(c) & self.game.tables.all & ~(self.occ | self.blocked)
+            if blocked:
+                c.occ |= blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
+            cand = action.target(c) & self.game.tables.all
+        cand ^= cand & (self.occ | blocked if blocked else self.occ)  # cand & ~taken, without a negative int
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
             if near:
@@ -101,9 +103,10 @@ class Targets(Kinds, Hand):
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
         """Hexes of other players' pieces `action` may remove (with per-opponent: of players not hit yet)."""
-        cand = action.target(self.ctx(p)) & ~self.own[p]
+        cand = action.target(self.ctx(p))
+        cand ^= cand & self.own[p]  # cand & ~own, without a negative int
         if self.kind_own:
-            cand &= ~self.fixed()
+            cand ^= cand & self.fixed()
         out = 0
         for q, m in enumerate(self.own):
             if q != p and not (hit >> q) & 1:

@@ -314,7 +314,8 @@ class Turn(Holdings, Targets, Gold):
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
         blocked = 0 if action.piece in self.game.past_auras else self.blocked
-        allowed = action.target(self.ctx(p)) & self.game.tables.all & ~(self.occ | blocked)
+        allowed = action.target(self.ctx(p)) & self.game.tables.all
+        allowed ^= allowed & (self.occ | blocked)  # allowed & ~taken, without a negative int
         return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
 
     def return_targets(self, action, p: int) -> int:
@@ -553,9 +554,10 @@ class Turn(Holdings, Targets, Gold):
         self.own[p] |= bit
         self.occ |= bit
         self.nb[p] |= g.tables.nbr_mask[i]
-        self.supply[p] -= 1
+        left = self.supply[p] - 1
+        self.supply[p] = left
         self.waived = False
-        if self.supply[p] == 0:
+        if not left:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
         if g.on_gain:
             self._landed(p, i)
