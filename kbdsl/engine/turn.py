@@ -410,19 +410,8 @@ class Turn(Holdings, Targets, Gold):
                     # as _runs: the mandatory targets, unless tiles may be used first
                     if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
-                        if targets:
-                            n = targets.bit_count()  # as sample_action
-                            k = n.bit_length()
-                            r = getrandbits(k)
-                            while r >= n:
-                                r = getrandbits(k)
-                            if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
-                                to = (targets & -targets).bit_length() - 1
-                            elif r == n - 1:
-                                to = targets.bit_length() - 1
-                            else:
-                                to = nth_bit(targets, r)
-                            moves += self._take_builds(p, to, getrandbits, max_moves - moves + 1)
+                        if targets:  # the first build drawn from them as sample_action would
+                            moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)
                             continue
                 elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
                     while getrandbits(1):  # randrange(1)
@@ -440,13 +429,14 @@ class Turn(Holdings, Targets, Gold):
                 continue
             self.apply_action(self.sample_action(rng))
 
-    def _take_builds(self, p: int, to: int, getrandbits, budget: int) -> int:
+    def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
-        (drawn already), each next one drawn by the player's `getrandbits` as sample_action would
-        with its Random (see _below): as many as are due, the card allows and `budget` (moves, the
-        first included) leaves; returns the number made after the first. Where builds trigger
-        nothing and the card's targets are a board table (`mandatory_lean`), it is _mandatory_build
-        and table_build_targets in one loop."""
+        (drawn already; with to < 0, drawn from `targets`, the mandatory targets), each next one
+        drawn by the player's `getrandbits` as sample_action would with its Random (see _below):
+        as many as are due, the card allows and `budget` (moves, the first included) leaves;
+        returns the number made after the first. Where builds trigger nothing and the card's
+        targets are a board table (`mandatory_lean`), it is _mandatory_build and
+        table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
         if g.mandatory_lean and not self.blocked and not self.waived:
@@ -457,6 +447,18 @@ class Turn(Holdings, Targets, Gold):
             limit = min(self.mand_left, supply[p], budget)  # the builds due, the supply and the budget allow
             count = 0
             while True:
+                if to < 0:
+                    n = targets.bit_count()
+                    k = n.bit_length()
+                    r = getrandbits(k)
+                    while r >= n:
+                        r = getrandbits(k)
+                    if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
+                        to = (targets & -targets).bit_length() - 1
+                    elif r == n - 1:
+                        to = targets.bit_length() - 1
+                    else:
+                        to = nth_bit(targets, r)
                 log.append(build + to)
                 bit = 1 << to
                 mine |= bit
@@ -474,17 +476,7 @@ class Turn(Holdings, Targets, Gold):
                     targets = near
                 if not targets:  # _settle replaces the card
                     break
-                n = targets.bit_count()
-                k = n.bit_length()
-                r = getrandbits(k)
-                while r >= n:
-                    r = getrandbits(k)
-                if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
-                    to = (targets & -targets).bit_length() - 1
-                elif r == n - 1:
-                    to = targets.bit_length() - 1
-                else:
-                    to = nth_bit(targets, r)
+                to = -1
             self.mand_built |= mine ^ self.own[p]  # the hexes just built
             self.occ, self.own[p], self.nb[p] = occ, mine, around
             supply[p] -= count
@@ -498,6 +490,8 @@ class Turn(Holdings, Targets, Gold):
                 self.gain(p, to)
         else:
             while True:
+                if to < 0:
+                    to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
                 self._mandatory = None
                 log.append(build + to)
                 self._mandatory_build(p, to)
@@ -506,7 +500,7 @@ class Turn(Holdings, Targets, Gold):
                 targets = self.mandatory_targets()
                 if not targets:
                     break
-                to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
+                to = -1
                 made += 1
         if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
             self._settle()
