@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kbdsl.engine.tiles import Tile
 from kbdsl.game import Game, State
+from kbdsl.ruleset import load
 
 
 def test_a_tile_status_is_another_tile_made_once():
@@ -49,3 +52,25 @@ def test_players_taking_from_one_hex_share_its_tile_and_lose_it_apart(base_rules
     again = game.new_state()
     again.gain(0, a)  # another game's player taking from that hex holds the same tile too
     assert again.tiles[0] == s.tiles[1]
+
+
+def test_a_second_tile_of_an_action_going_on_is_not_offered_again(tmp_path):
+    """While a tile's action of several steps goes on, its next steps are its moves: a second tile
+    of its kind would offer the same codes, so it waits (here with window any-time, whose tiles
+    are also offered while an action goes on)."""
+    root = Path(__file__).resolve().parent.parent / "rules" / "base"
+    (tmp_path / "game.yaml").write_text(f"name: twice\nextends: {root}\nfiles: ['*.kb']\n")
+    (tmp_path / "farm.kb").write_text(
+        'override tile farm "Farm" {\n  letter: f  supply: 2\n  window: any-time\n'
+        "  action: build 2 on terrain(grass) adjacent-if-possible\n}\n"
+    )
+    game = Game.new(load(tmp_path), players=2, preset="first-game", seed=3)
+    farms = [{"tile": "farm", "at": "11,17"}, {"tile": "farm", "at": "15,12"}]
+    s = State.arrange(game, [["10,17", "15,11"]], tiles=[farms], hand=["grass", "grass"])
+    s.play(next(m for m in s.legal_moves() if m.do == "farm"))
+    assert s.pending_left == 1 and s.usable_tiles(0) == ["farm"]  # the second farm, unused
+    legal = s.legal_actions()
+    assert legal and len(set(legal)) == len(legal)
+    s.play(next(m for m in s.legal_moves() if m.do == "farm"))  # the action's second step ...
+    assert not s.pending_left and s.usable_tiles(0) == ["farm"]  # ... ends it, the second farm waits
+    assert any(m.do == "farm" for m in s.legal_moves())  # and may be used now

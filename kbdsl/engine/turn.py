@@ -141,11 +141,15 @@ class Turn(Holdings, Targets, Gold):
         g, p = self.game, self.current
         out: list[tuple[int, int]] = []
         self._risky = -1  # pieces whose move may lose a tile (sole_touchers), found when needed
-        if self.pending_left:  # a tile action of several steps goes on
-            self._steps(g.kinds[self.pending], g.rules.actions[g.kinds[self.pending]], out)
+        # a tile action of several steps that goes on: its next steps are its moves, so a second
+        # tile of its kind, whose moves have the same codes, is not offered until it ends
+        going = None
+        if self.pending_left:
+            going = g.kinds[self.pending]
+            self._steps(going, g.rules.actions[going], out)
             if not self.pending_up_to:  # ... and is finished first
                 if g.any_time:
-                    self._any_time(out)
+                    self._any_time(out, going)
                 return out
         if self.mand_left > 0:
             targets = self.mandatory_targets()
@@ -153,12 +157,10 @@ class Turn(Holdings, Targets, Gold):
                 out.append((g.code_base[BUILD], targets))
             if self.built:
                 if g.any_time:
-                    self._any_time(out)
+                    self._any_time(out, going)
                 return out
         plan = g.tile_plan
         plain = not self.choosing and self.supply[p] > 0
-        # an action one may stop goes on: a second tile of its kind would offer the same codes again
-        going = g.kinds[self.pending] if self.pending_left else None
         for tile in self.usable_tiles(p) if usable is None else usable:
             for name, action, base, by_card in plan[tile]:  # a tile offering a choice: each part
                 if name == going:
@@ -197,12 +199,13 @@ class Turn(Holdings, Targets, Gold):
         self._mandatory = (self.occ, card, p, targets)
         return targets
 
-    def _any_time(self, out: list[tuple[int, int]]) -> None:
-        """Tiles usable between builds (window: any-time)."""
+    def _any_time(self, out: list[tuple[int, int]], going: str | None) -> None:
+        """Tiles usable between builds (window: any-time), but the action `going` on (see _runs)."""
         for tile in self.usable_tiles(self.current):
             if tile in self.game.any_time:
                 for name in self.game.rules.entries.get(tile, ()):
-                    self._steps(name, self.game.rules.actions[name], out)
+                    if name != going:
+                        self._steps(name, self.game.rules.actions[name], out)
 
     def _steps(self, name: str, action, out: list[tuple[int, int]]) -> None:
         """The runs of one step of a tile's action (only runs with a move in them)."""
