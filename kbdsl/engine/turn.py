@@ -121,10 +121,7 @@ class Turn(Holdings, Targets, Gold):
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        getrandbits, width = rng.getrandbits, total.bit_length()  # randrange(total), written out (_below)
-        k = getrandbits(width)
-        while k >= total:
-            k = getrandbits(width)
+        k = _below(rng.getrandbits, total)
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
