@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
+from collections.abc import Callable
 
 SEED_BITS = 128
 
@@ -28,12 +29,23 @@ def stream(seed: int, name: str) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
+def below(getrandbits: Callable[[int], int], n: int) -> int:
+    """`randrange(n)` (n > 0) of the Random whose `getrandbits` this is: the draw of CPython's
+    Random._randbelow_with_getrandbits. Hot loops (`shuffle`, kbdsl.engine.turn's playouts) write
+    it out, a call per draw being a tenth of a random game; tests/test_draws.py checks they agree."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
 def shuffle(rng: random.Random, items: list) -> None:
     """`rng.shuffle(items)`: the same order from the same stream, its draws written out (a Python
     call per card was most of a new game's set-up; tests/test_draws.py checks the two agree)."""
     getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
-        n = i + 1  # randrange(n), as Random._randbelow draws it
+        n = i + 1  # below(getrandbits, n), written out
         width = n.bit_length()
         j = getrandbits(width)
         while j >= n:

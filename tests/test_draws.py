@@ -4,15 +4,14 @@ import random
 
 import pytest
 
-from kbdsl.engine.turn import _below
-from kbdsl.seeds import shuffle
+from kbdsl.seeds import below, shuffle
 
 
 @pytest.mark.parametrize("seed", [0, 1, "3:2", 2**100 + 7])
 def test_below_draws_what_randrange_draws(seed):
     ours, theirs = random.Random(seed), random.Random(seed)
     sizes = [*range(1, 300), 2**31, 2**31 + 1, 10**12]
-    drawn = [_below(ours.getrandbits, n) for n in sizes for _ in range(3)]
+    drawn = [below(ours.getrandbits, n) for n in sizes for _ in range(3)]
     assert drawn == [theirs.randrange(n) for n in sizes for _ in range(3)]
     assert ours.random() == theirs.random()  # and both streams are left at the same point
 
@@ -20,7 +19,7 @@ def test_below_draws_what_randrange_draws(seed):
 def test_below_of_one_uses_the_stream_as_randrange_does():
     ours, theirs = random.Random(9), random.Random(9)
     for _ in range(50):
-        assert _below(ours.getrandbits, 1) == theirs.randrange(1) == 0
+        assert below(ours.getrandbits, 1) == theirs.randrange(1) == 0
     assert ours.getrandbits(64) == theirs.getrandbits(64)
 
 

@@ -20,7 +20,7 @@ from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
-from kbdsl.seeds import new_seed, stream
+from kbdsl.seeds import new_seed, shuffle, stream
 from kbdsl.suggest import did_you_mean
 
 
@@ -263,7 +263,7 @@ class BaseGame:
         rng, out = stream(self.setup.seed, "deal"), {}
         for hexes, tiles in self.pool_tiles:
             tiles = list(tiles)
-            rng.shuffle(tiles)
+            shuffle(rng, tiles)
             out.update(zip(hexes, tiles, strict=False))
         return out
 

@@ -16,6 +16,7 @@ from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.scoring import score, totals
+from kbdsl.seeds import below
 
 
 class Turn(Holdings, Targets, Gold):
@@ -108,7 +109,7 @@ class Turn(Holdings, Targets, Gold):
         if self.built and self.mand_left > 0 and not (self.pending_left or self.over or self.game.any_time):
             targets = self.mandatory_targets()  # between the mandatory builds: the only moves (see _runs)
             if targets:
-                return self.game.code_base[BUILD] + nth_bit(targets, _below(rng.getrandbits, targets.bit_count()))
+                return self.game.code_base[BUILD] + nth_bit(targets, below(rng.getrandbits, targets.bit_count()))
         base, mask, k = self._pick(rng)
         return base + _nth(mask, k)
 
@@ -121,7 +122,7 @@ class Turn(Holdings, Targets, Gold):
             total += mask.bit_count()
         if not total:
             raise KbdslError("the game is over: there is no move to choose")
-        k = _below(rng.getrandbits, total)
+        k = below(rng.getrandbits, total)
         for base, mask in runs:
             size = mask.bit_count()
             if k < size:
@@ -301,10 +302,10 @@ class Turn(Holdings, Targets, Gold):
         g, p = self.game, self.current
         rest = targets
         for i in bit_list(special):
-            below = rest & ((1 << i) - 1)
-            if below:
-                out.append((code, below))
-            rest ^= below | (1 << i)
+            lower = rest & ((1 << i) - 1)
+            if lower:
+                out.append((code, lower))
+            rest ^= lower | (1 << i)
             out.append((code + i, 1))
             for d in self.discard_choices(p, i, lifted):
                 out.append((g.encode(kind, i, s, d), 1))
@@ -396,7 +397,7 @@ class Turn(Holdings, Targets, Gold):
         loop of playouts)."""
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
-        # Draws are rng.randrange(n), written out (see _below): r = getrandbits(n.bit_length())
+        # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
         bits = [rng.getrandbits for rng in rngs]
         moves = 0
@@ -432,10 +433,10 @@ class Turn(Holdings, Targets, Gold):
     def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
         (drawn already; with to < 0, drawn from `targets`, the mandatory targets), each next one
-        drawn by the player's `getrandbits` as sample_action would with its Random (see _below):
-        as many as are due, the card allows and `budget` (moves, the first included) leaves;
-        returns the number made after the first. Where builds trigger nothing and the card's
-        targets are a board table (`mandatory_lean`), it is _mandatory_build and
+        drawn by the player's `getrandbits` as sample_action would with its Random
+        (kbdsl.seeds.below): as many as are due, the card allows and `budget` (moves, the first
+        included) leaves; returns the number made after the first. Where builds trigger nothing
+        and the card's targets are a board table (`mandatory_lean`), it is _mandatory_build and
         table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
@@ -491,7 +492,7 @@ class Turn(Holdings, Targets, Gold):
         else:
             while True:
                 if to < 0:
-                    to = nth_bit(targets, _below(getrandbits, targets.bit_count()))
+                    to = nth_bit(targets, below(getrandbits, targets.bit_count()))
                 self._mandatory = None
                 log.append(build + to)
                 self._mandatory_build(p, to)
@@ -659,17 +660,6 @@ class Turn(Holdings, Targets, Gold):
             self.fill(self.current, self.hand_rules(self.current)[0])
         self.choosing = bool(self.spare[self.current])
         self._settle()
-
-
-def _below(getrandbits, n: int) -> int:
-    """`randrange(n)` (n > 0) of the Random whose `getrandbits` this is: the draw of CPython's
-    Random._randbelow_with_getrandbits, which play_random writes out in its loops
-    (tests/test_draws.py checks the two agree)."""
-    k = n.bit_length()
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return r
 
 
 def _nth(mask: int | MoveGroup, k: int) -> int:
