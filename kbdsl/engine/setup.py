@@ -260,6 +260,8 @@ class BaseGame:
 
     def deal(self) -> dict[int, str]:
         """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
+        if not self.pool_tiles:  # seeding the stream costs as much as a tenth of a new game
+            return {}
         rng, out = stream(self.setup.seed, "deal"), {}
         for hexes, tiles in self.pool_tiles:
             tiles = list(tiles)
