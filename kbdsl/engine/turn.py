@@ -402,10 +402,16 @@ class Turn(Holdings, Targets, Gold):
         bits = [rng.getrandbits for rng in rngs]
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
-            moves += 1
             p = self.current
             rng, getrandbits = rngs[p], bits[p]
-            if not (self.pending_left or self.choosing or any_time):
+            if self.pending_left or self.choosing or any_time:
+                moves += 1
+                self.apply_action(self.sample_action(rng))
+                continue
+            # p's decisions, to the end of the turn or a tile action of several steps (the
+            # outer loop's tests change only then: a new turn, or a pending action)
+            while moves < max_moves:
+                moves += 1
                 usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
                     # as _runs: the mandatory targets, unless tiles may be used first
@@ -420,15 +426,15 @@ class Turn(Holdings, Targets, Gold):
                     self._mandatory = None
                     log.append(end)
                     self._end_turn()
-                    continue
+                    break
                 base, mask, k = self._pick(rng, usable)
                 k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)  # _nth, inline
                 if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
                     moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
                     continue
                 self.apply_action(base + k)
-                continue
-            self.apply_action(self.sample_action(rng))
+                if base == end or self.pending_left:
+                    break
 
     def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
@@ -650,16 +656,18 @@ class Turn(Holdings, Targets, Gold):
         self._new_turn()
 
     def _new_turn(self) -> None:
-        self.turn_supply = self.supply[self.current]
-        self.mand_left = self.game.mandatory.count if self.game.mandatory else 0
+        g, p = self.game, self.current
+        self.turn_supply = self.supply[p]
+        self.mand_left = g.mandatory.count if g.mandatory else 0
         self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # _end_pending, inline
         self.pending_up_to = self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
-        if self.game.draw_at_start:
-            self.fill(self.current, self.hand_rules(self.current)[0])
-        self.choosing = bool(self.spare[self.current])
-        self._settle()
+        if g.draw_at_start:
+            self.fill(p, self.hand_rules(p)[0])
+        self.choosing = bool(self.spare[p])
+        if self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets()):
+            self._settle()  # (else it has nothing to do: no action goes on yet)
 
 
 def _nth(mask: int | MoveGroup, k: int) -> int:
