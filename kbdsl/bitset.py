@@ -27,18 +27,23 @@ def bit_list(mask: int) -> list[int]:
 def nth_bit(mask: int, k: int) -> int:
     """Index of the k-th set bit of `mask` (0: the lowest), which has more than k set bits. A few
     bits are cleared one by one, from the nearer end (most masks drawn from have a few bits);
-    for more, whole 64-bit words are skipped by their bit counts."""
+    for more, whole 64-bit words are skipped by their bit counts. The lowest set bit is found as
+    `(m ^ (m - 1)).bit_length() - 1` and cleared as `m & (m - 1)`, and the loops count down with
+    `while`: a negative int (`m & -m`) and a `range` each cost more (a fifth of the call, counted
+    with callgrind)."""
     if k < 8:
         if not k:
-            return (mask & -mask).bit_length() - 1
+            return (mask ^ (mask - 1)).bit_length() - 1
         high = mask.bit_count() - 1 - k  # set bits above the one sought
         if high < k:
-            for _ in range(high):
+            while high:
                 mask ^= 1 << (mask.bit_length() - 1)
+                high -= 1
             return mask.bit_length() - 1
-        for _ in range(k):
+        while k:
             mask &= mask - 1
-        return (mask & -mask).bit_length() - 1
+            k -= 1
+        return (mask ^ (mask - 1)).bit_length() - 1
     skipped = 0
     word = mask & WORD
     count = word.bit_count()
@@ -48,9 +53,10 @@ def nth_bit(mask: int, k: int) -> int:
         skipped += 64
         word = mask & WORD
         count = word.bit_count()
-    for _ in range(k):
+    while k:
         word &= word - 1
-    return skipped + (word & -word).bit_length() - 1
+        k -= 1
+    return skipped + (word ^ (word - 1)).bit_length() - 1
 
 
 WORD = (1 << 64) - 1
@@ -59,19 +65,18 @@ WORD = (1 << 64) - 1
 def extend_bits(out: list[int], base: int, mask: int) -> None:
     """Append base + i to `out` for each set bit i of `mask`, lowest first (codes of moves)."""
     append = out.append
+    base -= 1
     while mask:
-        low = mask & -mask
-        append(base + low.bit_length() - 1)
-        mask ^= low
+        append(base + (mask ^ (mask - 1)).bit_length())  # the lowest bit (no negative int: see nth_bit)
+        mask &= mask - 1
 
 
 def dilate(mask: int, nbr_mask: Sequence[int]) -> int:
     """Every hex next to a hex of `mask` (the mask itself not included unless adjacent)."""
     out = 0
     while mask:
-        low = mask & -mask
-        out |= nbr_mask[low.bit_length() - 1]
-        mask ^= low
+        out |= nbr_mask[(mask ^ (mask - 1)).bit_length() - 1]  # the lowest bit (see nth_bit)
+        mask &= mask - 1
     return out
 
 

@@ -85,14 +85,13 @@ class MoveGroup:
         table, free, rest = self.origins.table, self.free, self.sources
         if 2 * k < self.size:
             while rest:
-                low = rest & -rest
-                s = low.bit_length() - 1
+                s = (rest ^ (rest - 1)).bit_length() - 1  # the lowest source (no negative int: see nth_bit)
                 targets = table[s] & free
                 size = targets.bit_count()
                 if k < size:
                     return s * self.stride + nth_bit(targets, k)
                 k -= size
-                rest ^= low
+                rest &= rest - 1
         else:
             k = self.size - 1 - k  # the k-th from the last move
             while rest:

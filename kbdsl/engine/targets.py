@@ -69,8 +69,9 @@ class Targets(Kinds, Hand):
         """build_targets of an action whose target is a board table (it reads at most the card), for
         p holding one card: the hot path's form, `tables` caching the board's targets by card."""
         card = self.hand[p]
-        targets = tables.get(card)
-        if targets is None:
+        try:  # (cheaper than tables.get, a call)
+            targets = tables[card]
+        except KeyError:
             targets = tables[card] = self.board_target(action, card)
         taken = self.occ | self.blocked if self.blocked else self.occ
         targets ^= targets & taken  # targets & ~taken, without a negative int

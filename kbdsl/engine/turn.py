@@ -340,8 +340,8 @@ class Turn(Holdings, Targets, Gold):
         """Apply a code from legal_actions() (trusted: no legality check)."""
         g = self.game
         n = g.tables.n
-        kd, rest = divmod(code, n * n)  # BaseGame.split, inline: kd is kind * 4 + discard
-        frm, to = divmod(rest, n)
+        kd, rest = code // (n * n), code % (n * n)  # BaseGame.split, inline: kd is kind * 4 + discard
+        frm, to = rest // n, rest % n  # (faster than divmod, a call)
         kind, disc = kd >> 2, kd & 3
         p = self.current
         self._mandatory = None
@@ -451,7 +451,11 @@ class Turn(Holdings, Targets, Gold):
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
             occ, mine, around, near_tiles, taken = self.occ, self.own[p], self.nb[p], [], self.taken[p]
-            limit = min(self.mand_left, supply[p], budget)  # the builds due, the supply and the budget allow
+            limit = self.mand_left  # the builds due, the supply and the budget allow (min() costs a call)
+            if supply[p] < limit:
+                limit = supply[p]
+            if budget < limit:
+                limit = budget
             count = 0
             while True:
                 if to < 0:
@@ -461,7 +465,7 @@ class Turn(Holdings, Targets, Gold):
                     while r >= n:
                         r = getrandbits(k)
                     if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
-                        to = (targets & -targets).bit_length() - 1
+                        to = (targets ^ (targets - 1)).bit_length() - 1  # (no negative int: see nth_bit)
                     elif r == n - 1:
                         to = targets.bit_length() - 1
                     else:
