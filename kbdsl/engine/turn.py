@@ -376,8 +376,8 @@ class Turn(Holdings, Targets, Gold):
             if after is not None and not self.pending_left:  # `A then B`: B is due next
                 self.pending, self.pending_left = g.kind_index[after], g.rules.actions[after].count
                 self.pending_up_to = g.rules.actions[after].up_to
-        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
-            self._settle()
+        if self.pending_left or (self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets())):
+            self._settle()  # (else it has nothing to do)
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
@@ -450,7 +450,7 @@ class Turn(Holdings, Targets, Gold):
             table = g.mandatory_tables[self.hand[p]]
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
-            occ, mine, around, near_tiles, taken = self.occ, self.own[p], self.nb[p], [], self.taken[p]
+            occ, around, near_tiles, taken = self.occ, self.nb[p], [], self.taken[p]
             limit = self.mand_left  # the builds due, the supply and the budget allow (min() costs a call)
             if supply[p] < limit:
                 limit = supply[p]
@@ -471,9 +471,7 @@ class Turn(Holdings, Targets, Gold):
                     else:
                         to = nth_bit(targets, r)
                 log.append(build + to)
-                bit = 1 << to
-                mine |= bit
-                occ |= bit
+                occ |= 1 << to
                 around |= nbr_mask[to]
                 count += 1
                 near = tile_near[to]
@@ -488,8 +486,10 @@ class Turn(Holdings, Targets, Gold):
                 if not targets:  # _settle replaces the card
                     break
                 to = -1
-            self.mand_built |= mine ^ self.own[p]  # the hexes just built
-            self.occ, self.own[p], self.nb[p] = occ, mine, around
+            new = occ ^ self.occ  # the hexes just built
+            self.own[p] |= new
+            self.mand_built |= new
+            self.occ, self.nb[p] = occ, around
             supply[p] -= count
             self.mand_left -= count
             self.built += count
@@ -513,8 +513,8 @@ class Turn(Holdings, Targets, Gold):
                     break
                 to = -1
                 made += 1
-        if self.mand_left > 0 or self.pending_left:  # (else _settle has nothing to do)
-            self._settle()
+        if self.pending_left or (self.mand_left > 0 and not (supply[p] and self.mandatory_targets())):
+            self._settle()  # (else it has nothing to do)
         return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
