@@ -45,9 +45,8 @@ def shuffle(rng: random.Random, items: list) -> None:
     call per card was most of a new game's set-up; tests/test_draws.py checks the two agree)."""
     getrandbits = rng.getrandbits
     for i in range(len(items) - 1, 0, -1):
-        n = i + 1  # below(getrandbits, n), written out
-        width = n.bit_length()
+        width = (i + 1).bit_length()  # below(getrandbits, i + 1), written out
         j = getrandbits(width)
-        while j >= n:
+        while j > i:
             j = getrandbits(width)
         items[i], items[j] = items[j], items[i]

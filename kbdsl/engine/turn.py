@@ -450,7 +450,7 @@ class Turn(Holdings, Targets, Gold):
             table = g.mandatory_tables[self.hand[p]]
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
-            occ, around, near_tiles, taken = self.occ, self.nb[p], [], self.taken[p]
+            occ, around, taken = self.occ, self.nb[p], self.taken[p]
             limit = self.mand_left  # the builds due, the supply and the budget allow (min() costs a call)
             if supply[p] < limit:
                 limit = supply[p]
@@ -476,7 +476,8 @@ class Turn(Holdings, Targets, Gold):
                 count += 1
                 near = tile_near[to]
                 if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
-                    near_tiles.append(to)
+                    self.gain(p, to)  # (it reads none of the locals)
+                    taken = self.taken[p]
                 if count >= limit:
                     break
                 targets = table ^ (table & occ)  # table & ~occ, without a negative int
@@ -497,8 +498,6 @@ class Turn(Holdings, Targets, Gold):
             self._mandatory = None  # as apply_action of BUILD
             if not supply[p]:
                 self.ending = True  # RULINGS 28, as in _build
-            for to in near_tiles:  # the tiles the builds take, in their order (as _build)
-                self.gain(p, to)
         else:
             while True:
                 if to < 0:
