@@ -22,16 +22,17 @@ class OriginTable:
     """One board's targets of one action (and card) by origin, also kept as masks by offset.
 
     `table` is the board's cache of targets by origin (Targets.board_table), filled by its owner
-    before `learn`; the offset masks cover the origins learnt so far (`known`)."""
+    before `learn`; the offset masks cover the origins learnt so far (`known`). `count(sources,
+    free)` is the number of moves from `sources` (all known) onto `free` hexes: a function
+    compiled over the offset masks (see _counter)."""
 
-    __slots__ = ("table", "known", "by_offset", "terms", "by_terms")
+    __slots__ = ("table", "known", "by_offset", "count")
 
     def __init__(self, table: list[int | None]):
         self.table = table
         self.known = 0
-        self.by_offset: dict[int, int] = {}
-        self.terms: tuple[tuple[int, int], ...] = ()  # (offset, origins with a target at that offset)
-        self.by_terms = _counter(())()  # count over the terms: (sources, free) -> moves
+        self.by_offset: dict[int, int] = {}  # offset -> origins with a target at that offset
+        self.count: Callable[[int, int], int] = _counter(())(table)
 
     def learn(self, origins: int) -> None:
         """Add these origins (their table entries filled) to the offset masks."""
@@ -43,27 +44,26 @@ class OriginTable:
         self.known |= origins
         if new:
             offsets = tuple(sorted(by))
-            self.terms = tuple((o, by[o]) for o in offsets)
-            self.by_terms = _counter(offsets)(*(by[o] for o in offsets))
-
-    def count(self, sources: int, free: int) -> int:
-        """The number of moves from `sources` (all known) onto `free` hexes."""
-        if 3 * sources.bit_count() < len(self.terms):  # few sources for the offsets: by source is cheaper
-            table = self.table
-            return sum((table[s] & free).bit_count() for s in bit_list(sources))
-        return self.by_terms(sources, free)
+            self.count = _counter(offsets)(table, *(by[o] for o in offsets))
 
 
 @lru_cache(maxsize=64)
 def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int]]:
     """OriginTable.count over the terms of these offsets as one expression (a loop over the terms
-    costs more than their shifts), made from the terms' origin masks: compiled once per set of
-    offsets (a board's straight lines have the same few everywhere), bound to the masks each time
-    a table learns origins."""
+    costs more than their shifts, and a method calling it costs a call), made from the terms'
+    origin masks: compiled once per set of offsets (a board's straight lines have the same few
+    everywhere), bound to the table and masks each time a table learns origins. With few sources
+    for the offsets, it counts by source instead."""
     masks = [f"m{k}" for k in range(len(offsets))]
     shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
     terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
-    return eval(f"lambda {', '.join(masks)}: lambda sources, free: {' + '.join(terms) or '0'}")  # offsets: ints
+    by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
+    by_offset = " + ".join(terms) or "0"
+    return eval(  # offsets: ints
+        f"lambda table, {', '.join(masks)}: lambda sources, free: "
+        f"{by_offset} if 3 * sources.bit_count() >= {len(offsets)} else {by_source}",
+        {"bit_list": bit_list},
+    )
 
 
 class MoveGroup:
@@ -81,26 +81,30 @@ class MoveGroup:
 
     def nth(self, k: int) -> int:
         """The code offset (source * stride + target) of the k-th move, in code order: sources
-        are walked from the nearer end."""
+        are walked from the nearer end, k counting down by each one's targets until it drops
+        below 0, at the source of the move (k == -1: the target nearest the next source, found
+        inline)."""
         table, free, rest = self.origins.table, self.free, self.sources
         if 2 * k < self.size:
             while rest:
                 s = (rest ^ (rest - 1)).bit_length() - 1  # the lowest source (no negative int: see nth_bit)
-                targets = table[s] & free
-                size = targets.bit_count()
-                if k < size:
-                    return s * self.stride + nth_bit(targets, k)
-                k -= size
+                k -= (table[s] & free).bit_count()
+                if k < 0:
+                    targets = table[s] & free
+                    if k == -1:  # its last target
+                        return s * self.stride + targets.bit_length() - 1
+                    return s * self.stride + nth_bit(targets, targets.bit_count() + k)
                 rest &= rest - 1
         else:
             k = self.size - 1 - k  # the k-th from the last move
             while rest:
                 s = rest.bit_length() - 1
-                targets = table[s] & free
-                size = targets.bit_count()
-                if k < size:
-                    return s * self.stride + nth_bit(targets, size - 1 - k)
-                k -= size
+                k -= (table[s] & free).bit_count()
+                if k < 0:
+                    targets = table[s] & free
+                    if k == -1:  # its first target
+                        return s * self.stride + (targets ^ (targets - 1)).bit_length() - 1
+                    return s * self.stride + nth_bit(targets, -1 - k)
                 rest ^= 1 << s
         raise IndexError("move group index out of range")
 

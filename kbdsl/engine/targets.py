@@ -201,10 +201,11 @@ class Targets(Kinds, Hand):
             return None
         card = self.hand[p] if "card" in reads else None
         cache, key = g.tables.cache, ("by-offset", id(action), card)
-        origins = cache.get(key)
-        if origins is None:
+        try:  # (cheaper than cache.get, a call)
+            origins = cache[key]
+        except KeyError:
             origins = cache[key] = OriginTable(self.board_table(action, card))
-        sources = self.move_sources(action, p)
+        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
         missing = sources & ~origins.known
         if missing:
             table = origins.table

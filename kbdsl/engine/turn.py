@@ -232,20 +232,24 @@ class Turn(Holdings, Targets, Gold):
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
-            for s in bit_list(sources & risky):
-                targets = origins.table[s] & free
-                if not targets:
-                    continue
-                special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                if not special:
-                    continue
-                before = sources & ((1 << s) - 1)
-                sources ^= before | (1 << s)
-                if before:
-                    self._group(out, base, origins, before, free, n)
-                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-            if sources:
-                self._group(out, base, origins, sources, free, n)
+            risky &= sources
+            if risky:
+                for s in bit_list(risky):
+                    targets = origins.table[s] & free
+                    if not targets:
+                        continue
+                    special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                    if not special:
+                        continue
+                    before = sources & ((1 << s) - 1)
+                    sources ^= before | (1 << s)
+                    if before:
+                        self._group(out, base, origins, before, free, n)
+                    self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+            if sources:  # self._group, inline (the common case: the only group)
+                size = origins.count(sources, free)
+                if size:
+                    out.append((base, MoveGroup(origins, sources, free, size, n)))
             return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
@@ -589,7 +593,7 @@ class Turn(Holdings, Targets, Gold):
             self._landed(p, to)
         elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
             self.gain(p, to)
-        if g.lose_now:
+        if g.lose_now and g.tile_near[frm]:  # only a tile by the hex left may lose its last toucher
             self.lose(p, discard, g.lose_now)
 
     def _landed(self, p: int, i: int) -> None:
