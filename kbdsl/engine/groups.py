@@ -53,31 +53,29 @@ def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int
     costs more than their shifts, and a method calling it costs a call), made from the terms'
     origin masks: compiled once per set of offsets (a board's straight lines have the same few
     everywhere), bound to the table and masks each time a table learns origins. With few sources
-    for the offsets, it counts by source instead."""
+    for many offsets, it counts by source instead (a term costs about 11 bytecodes, a source 20
+    and the sum's calls about 60: the offsets of a straight line are always cheaper)."""
     masks = [f"m{k}" for k in range(len(offsets))]
     shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
     terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
-    by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
-    by_offset = " + ".join(terms) or "0"
-    return eval(  # offsets: ints
-        f"lambda table, {', '.join(masks)}: lambda sources, free: "
-        f"{by_offset} if 3 * sources.bit_count() >= {len(offsets)} else {by_source}",
-        {"bit_list": bit_list},
-    )
+    count = " + ".join(terms) or "0"
+    if len(offsets) > 8:
+        by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
+        count = f"{by_source} if 2 * sources.bit_count() + 6 < {len(offsets)} else {count}"
+    return eval(f"lambda table, {', '.join(masks)}: lambda sources, free: {count}", {"bit_list": bit_list})  # ints
 
 
 class MoveGroup:
     """The moves of pieces on `sources` to the `free` hexes their OriginTable allows, as one run
     of `Turn._runs`: it answers `bit_count()` like a run's mask, and `nth`/`extend` for the codes."""
 
-    __slots__ = ("origins", "sources", "free", "size", "stride")
+    __slots__ = ("origins", "sources", "free", "size", "stride", "bit_count")
 
     def __init__(self, origins: OriginTable, sources: int, free: int, size: int, stride: int):
         self.origins, self.sources, self.free, self.size, self.stride = origins, sources, free, size, stride
-
-    def bit_count(self) -> int:
-        """The number of moves (what int.bit_count() is for a run of single codes)."""
-        return self.size
+        # the number of moves, what int.bit_count() is for a run of single codes: a C call
+        # returning `size` (a method would cost a Python call, and _pick asks each run twice)
+        self.bit_count: Callable[[], int] = size.__index__
 
     def nth(self, k: int) -> int:
         """The code offset (source * stride + target) of the k-th move, in code order: sources
