@@ -137,13 +137,15 @@ class Holdings(Pieces):
         g = self.game
         t = g.tables
         key = ("tile-zone", kind, g.pool_hexes)
-        zone = t.cache.get(key)
-        if zone is None:
-            zone = 0
-            for i in bit_list(t.location | g.pool_hexes):
-                if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
-                    zone |= t.nbr_mask[i]
-            t.cache[key] = zone
+        try:  # (cheaper than t.cache.get, a call)
+            return t.cache[key]
+        except KeyError:
+            pass
+        zone = 0
+        for i in bit_list(t.location | g.pool_hexes):
+            if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
+                zone |= t.nbr_mask[i]
+        t.cache[key] = zone
         return zone
 
     def gain(self, p: int, i: int) -> None:

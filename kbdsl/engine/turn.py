@@ -233,19 +233,20 @@ class Turn(Holdings, Targets, Gold):
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
             risky &= sources
-            if risky:
-                for s in bit_list(risky):
-                    targets = origins.table[s] & free
-                    if not targets:
-                        continue
-                    special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                    if not special:
-                        continue
-                    before = sources & ((1 << s) - 1)
-                    sources ^= before | (1 << s)
-                    if before:
-                        self._group(out, base, origins, before, free, n)
-                    self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+            while risky:  # lowest first (a loop, not bit_list: there are one or two, a call costs more)
+                s = (risky ^ (risky - 1)).bit_length() - 1  # (no negative int: see nth_bit)
+                risky &= risky - 1
+                targets = origins.table[s] & free
+                if not targets:
+                    continue
+                special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                if not special:
+                    continue
+                before = sources & ((1 << s) - 1)
+                sources ^= before | (1 << s)
+                if before:
+                    self._group(out, base, origins, before, free, n)
+                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
             if sources:  # self._group, inline (the common case: the only group)
                 size = origins.count(sources, free)
                 if size:
