@@ -72,7 +72,11 @@ class MoveGroup:
     __slots__ = ("origins", "sources", "free", "size", "stride", "bit_count")
 
     def __init__(self, origins: OriginTable, sources: int, free: int, size: int, stride: int):
-        self.origins, self.sources, self.free, self.size, self.stride = origins, sources, free, size, stride
+        self.origins = origins  # (one assignment each: five at once build and unpack a tuple)
+        self.sources = sources
+        self.free = free
+        self.size = size
+        self.stride = stride
         # the number of moves, what int.bit_count() is for a run of single codes: a C call
         # returning `size` (a method would cost a Python call, and _pick asks each run twice)
         self.bit_count: Callable[[], int] = size.__index__
@@ -85,14 +89,15 @@ class MoveGroup:
         table, free, rest = self.origins.table, self.free, self.sources
         if 2 * k < self.size:
             while rest:
-                s = (rest ^ (rest - 1)).bit_length() - 1  # the lowest source (no negative int: see nth_bit)
+                low = rest & (rest - 1)  # the other sources
+                s = (rest ^ low).bit_length() - 1  # the lowest (three int operations, no negative int)
                 k -= (table[s] & free).bit_count()
                 if k < 0:
                     targets = table[s] & free
                     if k == -1:  # its last target
                         return s * self.stride + targets.bit_length() - 1
                     return s * self.stride + nth_bit(targets, targets.bit_count() + k)
-                rest &= rest - 1
+                rest = low
         else:
             k = self.size - 1 - k  # the k-th from the last move
             while rest:

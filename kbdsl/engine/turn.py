@@ -234,8 +234,9 @@ class Turn(Holdings, Targets, Gold):
             origins, sources, free = grouped
             risky &= sources
             while risky:  # lowest first (a loop, not bit_list: there are one or two, a call costs more)
-                s = (risky ^ (risky - 1)).bit_length() - 1  # (no negative int: see nth_bit)
-                risky &= risky - 1
+                low = risky & (risky - 1)
+                s = (risky ^ low).bit_length() - 1  # (three int operations, no negative int)
+                risky = low
                 targets = origins.table[s] & free
                 if not targets:
                     continue
