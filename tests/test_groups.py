@@ -53,4 +53,4 @@ def test_the_paddock_shape_is_a_few_offsets_on_the_base_board(base_rules):
     state.own[0] = game.tables.all  # every hex a source, for the shape's sake
     origins, sources, _ = state.origin_moves(move, 0)
     assert sources == game.tables.all and origins.known == sources
-    assert len(origins.terms) == 6
+    assert len(origins.by_offset) == 6

@@ -22,16 +22,17 @@ class OriginTable:
     """One board's targets of one action (and card) by origin, also kept as masks by offset.
 
     `table` is the board's cache of targets by origin (Targets.board_table), filled by its owner
-    before `learn`; the offset masks cover the origins learnt so far (`known`)."""
+    before `learn`; the offset masks cover the origins learnt so far (`known`). `count(sources,
+    free)` is the number of moves from `sources` (all known) onto `free` hexes: a function
+    compiled over the offset masks (see _counter)."""
 
-    __slots__ = ("table", "known", "by_offset", "terms", "by_terms")
+    __slots__ = ("table", "known", "by_offset", "count")
 
     def __init__(self, table: list[int | None]):
         self.table = table
         self.known = 0
-        self.by_offset: dict[int, int] = {}
-        self.terms: tuple[tuple[int, int], ...] = ()  # (offset, origins with a target at that offset)
-        self.by_terms = _counter(())()  # count over the terms: (sources, free) -> moves
+        self.by_offset: dict[int, int] = {}  # offset -> origins with a target at that offset
+        self.count: Callable[[int, int], int] = _counter(())(table)
 
     def learn(self, origins: int) -> None:
         """Add these origins (their table entries filled) to the offset masks."""
@@ -43,64 +44,70 @@ class OriginTable:
         self.known |= origins
         if new:
             offsets = tuple(sorted(by))
-            self.terms = tuple((o, by[o]) for o in offsets)
-            self.by_terms = _counter(offsets)(*(by[o] for o in offsets))
-
-    def count(self, sources: int, free: int) -> int:
-        """The number of moves from `sources` (all known) onto `free` hexes."""
-        if 3 * sources.bit_count() < len(self.terms):  # few sources for the offsets: by source is cheaper
-            table = self.table
-            return sum((table[s] & free).bit_count() for s in bit_list(sources))
-        return self.by_terms(sources, free)
+            self.count = _counter(offsets)(table, *(by[o] for o in offsets))
 
 
 @lru_cache(maxsize=64)
 def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int]]:
     """OriginTable.count over the terms of these offsets as one expression (a loop over the terms
-    costs more than their shifts), made from the terms' origin masks: compiled once per set of
-    offsets (a board's straight lines have the same few everywhere), bound to the masks each time
-    a table learns origins."""
+    costs more than their shifts, and a method calling it costs a call), made from the terms'
+    origin masks: compiled once per set of offsets (a board's straight lines have the same few
+    everywhere), bound to the table and masks each time a table learns origins. With few sources
+    for many offsets, it counts by source instead (a term costs about 11 bytecodes, a source 20
+    and the sum's calls about 60: the offsets of a straight line are always cheaper)."""
     masks = [f"m{k}" for k in range(len(offsets))]
     shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
     terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
-    return eval(f"lambda {', '.join(masks)}: lambda sources, free: {' + '.join(terms) or '0'}")  # offsets: ints
+    count = " + ".join(terms) or "0"
+    if len(offsets) > 8:
+        by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
+        count = f"{by_source} if 2 * sources.bit_count() + 6 < {len(offsets)} else {count}"
+    return eval(f"lambda table, {', '.join(masks)}: lambda sources, free: {count}", {"bit_list": bit_list})  # ints
 
 
 class MoveGroup:
     """The moves of pieces on `sources` to the `free` hexes their OriginTable allows, as one run
     of `Turn._runs`: it answers `bit_count()` like a run's mask, and `nth`/`extend` for the codes."""
 
-    __slots__ = ("origins", "sources", "free", "size", "stride")
+    __slots__ = ("origins", "sources", "free", "size", "stride", "bit_count")
 
     def __init__(self, origins: OriginTable, sources: int, free: int, size: int, stride: int):
-        self.origins, self.sources, self.free, self.size, self.stride = origins, sources, free, size, stride
-
-    def bit_count(self) -> int:
-        """The number of moves (what int.bit_count() is for a run of single codes)."""
-        return self.size
+        self.origins = origins  # (one assignment each: five at once build and unpack a tuple)
+        self.sources = sources
+        self.free = free
+        self.size = size
+        self.stride = stride
+        # the number of moves, what int.bit_count() is for a run of single codes: a C call
+        # returning `size` (a method would cost a Python call, and _pick asks each run twice)
+        self.bit_count: Callable[[], int] = size.__index__
 
     def nth(self, k: int) -> int:
         """The code offset (source * stride + target) of the k-th move, in code order: sources
-        are walked from the nearer end."""
+        are walked from the nearer end, k counting down by each one's targets until it drops
+        below 0, at the source of the move (k == -1: the target nearest the next source, found
+        inline)."""
         table, free, rest = self.origins.table, self.free, self.sources
         if 2 * k < self.size:
             while rest:
-                s = (rest ^ (rest - 1)).bit_length() - 1  # the lowest source (no negative int: see nth_bit)
-                targets = table[s] & free
-                size = targets.bit_count()
-                if k < size:
-                    return s * self.stride + nth_bit(targets, k)
-                k -= size
-                rest &= rest - 1
+                low = rest & (rest - 1)  # the other sources
+                s = (rest ^ low).bit_length() - 1  # the lowest (three int operations, no negative int)
+                k -= (table[s] & free).bit_count()
+                if k < 0:
+                    targets = table[s] & free
+                    if k == -1:  # its last target
+                        return s * self.stride + targets.bit_length() - 1
+                    return s * self.stride + nth_bit(targets, targets.bit_count() + k)
+                rest = low
         else:
             k = self.size - 1 - k  # the k-th from the last move
             while rest:
                 s = rest.bit_length() - 1
-                targets = table[s] & free
-                size = targets.bit_count()
-                if k < size:
-                    return s * self.stride + nth_bit(targets, size - 1 - k)
-                k -= size
+                k -= (table[s] & free).bit_count()
+                if k < 0:
+                    targets = table[s] & free
+                    if k == -1:  # its first target
+                        return s * self.stride + (targets ^ (targets - 1)).bit_length() - 1
+                    return s * self.stride + nth_bit(targets, -1 - k)
                 rest ^= 1 << s
         raise IndexError("move group index out of range")
 

@@ -110,12 +110,12 @@ class Pieces:
 
     def _without(self, p: int, i: int) -> int:
         """p's neighbourhood `nb` once p's piece on hex i is gone (own[p] already without it): only
-        the hexes next to i can drop out, those with no other piece of p next to them."""
+        the hexes next to i can drop out, those with no other piece of p next to them (the
+        fewer, in a kingdom of neighbours: they are the ones cleared)."""
         t = self.game.tables
         nbr_mask, own = t.nbr_mask, self.own[p]
         nb = self.nb[p]
-        nb ^= nb & nbr_mask[i]  # nb & ~nbr_mask[i], without a negative int
         for j in t.nbr[i]:
-            if nbr_mask[j] & own:
-                nb |= 1 << j
+            if not nbr_mask[j] & own:
+                nb ^= 1 << j  # (in nb: next to the piece gone)
         return nb

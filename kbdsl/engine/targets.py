@@ -201,18 +201,19 @@ class Targets(Kinds, Hand):
             return None
         card = self.hand[p] if "card" in reads else None
         cache, key = g.tables.cache, ("by-offset", id(action), card)
-        origins = cache.get(key)
-        if origins is None:
+        try:  # (cheaper than cache.get, a call)
+            origins = cache[key]
+        except KeyError:
             origins = cache[key] = OriginTable(self.board_table(action, card))
-        sources = self.move_sources(action, p)
-        missing = sources & ~origins.known
+        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
+        missing = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
         if missing:
             table = origins.table
             for s in bit_list(missing):
                 if table[s] is None:
                     self.board_target(action, card, s)
             origins.learn(missing)
-        return origins, sources, g.tables.all & ~self.occ  # positive: cheaper to shift and mask
+        return origins, sources, g.tables.all ^ self.occ  # the empty hexes, positive: cheaper to shift and mask
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
         """move_targets when every source has the same candidates `cand`: with "adjacent if

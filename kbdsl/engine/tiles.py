@@ -137,13 +137,15 @@ class Holdings(Pieces):
         g = self.game
         t = g.tables
         key = ("tile-zone", kind, g.pool_hexes)
-        zone = t.cache.get(key)
-        if zone is None:
-            zone = 0
-            for i in bit_list(t.location | g.pool_hexes):
-                if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
-                    zone |= t.nbr_mask[i]
-            t.cache[key] = zone
+        try:  # (cheaper than t.cache.get, a call)
+            return t.cache[key]
+        except KeyError:
+            pass
+        zone = 0
+        for i in bit_list(t.location | g.pool_hexes):
+            if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
+                zone |= t.nbr_mask[i]
+        t.cache[key] = zone
         return zone
 
     def gain(self, p: int, i: int) -> None:
@@ -170,8 +172,14 @@ class Holdings(Pieces):
         held = self.tiles[p]
         if len(held) < 2:
             return False
-        kinds = [x.kind for x in held]
-        return any(kinds.count(x.kind) > 1 for x in tiles)
+        for x in tiles:  # loops, not comprehensions: the lists are short, a call costs more
+            seen = False
+            for y in held:
+                if y.kind == x.kind:
+                    if seen:
+                        return True
+                    seen = True
+        return False
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
@@ -212,7 +220,7 @@ class Holdings(Pieces):
         for x in self.tiles[p]:
             if x.kind in now:
                 touching = nbr_mask[x.at] & own
-                if touching & (touching - 1) == 0:
+                if not touching & (touching - 1):
                     out |= touching
         return out
 
@@ -221,14 +229,20 @@ class Holdings(Pieces):
         p holds, or this very move takes (RULINGS 10), a tile of a lost one's kind with another
         status (RULINGS 11): the indexes in DISCARDS of the statuses one may give up instead."""
         g = self.game
-        held = [(x.kind, x.status, x) for x in self.tiles[p]]
+        gained = []  # (kind, status) of the tiles the move takes
         for loc in self.gains(p, to):
             kind = self.tile_on(loc)
-            held.append((kind, "new" if kind in g.wait_a_turn else "unused", None))
+            gained.append((kind, "new" if kind in g.wait_a_turn else "unused"))
         out = []
         for tile in lost:
-            for kind, status, x in held:
-                d = DISCARDS.index(status)
-                if x is not tile and kind == tile.kind and status != tile.status and d not in out:
-                    out.append(d)
+            for x in self.tiles[p]:
+                if x is not tile and x.kind == tile.kind and x.status != tile.status:
+                    d = DISCARDS.index(x.status)
+                    if d not in out:
+                        out.append(d)
+            for kind, status in gained:
+                if kind == tile.kind and status != tile.status:
+                    d = DISCARDS.index(status)
+                    if d not in out:
+                        out.append(d)
         return out

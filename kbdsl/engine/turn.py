@@ -232,7 +232,11 @@ class Turn(Holdings, Targets, Gold):
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
-            for s in bit_list(sources & risky):
+            risky &= sources
+            while risky:  # lowest first (a loop, not bit_list: there are one or two, a call costs more)
+                low = risky & (risky - 1)
+                s = (risky ^ low).bit_length() - 1  # (three int operations, no negative int)
+                risky = low
                 targets = origins.table[s] & free
                 if not targets:
                     continue
@@ -244,8 +248,10 @@ class Turn(Holdings, Targets, Gold):
                 if before:
                     self._group(out, base, origins, before, free, n)
                 self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-            if sources:
-                self._group(out, base, origins, sources, free, n)
+            if sources:  # self._group, inline (the common case: the only group)
+                size = origins.count(sources, free)
+                if size:
+                    out.append((base, MoveGroup(origins, sources, free, size, n)))
             return
         elif what == "place" and action.piece in self.kind_supply:
             if self.kind_supply[action.piece][p] > 0:
@@ -588,7 +594,7 @@ class Turn(Holdings, Targets, Gold):
             self._landed(p, to)
         elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
             self.gain(p, to)
-        if g.lose_now:
+        if g.lose_now and g.tile_near[frm]:  # only a tile by the hex left may lose its last toucher
             self.lose(p, discard, g.lose_now)
 
     def _landed(self, p: int, i: int) -> None:
