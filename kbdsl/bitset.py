@@ -67,16 +67,18 @@ def extend_bits(out: list[int], base: int, mask: int) -> None:
     append = out.append
     base -= 1
     while mask:
-        append(base + (mask ^ (mask - 1)).bit_length())  # the lowest bit (no negative int: see nth_bit)
-        mask &= mask - 1
+        rest = mask & (mask - 1)  # without the lowest bit: three int operations, no negative int
+        append(base + (mask ^ rest).bit_length())
+        mask = rest
 
 
 def dilate(mask: int, nbr_mask: Sequence[int]) -> int:
     """Every hex next to a hex of `mask` (the mask itself not included unless adjacent)."""
     out = 0
     while mask:
-        out |= nbr_mask[(mask ^ (mask - 1)).bit_length() - 1]  # the lowest bit (see nth_bit)
-        mask &= mask - 1
+        rest = mask & (mask - 1)  # without the lowest bit (see extend_bits)
+        out |= nbr_mask[(mask ^ rest).bit_length() - 1]
+        mask = rest
     return out
 
 
