@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, components, dilate, shift_table, shift_text
+from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -702,23 +702,71 @@ def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
 
 
 def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
-    """_line_end on one board shape for one n as one function: per axis d, the starts of n-hex runs
-    (the mask and it moved k steps back, k = 1 .. n-1) give the ends on both sides at once, one step
-    back and n forward. The masked shifts are written inline (a shifter call per step cost two
-    fifths of the instructions); hexes leaving the board drop."""
-    far = lambda d, k: shift_table(_far_steps(steps[d], k))  # noqa: E731
+    """_line_end on one board shape for one n as one function of a few masked shifts per axis
+    (written inline: a shifter call per step cost two fifths of the instructions). A big-int
+    operation costs as much as some ten bytecodes, so the code is laid out to need few: see
+    _axis_code."""
     lines = ["def line_end(m):", "    out = 0"]
     for d in AXES:
-        lines.append("    r = m")
-        pad = "    "
-        for k in range(1, n):
-            lines += [f"{pad}r &= {shift_text('m', far(d + 3, k))}", f"{pad}if r:"]
-            pad += "    "
-        lines.append(f"{pad}out |= {shift_text('r', far(d + 3, 1) + far(d, n))}")
+        fwd = [_far_steps(steps[d], k) for k in range(n + 1)]
+        back = [_far_steps(steps[d + 3], k) for k in range(n + 1)]
+        lines += ["    " + line for line in _axis_code(fwd, back, n)]
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["line_end"]
+
+
+def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]:
+    """Lines adding to `out` the hexes h with fwd^1 h .. fwd^n h in m, and those with back^1 h ..
+    back^n h in m (fwd[k], back[k]: k steps along one axis, each way). When p steps move every
+    hex by one offset o (p = 1 along a row, 2 on a diagonal of an offset layout), m[x], m[x + o],
+    ... m[x + (c - 1)o] is one run set R_c of unmasked shifts, shared: the steps k = r, r + p, ..
+    (one class per r) are R_c read at fwd^r h, and for the far end at back^kmax h, one masked
+    pull each; class r = 0 is a plain shift. Each masked pull keeps only hexes whose n steps stay
+    on the board, so the garbage of the unmasked shifts drops."""
+    size = len(fwd[0])
+    p, o = next(
+        ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
+        (n + 1, 0),  # no period within n steps: every step is a class of its own
+    )
+    classes = [ks for r in range(p) if (ks := [k for k in range(1, n + 1) if k % p == r])]
+    valid_fwd = sum(1 << i for i in range(size) if fwd[n][i] >= 0)
+    valid_back = sum(1 << i for i in range(size) if back[n][i] >= 0)
+    top = max(map(len, classes))
+    shared = top >= 2 and classes[0][0] == p and len(classes[0]) == 1  # R_1 >> o is R_2's shift too
+    lines, run = [f"u = {_shift('m', o)}"] if shared else [], {1: "m"}
+    for c in range(2, top + 1):
+        lines.append(f"r{c} = {run[c - 1]} & {'u' if shared and c == 2 else _shift('m', (c - 1) * o)}")
+        run[c] = f"r{c}"
+    near, far = [], []
+    for ks in classes:
+        x = run[len(ks)]
+        if ks[0] == p:  # class r = 0: steps p, 2p, ...
+            near.append("u" if shared and x == "m" else _shift(x, o))
+            far.append(_shift(x, -len(ks) * o))
+        else:
+            near.append(_pull(x, fwd[ks[0]], valid_fwd))
+            far.append(_pull(x, back[ks[-1]], valid_back))
+    if p == 1:  # only plain shifts: keep the hexes whose n steps stay on the board
+        near.append(str(valid_fwd))
+        far.append(str(valid_back))
+    add = f"out |= {' & '.join(near)} | {' & '.join(far)}"
+    return lines + ([f"if {run[top]}:", "    " + add] if top >= 2 else [add])
+
+
+def _shift(var: str, o: int) -> str:
+    """The Python expression whose bit h is bit h + o of `var`."""
+    return f"({var} >> {o})" if o >= 0 else f"({var} << {-o})"
+
+
+def _pull(var: str, far: list[int], valid: int) -> str:
+    """The Python expression whose bit h, for h in `valid`, is bit far[h] of `var` (else 0)."""
+    by: dict[int, int] = {}
+    for i, j in enumerate(far):
+        if (valid >> i) & 1:
+            by[j - i] = by.get(j - i, 0) | 1 << i
+    return "(" + (" | ".join(f"{_shift(var, o)} & {mask}" for o, mask in by.items()) or "0") + ")"
 
 
 def _far_steps(step: Sequence[int], k: int) -> list[int]:
