@@ -142,6 +142,8 @@ class Ctx:
 
 @dataclass(frozen=True)
 class Compiled:
+    """A compiled expression; a hex set's fn never has a hex off the board (the engine relies on it)."""
+
     type: str
     fn: Fn
     static: bool = False  # depends on the board only: computed once per board and cached
@@ -312,7 +314,7 @@ class Compiler:
         if name in self.v.defines:
             return self._define(node, move, region)
         if name == "own":
-            return Compiled(HEX, lambda c: c.own[c.p])
+            return Compiled(HEX, _own)
         if name == "occupied":
             return Compiled(HEX, lambda c: c.occ)
         if name == "empty":
@@ -450,10 +452,15 @@ class Compiler:
                 self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
                 return Compiled(HEX, lambda c: 0, True)
             f, key = inner.fn, ("line-end", n)
+            own = f is _own  # read inline: one Python frame fewer on a tile's hot path
 
             def line_end(c: Ctx) -> int:
-                run = c.t.cache.get(key)  # the board shape's compiled function (_line_ends)
-                return (run or _line_ends(c.t, n))(f(c))
+                t = c.t
+                try:  # the board shape's compiled function (_line_ends; a subscript is cheaper than .get)
+                    run = t.cache[key]
+                except KeyError:
+                    run = _line_ends(t, n)
+                return run(c.own[c.p] if own else f(c))
 
             return self._maybe_static(HEX, line_end, inner.static)
         if name == "straight":
@@ -616,6 +623,11 @@ def _union(table: dict[str, int], names: list[str]) -> int:
     for n in names:
         m |= table.get(n, 0)
     return m
+
+
+def _own(c: Ctx) -> int:
+    """The word `own` (a function of its own so that callers can read it inline)."""
+    return c.own[c.p]
 
 
 def _floordiv(a: int, b: int) -> int:

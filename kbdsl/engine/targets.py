@@ -30,10 +30,16 @@ class Targets(Kinds, Hand):
         if c is None:
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
             c.drawn = self.drawn
-        c.own = own if own is not None else self.own
-        c.occ = self.occ if occ is None else occ
-        c.owned = c.occ ^ (c.occ & self.neutral_occ) if self.neutral_occ else c.occ  # without a negative int
-        c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
+        c.own = self.own if own is None else own
+        if occ is None:
+            occ = self.occ
+        c.occ = occ
+        neutral = self.neutral_occ
+        c.owned = occ ^ (occ & neutral) if neutral else occ  # without a negative int
+        c.p = p  # (one assignment a field: cheaper than a tuple's)
+        c.card = self.hand[p]
+        c.origin = origin
+        c.region = None  # `built`: set by triggers only
         if c._areas or c.memo:
             c.forget()
         return c
@@ -57,7 +63,7 @@ class Targets(Kinds, Hand):
             c = self.ctx(p)
             if blocked:
                 c.occ |= blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
-            cand = action.target(c) & self.game.tables.all
+            cand = action.target(c)  # on the board: every compiled hex set is (kbdsl.expr.Compiled)
         cand ^= cand & (self.occ | blocked if blocked else self.occ)  # cand & ~taken, without a negative int
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
