@@ -735,8 +735,9 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     hex by one offset o (p = 1 along a row, 2 on a diagonal of an offset layout), m[x], m[x + o],
     ... m[x + (c - 1)o] is one run set R_c of unmasked shifts, shared: the steps k = r, r + p, ..
     (one class per r) are R_c read at fwd^r h, and for the far end at back^kmax h, one masked
-    pull each; class r = 0 is a plain shift. Each masked pull keeps only hexes whose n steps stay
-    on the board, so the garbage of the unmasked shifts drops."""
+    pull each; class r = 0 is a plain shift. With p = 2 the odd class is pulled one step back
+    once, and both ends read it by plain shifts. Each masked pull, or else a last mask, keeps only
+    hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
     size = len(fwd[0])
     p, o = next(
         ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
@@ -751,20 +752,24 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     for c in range(2, top + 1):
         lines.append(f"r{c} = {run[c - 1]} & {'u' if shared and c == 2 else _shift('m', (c - 1) * o)}")
         run[c] = f"r{c}"
-    near, far = [], []
+    near, far, pulled = [], [], []
     for ks in classes:
         x = run[len(ks)]
         if ks[0] == p:  # class r = 0: steps p, 2p, ...
             near.append("u" if shared and x == "m" else _shift(x, o))
             far.append(_shift(x, -len(ks) * o))
+        elif p == 2 <= n:  # the odd steps: x pulled one step back once is read by plain shifts at both ends
+            pulled.append(f"y = {_pull(x, back[1], sum(1 << i for i in range(size) if back[1][i] >= 0))}")
+            near.append(_shift("y", o))
+            far.append(_shift("y", -((ks[-1] - 1) // 2) * o))
         else:
             near.append(_pull(x, fwd[ks[0]], valid_fwd))
             far.append(_pull(x, back[ks[-1]], valid_back))
-    if p == 1:  # only plain shifts: keep the hexes whose n steps stay on the board
+    if p == 1 or pulled:  # plain shifts only: keep the hexes whose n steps stay on the board
         near.append(str(valid_fwd))
         far.append(str(valid_back))
-    add = f"out |= {' & '.join(near)} | {' & '.join(far)}"
-    return lines + ([f"if {run[top]}:", "    " + add] if top >= 2 else [add])
+    body = [*pulled, f"out |= {' & '.join(near)} | {' & '.join(far)}"]
+    return lines + ([f"if {run[top]}:", *("    " + line for line in body)] if top >= 2 else body)
 
 
 def _shift(var: str, o: int) -> str:
