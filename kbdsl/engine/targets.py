@@ -74,14 +74,14 @@ class Targets(Kinds, Hand):
     def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card), for
         p holding one card: the hot path's form, `tables` caching the board's targets by card."""
-        card = self.hand[p]
         try:  # (cheaper than tables.get, a call)
-            targets = tables[card]
+            targets = tables[self.hand[p]]
         except KeyError:
+            card = self.hand[p]
             targets = tables[card] = self.board_target(action, card)
-        taken = self.occ | self.blocked if self.blocked else self.occ
-        targets ^= targets & taken  # targets & ~taken, without a negative int
-        if action.adjacent and not (self.waived and action.kind == "build"):
+        blocked = self.blocked
+        targets ^= targets & (self.occ | blocked if blocked else self.occ)  # targets & ~taken, without a negative int
+        if action.adjacent and not self.waived:  # (a build: the mandatory one or a tile's, kbdsl.engine.setup)
             near = targets & self.nb[p]
             if near:
                 return near
