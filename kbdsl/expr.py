@@ -736,8 +736,9 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     ... m[x + (c - 1)o] is one run set R_c of unmasked shifts, shared: the steps k = r, r + p, ..
     (one class per r) are R_c read at fwd^r h, and for the far end at back^kmax h, one masked
     pull each; class r = 0 is a plain shift. With p = 2 the odd class is pulled one step back
-    once, and both ends read it by plain shifts. Each masked pull, or else a last mask, keeps only
-    hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
+    once, and both ends read it by plain shifts; sets read at one offset are shifted once, as
+    their intersection (for odd n, the same at both ends). Each masked pull, or else a last mask,
+    keeps only hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
     size = len(fwd[0])
     p, o = next(
         ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
@@ -747,34 +748,50 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     valid_fwd = sum(1 << i for i in range(size) if fwd[n][i] >= 0)
     valid_back = sum(1 << i for i in range(size) if back[n][i] >= 0)
     top = max(map(len, classes))
-    shared = top >= 2 and classes[0][0] == p and len(classes[0]) == 1  # R_1 >> o is R_2's shift too
-    lines, run = [f"u = {_shift('m', o)}"] if shared else [], {1: "m"}
+    lines, run = [], {1: "m"}
     for c in range(2, top + 1):
-        lines.append(f"r{c} = {run[c - 1]} & {'u' if shared and c == 2 else _shift('m', (c - 1) * o)}")
+        lines.append(f"r{c} = {run[c - 1]} & {_shift('m', (c - 1) * o)}")
         run[c] = f"r{c}"
-    near, far, pulled = [], [], []
+    near: list[tuple[str, int]] = []  # plain parts of each end: (run set, offset it is read at)
+    far: list[tuple[str, int]] = []
+    masked: tuple[list[str], list[str]] = ([], [])  # masked pulls of each end
+    temps = []  # lines binding y and z, under the guard
     for ks in classes:
         x = run[len(ks)]
         if ks[0] == p:  # class r = 0: steps p, 2p, ...
-            near.append("u" if shared and x == "m" else _shift(x, o))
-            far.append(_shift(x, -len(ks) * o))
+            near.append((x, o))
+            far.append((x, -len(ks) * o))
         elif p == 2 <= n:  # the odd steps: x pulled one step back once is read by plain shifts at both ends
-            pulled.append(f"y = {_pull(x, back[1], sum(1 << i for i in range(size) if back[1][i] >= 0))}")
-            near.append(_shift("y", o))
-            far.append(_shift("y", -((ks[-1] - 1) // 2) * o))
+            temps.append(f"y = {_pull(x, back[1], sum(1 << i for i in range(size) if back[1][i] >= 0))}")
+            near.append(("y", o))
+            far.append(("y", -((ks[-1] - 1) // 2) * o))
         else:
-            near.append(_pull(x, fwd[ks[0]], valid_fwd))
-            far.append(_pull(x, back[ks[-1]], valid_back))
-    if p == 1 or pulled:  # plain shifts only: keep the hexes whose n steps stay on the board
-        near.append(str(valid_fwd))
-        far.append(str(valid_back))
-    body = [*pulled, f"out |= {' & '.join(near)} | {' & '.join(far)}"]
+            masked[0].append(_pull(x, fwd[ks[0]], valid_fwd))
+            masked[1].append(_pull(x, back[ks[-1]], valid_back))
+    ends = [_by_offset(near), _by_offset(far)]
+    both = sorted(v for v, _ in ends[0] if " & " in v and v in {w for w, _ in ends[1]})
+    for i, z in enumerate(both):
+        temps.append(f"z{i} = {z[1:-1]}")
+        ends = [[(f"z{i}" if v == z else v, off) for v, off in end] for end in ends]
+    texts = []
+    for end, pulls, valid in zip(ends, masked, (valid_fwd, valid_back), strict=True):
+        parts = [_shift(v, off) for v, off in end] + pulls
+        texts.append(" & ".join(parts + ([] if pulls else [str(valid)])))  # else: keep hexes whose steps stay on
+    body = [*temps, f"out |= {texts[0]} | {texts[1]}"]
     return lines + ([f"if {run[top]}:", *("    " + line for line in body)] if top >= 2 else body)
+
+
+def _by_offset(parts: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Plain parts grouped by offset: (the intersection of the run sets read there, offset)."""
+    by: dict[int, list[str]] = {}
+    for v, off in parts:
+        by.setdefault(off, []).append(v)
+    return [(f"({' & '.join(vs)})" if len(vs) > 1 else vs[0], off) for off, vs in by.items()]
 
 
 def _shift(var: str, o: int) -> str:
     """The Python expression whose bit h is bit h + o of `var`."""
-    return f"({var} >> {o})" if o >= 0 else f"({var} << {-o})"
+    return var if not o else f"({var} >> {o})" if o > 0 else f"({var} << {-o})"
 
 
 def _pull(var: str, far: list[int], valid: int) -> str:
