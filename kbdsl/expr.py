@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, components, dilate, shift_table, shift_text
+from kbdsl.bitset import bit_list, components, dilate
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -142,6 +142,8 @@ class Ctx:
 
 @dataclass(frozen=True)
 class Compiled:
+    """A compiled expression; a hex set's fn never has a hex off the board (the engine relies on it)."""
+
     type: str
     fn: Fn
     static: bool = False  # depends on the board only: computed once per board and cached
@@ -312,7 +314,7 @@ class Compiler:
         if name in self.v.defines:
             return self._define(node, move, region)
         if name == "own":
-            return Compiled(HEX, lambda c: c.own[c.p])
+            return Compiled(HEX, _own)
         if name == "occupied":
             return Compiled(HEX, lambda c: c.occ)
         if name == "empty":
@@ -450,10 +452,15 @@ class Compiler:
                 self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
                 return Compiled(HEX, lambda c: 0, True)
             f, key = inner.fn, ("line-end", n)
+            own = f is _own  # read inline: one Python frame fewer on a tile's hot path
 
             def line_end(c: Ctx) -> int:
-                run = c.t.cache.get(key)  # the board shape's compiled function (_line_ends)
-                return (run or _line_ends(c.t, n))(f(c))
+                t = c.t
+                try:  # the board shape's compiled function (_line_ends; a subscript is cheaper than .get)
+                    run = t.cache[key]
+                except KeyError:
+                    run = _line_ends(t, n)
+                return run(c.own[c.p] if own else f(c))
 
             return self._maybe_static(HEX, line_end, inner.static)
         if name == "straight":
@@ -618,6 +625,11 @@ def _union(table: dict[str, int], names: list[str]) -> int:
     return m
 
 
+def _own(c: Ctx) -> int:
+    """The word `own` (a function of its own so that callers can read it inline)."""
+    return c.own[c.p]
+
+
 def _floordiv(a: int, b: int) -> int:
     return a // b if b else 0
 
@@ -702,23 +714,93 @@ def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
 
 
 def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
-    """_line_end on one board shape for one n as one function: per axis d, the starts of n-hex runs
-    (the mask and it moved k steps back, k = 1 .. n-1) give the ends on both sides at once, one step
-    back and n forward. The masked shifts are written inline (a shifter call per step cost two
-    fifths of the instructions); hexes leaving the board drop."""
-    far = lambda d, k: shift_table(_far_steps(steps[d], k))  # noqa: E731
+    """_line_end on one board shape for one n as one function of a few masked shifts per axis
+    (written inline: a shifter call per step cost two fifths of the instructions). A big-int
+    operation costs as much as some ten bytecodes, so the code is laid out to need few: see
+    _axis_code."""
     lines = ["def line_end(m):", "    out = 0"]
     for d in AXES:
-        lines.append("    r = m")
-        pad = "    "
-        for k in range(1, n):
-            lines += [f"{pad}r &= {shift_text('m', far(d + 3, k))}", f"{pad}if r:"]
-            pad += "    "
-        lines.append(f"{pad}out |= {shift_text('r', far(d + 3, 1) + far(d, n))}")
+        fwd = [_far_steps(steps[d], k) for k in range(n + 1)]
+        back = [_far_steps(steps[d + 3], k) for k in range(n + 1)]
+        lines += ["    " + line for line in _axis_code(fwd, back, n)]
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["line_end"]
+
+
+def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]:
+    """Lines adding to `out` the hexes h with fwd^1 h .. fwd^n h in m, and those with back^1 h ..
+    back^n h in m (fwd[k], back[k]: k steps along one axis, each way). When p steps move every
+    hex by one offset o (p = 1 along a row, 2 on a diagonal of an offset layout), m[x], m[x + o],
+    ... m[x + (c - 1)o] is one run set R_c of unmasked shifts, shared: the steps k = r, r + p, ..
+    (one class per r) are R_c read at fwd^r h, and for the far end at back^kmax h, one masked
+    pull each; class r = 0 is a plain shift. With p = 2 the odd class is pulled one step back
+    once, and both ends read it by plain shifts; sets read at one offset are shifted once, as
+    their intersection (for odd n, the same at both ends). Each masked pull, or else a last mask,
+    keeps only hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
+    size = len(fwd[0])
+    p, o = next(
+        ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
+        (n + 1, 0),  # no period within n steps: every step is a class of its own
+    )
+    classes = [ks for r in range(p) if (ks := [k for k in range(1, n + 1) if k % p == r])]
+    valid_fwd = sum(1 << i for i in range(size) if fwd[n][i] >= 0)
+    valid_back = sum(1 << i for i in range(size) if back[n][i] >= 0)
+    top = max(map(len, classes))
+    lines, run = [], {1: "m"}
+    for c in range(2, top + 1):
+        lines.append(f"r{c} = {run[c - 1]} & {_shift('m', (c - 1) * o)}")
+        run[c] = f"r{c}"
+    near: list[tuple[str, int]] = []  # plain parts of each end: (run set, offset it is read at)
+    far: list[tuple[str, int]] = []
+    masked: tuple[list[str], list[str]] = ([], [])  # masked pulls of each end
+    temps = []  # lines binding y and z, under the guard
+    for ks in classes:
+        x = run[len(ks)]
+        if ks[0] == p:  # class r = 0: steps p, 2p, ...
+            near.append((x, o))
+            far.append((x, -len(ks) * o))
+        elif p == 2 <= n:  # the odd steps: x pulled one step back once is read by plain shifts at both ends
+            temps.append(f"y = {_pull(x, back[1], sum(1 << i for i in range(size) if back[1][i] >= 0))}")
+            near.append(("y", o))
+            far.append(("y", -((ks[-1] - 1) // 2) * o))
+        else:
+            masked[0].append(_pull(x, fwd[ks[0]], valid_fwd))
+            masked[1].append(_pull(x, back[ks[-1]], valid_back))
+    ends = [_by_offset(near), _by_offset(far)]
+    both = sorted(v for v, _ in ends[0] if " & " in v and v in {w for w, _ in ends[1]})
+    for i, z in enumerate(both):
+        temps.append(f"z{i} = {z[1:-1]}")
+        ends = [[(f"z{i}" if v == z else v, off) for v, off in end] for end in ends]
+    texts = []
+    for end, pulls, valid in zip(ends, masked, (valid_fwd, valid_back), strict=True):
+        parts = [_shift(v, off) for v, off in end] + pulls
+        texts.append(" & ".join(parts + ([] if pulls else [str(valid)])))  # else: keep hexes whose steps stay on
+    body = [*temps, f"out |= {texts[0]} | {texts[1]}"]
+    return lines + ([f"if {run[top]}:", *("    " + line for line in body)] if top >= 2 else body)
+
+
+def _by_offset(parts: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Plain parts grouped by offset: (the intersection of the run sets read there, offset)."""
+    by: dict[int, list[str]] = {}
+    for v, off in parts:
+        by.setdefault(off, []).append(v)
+    return [(f"({' & '.join(vs)})" if len(vs) > 1 else vs[0], off) for off, vs in by.items()]
+
+
+def _shift(var: str, o: int) -> str:
+    """The Python expression whose bit h is bit h + o of `var`."""
+    return var if not o else f"({var} >> {o})" if o > 0 else f"({var} << {-o})"
+
+
+def _pull(var: str, far: list[int], valid: int) -> str:
+    """The Python expression whose bit h, for h in `valid`, is bit far[h] of `var` (else 0)."""
+    by: dict[int, int] = {}
+    for i, j in enumerate(far):
+        if (valid >> i) & 1:
+            by[j - i] = by.get(j - i, 0) | 1 << i
+    return "(" + (" | ".join(f"{_shift(var, o)} & {mask}" for o, mask in by.items()) or "0") + ")"
 
 
 def _far_steps(step: Sequence[int], k: int) -> list[int]:

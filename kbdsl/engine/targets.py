@@ -30,10 +30,16 @@ class Targets(Kinds, Hand):
         if c is None:
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
             c.drawn = self.drawn
-        c.own = own if own is not None else self.own
-        c.occ = self.occ if occ is None else occ
-        c.owned = c.occ ^ (c.occ & self.neutral_occ) if self.neutral_occ else c.occ  # without a negative int
-        c.p, c.card, c.origin, c.region = p, self.hand[p], origin, None  # `built`: set by triggers only
+        c.own = self.own if own is None else own
+        if occ is None:
+            occ = self.occ
+        c.occ = occ
+        neutral = self.neutral_occ
+        c.owned = occ ^ (occ & neutral) if neutral else occ  # without a negative int
+        c.p = p  # (one assignment a field: cheaper than a tuple's)
+        c.card = self.hand[p]
+        c.origin = origin
+        c.region = None  # `built`: set by triggers only
         if c._areas or c.memo:
             c.forget()
         return c
@@ -57,7 +63,7 @@ class Targets(Kinds, Hand):
             c = self.ctx(p)
             if blocked:
                 c.occ |= blocked  # to a target, a blocked hex is as good as taken (`empty` leaves it out)
-            cand = action.target(c) & self.game.tables.all
+            cand = action.target(c)  # on the board: every compiled hex set is (kbdsl.expr.Compiled)
         cand ^= cand & (self.occ | blocked if blocked else self.occ)  # cand & ~taken, without a negative int
         if action.adjacent and not (self.waived and action.kind == "build"):
             near = cand & self.nb[p]
@@ -68,14 +74,14 @@ class Targets(Kinds, Hand):
     def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card), for
         p holding one card: the hot path's form, `tables` caching the board's targets by card."""
-        card = self.hand[p]
         try:  # (cheaper than tables.get, a call)
-            targets = tables[card]
+            targets = tables[self.hand[p]]
         except KeyError:
+            card = self.hand[p]
             targets = tables[card] = self.board_target(action, card)
-        taken = self.occ | self.blocked if self.blocked else self.occ
-        targets ^= targets & taken  # targets & ~taken, without a negative int
-        if action.adjacent and not (self.waived and action.kind == "build"):
+        blocked = self.blocked
+        targets ^= targets & (self.occ | blocked if blocked else self.occ)  # targets & ~taken, without a negative int
+        if action.adjacent and not self.waived:  # (a build: the mandatory one or a tile's, kbdsl.engine.setup)
             near = targets & self.nb[p]
             if near:
                 return near
