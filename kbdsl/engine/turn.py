@@ -615,8 +615,10 @@ class Turn(Holdings, Targets, Gold):
     def _settle(self) -> None:
         """RULINGS 8: a card with no eligible hex leaves the game and another is drawn.
 
-        Also ends a tile action of several steps when nothing more can be done with it. Nothing
-        to do unless mandatory builds are due or such an action goes on (hot callers test that)."""
+        Also ends a tile action of several steps when nothing more can be done with it. It has
+        nothing to do unless such an action goes on or mandatory builds are due with no supply or
+        no target: `pending_left or (mand_left > 0 and not (supply[p] and mandatory_targets()))`,
+        which the hot callers (apply_action, _take_builds, _new_turn) test inline to save a call."""
         g, p = self.game, self.current
         if self.pending_left:
             runs: list[tuple[int, int]] = []
