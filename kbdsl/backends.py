@@ -51,7 +51,7 @@ def _dask(task: Task, plan: Any, work: Sequence[range], jobs: int, address: str 
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
-        raise KbdslError('the dask backend needs Dask: pip install "kbdsl[dask]"') from None
+        raise KbdslError('the dask backend needs Dask: python3 -m pip install ".[dask]" in the kbdsl folder') from None
     if address:
         client, cluster = Client(address), None
     else:

@@ -76,7 +76,7 @@ def test_position_flags_need_a_position(capsys):
     assert "need a position" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(importlib.util.find_spec("cairosvg") is None, reason="CairoSVG (kbdsl[png]) is not installed")
+@pytest.mark.skipif(importlib.util.find_spec("cairosvg") is None, reason="CairoSVG (the png extra) is not installed")
 def test_png_through_cairosvg(capsys, tmp_path):
     out = tmp_path / "x.png"
     assert main(["render", "--preset", "first-game", "-o", str(out)]) == 0

@@ -15,7 +15,7 @@ from kbdsl.render import svg
 from kbdsl.ruleset import BoardSpec, RuleSet, load
 from kbdsl.suggest import did_you_mean
 
-PNG_HELP = "PNG output needs CairoSVG: pip install 'kbdsl[png]'"
+PNG_HELP = 'PNG output needs CairoSVG: python3 -m pip install ".[png]" in the kbdsl folder'
 
 
 def register(sub: argparse._SubParsersAction) -> None:

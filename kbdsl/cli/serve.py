@@ -46,7 +46,8 @@ def serve_http(args: argparse.Namespace) -> int:
 
         from kbdsl.web.app import MAX_MESSAGE, create_app
     except ImportError:
-        print("kbdsl serve --http needs the web extra: python3 -m pip install 'kbdsl[web]'", file=sys.stderr)
+        need = 'kbdsl serve --http needs the web extra: python3 -m pip install ".[web]" in the kbdsl folder'
+        print(need, file=sys.stderr)
         return 2
     if args.bot_delay < 0:
         print("--bot-delay: a number of seconds, 0 or more", file=sys.stderr)

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--batch", type=int, default=8, help="games per task (default 8)")
     p.add_argument("--out", metavar="FILE", help="one row per game: FILE.jsonl (JSON lines) or FILE.csv")
-    p.add_argument("--plot", metavar="DIR", help='PNG plots into DIR (needs matplotlib: pip install "kbdsl[plot]")')
+    p.add_argument("--plot", metavar="DIR", help="PNG plots into DIR (needs matplotlib, the plot extra)")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=cmd_simulate)
@@ -185,7 +185,7 @@ def _need_matplotlib():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise KbdslError('--plot needs matplotlib: pip install "kbdsl[plot]"') from None
+        raise KbdslError('--plot needs matplotlib: python3 -m pip install ".[plot]" in the kbdsl folder') from None
     return plt
 
 
