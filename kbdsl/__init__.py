@@ -1,8 +1,5 @@
 """kbdsl: Kingdom Builder with every piece of content written as data."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("kbdsl")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0+unknown"
+# The one statement of the version: pyproject.toml reads it at build time (tool.setuptools.dynamic), and
+# `kbdsl --version` prints it without importing importlib.metadata.
+__version__ = "0.1.0"

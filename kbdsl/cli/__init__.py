@@ -12,13 +12,23 @@ import sys
 from kbdsl.errors import KbdslError, RuleError
 
 
-def main(argv: list[str] | None = None) -> int:
-    from kbdsl.cli import commands
-
+def _version_flag(parser: argparse.ArgumentParser) -> None:
     from kbdsl import __version__
 
-    parser = argparse.ArgumentParser(prog="kbdsl", description="Kingdom Builder as rules-as-data.")
     parser.add_argument("--version", action="version", version=f"kbdsl {__version__}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    # `kbdsl --version` is answered before any command module (and the engine, Lark, jsonschema behind
+    # them) is imported: a first parser that knows only the global flag.
+    early = argparse.ArgumentParser(prog="kbdsl", add_help=False)
+    _version_flag(early)
+    early.parse_known_args(argv)
+
+    from kbdsl.cli import commands
+
+    parser = argparse.ArgumentParser(prog="kbdsl", description="Kingdom Builder as rules-as-data.")
+    _version_flag(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.register(sub)
     args = parser.parse_args(argv)
