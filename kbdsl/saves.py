@@ -22,11 +22,14 @@ from kbdsl.ruleset import RuleSet, load
 from kbdsl.yamlio import read_yaml, validate
 
 
-def save(state: State, path: str | Path) -> None:
-    """Write the whole state as YAML (.yaml, .yml) or JSON (anything else).
+def save(state: State, path: str | Path, seats: list[str] | None = None) -> None:
+    """Write the whole state as YAML (.yaml, .yml) or JSON (anything else), with who sits in each
+    seat (people and bots by name) when given, so that a resumed game has the same opponents.
 
     A rule folder that is not shipped is named relative to the save, so the two can move together."""
     data = state.to_json()
+    if seats is not None:
+        data["seats"] = list(seats)
     path = Path(path)
     if Path(data["rules"]).is_absolute():
         data["rules"] = os.path.relpath(data["rules"], path.resolve().parent)
@@ -67,10 +70,13 @@ def game_of(data: dict[str, Any], save_path: str | Path, rules: RuleSet | None =
     return Game(rules, Setup.from_json(data["setup"], rules))
 
 
-def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer", "rules")) -> list[str]:
+def differences(
+    state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("viewer", "rules", "seats")
+) -> list[str]:
     """Top-level fields where `state` differs from saved data (JSON-normalised).
 
-    `rules` is left out by default: it is how the save names the rule set it was replayed with."""
+    `rules` is left out by default: it is how the save names the rule set it was replayed with;
+    `seats` is who played, not part of the state."""
 
     def normal(d: dict) -> dict:
         return {k: v for k, v in json.loads(json.dumps(d, sort_keys=True)).items() if k not in ignore}
@@ -79,9 +85,10 @@ def differences(state: State, data: dict[str, Any], ignore: tuple[str, ...] = ("
     return sorted(k for k in set(saved) | set(actual) if saved.get(k) != actual.get(k))
 
 
-def replay_save(path: str | Path, rules: RuleSet | None = None) -> State:
-    """Replay a saved game's log from the start and check it reaches the saved state."""
-    data = read_save(path)
+def replay_save(path: str | Path, rules: RuleSet | None = None, data: dict[str, Any] | None = None) -> State:
+    """Replay a saved game's log from the start and check it reaches the saved state
+    (`data`: the save already read, else it is read from `path`)."""
+    data = read_save(path) if data is None else data
     state = game_of(data, path, rules).new_state()
     for i, move in enumerate(data["log"], 1):
         try:

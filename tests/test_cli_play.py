@@ -347,3 +347,41 @@ def test_terminal_shows_walls_gold_and_dealt_tiles():
     assert f"Tiles lying face up: {lying}" in " ".join(status.split())  # wrapped to 80 columns
     p0, p1 = (line for line in status.splitlines() if "supply" in line and "tiles:" in line)
     assert "gold so far  3" in p0 and "gold so far" not in p1
+
+
+def test_resume_restores_the_saved_seats(capsys, monkeypatch, tmp_path, rules):
+    """A save records who sat where; resuming without --bots plays on against the same bots."""
+    path = tmp_path / "g.json"
+    first = Game.new(rules, 2, seed=5).new_state().targets("build")[0]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{first}\nquit\n"))
+    assert run(capsys, ["play", "--bots", "human,greedy", "--seed", "5", "--no-color", "--save", str(path)])[0] == 0
+    assert json.loads(path.read_text())["seats"] == ["human", "greedy"]
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    code, out, _ = run(capsys, ["play", "--resume", str(path), "--no-color"])
+    assert code == 0 and "P1 greedy" in out and "P1 random" not in out
+    assert json.loads(path.read_text())["seats"] == ["human", "greedy"]
+    data = json.loads(path.read_text())
+    del data["seats"]  # a save from before seats were recorded: a person against random bots
+    path.write_text(json.dumps(data))
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    code, out, _ = run(capsys, ["play", "--resume", str(path), "--no-color"])
+    assert code == 0 and "P1 random" in out
+
+
+@pytest.mark.parametrize("argv, seats", [
+    (["--bots", "greedy,random"], ["greedy", "random"]),
+    (["--bots", "greedy", "--players", "3"], ["greedy"] * 3),
+])
+def test_bots_mean_one_entry_per_seat_in_play_and_simulate(capsys, monkeypatch, tmp_path, argv, seats):
+    monkeypatch.setattr("sys.stdin", NoInput())
+    path = tmp_path / "g.json"
+    assert run(capsys, ["play", *argv, "--seed", "2", "--quiet", "--save", str(path)])[0] == 0
+    assert json.loads(path.read_text())["seats"] == seats
+    out = tmp_path / "rows.jsonl"
+    assert run(capsys, ["simulate", *argv, "--games", "1", "--no-progress", "--out", str(out)])[0] == 0
+    assert json.loads(out.read_text().splitlines()[0])["bots"] == seats
+
+
+def test_simulate_refuses_a_seat_count_that_disagrees_with_bots(capsys):
+    code, _, err = run(capsys, ["simulate", "--players", "3", "--bots", "greedy,random", "--games", "1"])
+    assert code == 2 and "--players 3 but --bots names 2 seats" in err

@@ -54,9 +54,10 @@ Commands:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("play", help="play a game in the terminal (people and bots in any mix)")
-    p.add_argument("--players", type=int, help="number of players (default 2, or the number of --bots entries)")
+    p.add_argument("--players", type=int, help="number of players (default: the number of --bots entries, or 2)")
     p.add_argument(
-        "--bots", help=f"one entry per seat: {HUMAN}, {', '.join(BOTS)} or a plug-in module:attribute (e.g. human,hard)"
+        "--bots",
+        help=f"{HUMAN}, {', '.join(BOTS)} or a plug-in module:attribute, {SEATS_HELP} (e.g. human,hard)",
     )
     add_setup_flags(p)
     p.add_argument("--save", metavar="FILE", help="write the state after every turn (JSON, or YAML for .yaml/.yml)")
@@ -135,24 +136,31 @@ def parse_boards(primary: str | None, others: Sequence[str]) -> list[str] | dict
     return out
 
 
-def parse_seats(players: int | None, bots: str | None) -> list[str]:
-    """Who sits where: a bot name or 'human' per seat (default: one person against random bots)."""
+SEATS_HELP = "one entry per seat, so its length is the number of players; a single entry fills every seat"
+
+
+def parse_seats(players: int | None, bots: str | None, *, default: int = 2, people: bool = True) -> list[str]:
+    """Who sits where, with one meaning in every command (SEATS_HELP): a bot name or 'human' per seat;
+    a single entry fills `players` seats (else `default`); with no entry, one person against random bots."""
     kinds = []
     for k in split_list(bots) or []:
-        if k.lower() == HUMAN:
+        if k.lower() == HUMAN and people:
             kinds.append(HUMAN)
             continue
         try:
             kinds.append(bot_name(k))
         except ValueError as e:
+            allowed = f"{HUMAN}, " if people else ""
             raise KbdslError(
-                f"unknown player kind {k!r} in --bots ({HUMAN}, {', '.join(BOTS)} or a plug-in): {e}"
+                f"unknown player kind {k!r} in --bots ({allowed}{', '.join(BOTS)} or a plug-in): {e}"
             ) from None
     if not kinds:
-        n = players if players is not None else 2
-        return [HUMAN] + ["random"] * (n - 1) if n > 0 else []
+        n = players if players is not None else default
+        return ([HUMAN] + ["random"] * (n - 1) if people else ["random"] * n) if n > 0 else []
+    if len(kinds) == 1:
+        return kinds * (players if players is not None else default)
     if players is not None and players != len(kinds):
-        raise KbdslError(f"--players {players} but --bots names {len(kinds)} seat(s)")
+        raise KbdslError(f"--players {players} but --bots names {len(kinds)} seats ({SEATS_HELP})")
     return kinds
 
 
@@ -419,26 +427,30 @@ def winners_line(state: State) -> str:
 
 def cmd_play(args: argparse.Namespace) -> int:
     if args.resume:
-        state = replay_save(args.resume, load(args.rules) if args.rules else None)
+        data = read_save(args.resume)
+        state = replay_save(args.resume, load(args.rules) if args.rules else None, data)
         players = state.players
-        seats = parse_seats(args.players if args.players is not None else (None if args.bots else players), args.bots)
+        # Given seats replace the saved ones; a save written before seats were recorded: a person
+        # against random bots.
+        given = "--bots" if args.bots else "the save"
+        seats = parse_seats(None, args.bots or ",".join(data.get("seats", [])), default=players)
         if len(seats) != players:
-            raise KbdslError(f"{args.resume} is a game of {players} players; --bots names {len(seats)} seat(s)")
+            raise KbdslError(f"{args.resume} is a game of {players} players; {given} names {len(seats)} seat(s)")
     else:
         seats = parse_seats(args.players, args.bots)
         state = game_from_args(args, len(seats)).new_state()
     seed = state.game.setup.seed  # drawn from the operating system when --seed is not given
     target = args.save or args.resume
     if target:
-        save(state, target)  # an unwritable path is refused now, not after the game
+        save(state, target, seats)  # an unwritable path is refused now, not after the game
     bots = {p: make_bot(kind, f"{seed}:{p}:{kind}") for p, kind in enumerate(seats) if kind != HUMAN}
-    on_turn = (lambda s: save(s, target)) if target else None
+    on_turn = (lambda s: save(s, target, seats)) if target else None
     width = args.width or terminal_width(sys.stdout)
     session = Session(state, seats, bots, color=_color(args), quiet=args.quiet, width=width, on_turn=on_turn)
     complete = session.run()
     session.finish(complete)
     if target:
-        save(session.state, target)
+        save(session.state, target, seats)
         if not args.quiet:
             print(f"Saved to {target} ({len(session.state.log)} moves)")
     return 0

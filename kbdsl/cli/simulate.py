@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+from kbdsl.cli.play import SEATS_HELP
 from kbdsl.errors import KbdslError
 
 
@@ -16,8 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("simulate", help="play many bot games and summarise balance (bots, cards, tiles, seats)")
     p.add_argument("--rules", default="base", help="rule folder or shipped name (default: base)")
     p.add_argument("--games", type=int, default=200)
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--bots", default="random", help="comma-separated bot per seat, repeated as needed")
+    p.add_argument("--players", type=int, help="number of players (default: the number of --bots entries, or 4)")
+    p.add_argument("--bots", default="random", help=f"bots by name or plug-in module:attribute, {SEATS_HELP}")
     p.add_argument("--rotate-seats", action="store_true", help="game i moves every bot i seats on")
     p.add_argument("--seed", type=int, default=0, help="game i uses seed+i")
     p.add_argument("--sections", help="fixed main-board sections (else drawn per game)")
@@ -36,17 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_simulate(args) -> int:
-    from kbdsl.bots import bot_name
-    from kbdsl.cli.play import parse_options, split_list
+    from kbdsl.cli.play import parse_options, parse_seats, split_list
     from kbdsl.ruleset import load
     from kbdsl.simulate import Plan, simulate
 
-    try:
-        bots = tuple(bot_name(b) for b in split_list(args.bots) or ())
-    except ValueError as e:
-        raise KbdslError(f"--bots: {e}") from None
-    if not bots:
+    if not split_list(args.bots):
         raise KbdslError("--bots names no bot")
+    bots = tuple(parse_seats(args.players, args.bots, default=4, people=False))
+    players = len(bots)
     if args.games < 1 or args.jobs < 1 or args.batch < 1:
         raise KbdslError("--games, --jobs and --batch must be at least 1")
     if args.out and Path(args.out).suffix not in (".jsonl", ".csv"):
@@ -57,7 +55,7 @@ def cmd_simulate(args) -> int:
     split = lambda v: tuple(split_list(v)) if v else None  # noqa: E731
     plan = Plan(
         args.rules,
-        args.players,
+        players,
         bots,
         args.seed,
         split(args.sections),
@@ -155,7 +153,7 @@ def write_rows(rows: list[dict], path: Path) -> None:
 def text_report(report: dict, args, bots: tuple[str, ...]) -> str:
     ci = lambda d: f"{d['mean']:.1f} ({d['low']:.1f}-{d['high']:.1f})"  # noqa: E731
     lines = [
-        f"{report['games']} games of {args.rules}, {args.players} players ({', '.join(bots)}), "
+        f"{report['games']} games of {args.rules}, {len(bots)} players ({', '.join(bots)}), "
         f"{report['seconds']} s; {ci(report['turns_per_game'])} turns, {ci(report['moves_per_game'])} moves a game; "
         f"{report['shared_wins']} shared wins",
         "win rate by seat:  " + "  ".join(f"P{p} {w:.1%}" for p, w in enumerate(report["win_rate_by_seat"])),
