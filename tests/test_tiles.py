@@ -74,3 +74,21 @@ def test_a_second_tile_of_an_action_going_on_is_not_offered_again(tmp_path):
     s.play(next(m for m in s.legal_moves() if m.do == "farm"))  # the action's second step ...
     assert not s.pending_left and s.usable_tiles(0) == ["farm"]  # ... ends it, the second farm waits
     assert any(m.do == "farm" for m in s.legal_moves())  # and may be used now
+
+
+def test_losing_one_of_two_copies_gives_up_the_used_one_unless_the_move_says_otherwise():
+    """RULINGS 11 default (issue 20.22): no `discard` drops the used copy; the list offers the default
+    and one variant for the other status (the lost tile itself), and naming "used" is the default."""
+    from kbdsl.moves import Move
+    from kbdsl.scenario import scenario_position
+
+    doc = Path(__file__).resolve().parent.parent / "rules/base/scenarios/turns/r11-discard-default.yaml"
+    state = scenario_position(doc)  # the move played with no discard
+    before = scenario_position(doc.with_name("r11-discard-must-match.yaml"))
+    moves = [m for m in before.legal_moves() if m.do == "paddock" and m.frm == "15,13" and m.to == "15,15"]
+    assert sorted(str(m.discard) for m in moves) == ["None", "unused"]
+    plain, named = before.clone(), before.clone()
+    plain.play(Move("paddock", "15,15", "15,13"))
+    named.play({"do": "paddock", "from": "15,13", "to": "15,15", "discard": "used"})
+    assert plain.to_json()["tiles"] == named.to_json()["tiles"] == state.to_json()["tiles"]
+    assert [t["used"] for t in plain.to_json()["tiles"][0] if t["tile"] == "farm"] == [False]

@@ -127,8 +127,8 @@ class State(Turn):
         legal = set(self.legal_actions())
         if code not in legal and move.discard is not None:
             plain = self.game.to_code(move._replace(discard=None))
-            if plain in legal and self.loses_status(move, move.discard):
-                code = plain  # discarding the lost tile itself is what happens anyway
+            if plain in legal and self.discard_applies(move, move.discard):
+                code = plain  # an applicable status that is not a listed variant is the default's
         if code not in legal:
             raise IllegalMove(move, why_illegal(self, move, code))
         before = snapshot(self)

@@ -11,6 +11,16 @@ from kbdsl.bitset import bit_list
 from kbdsl.engine.pieces import Pieces
 from kbdsl.moves import DISCARDS
 
+# RULINGS 11: losing one of two same-kind tiles, a move that names no `discard` gives up the copy
+# worth least to the player now: a used one (spent this turn, or for good), then a new one (usable
+# from the next turn), and an unused one last.
+GIVE_UP_FIRST = {"used": 0, "new": 1, "unused": 2}
+
+
+def default_give_up(statuses: list[str]) -> str:
+    """The status a move without `discard` gives up among the copies of one kind (RULINGS 11)."""
+    return min(statuses, key=GIVE_UP_FIRST.__getitem__)
+
 
 class Tile:
     """A location tile held by a player: its kind, the hex it came from, its turn status.
@@ -190,11 +200,14 @@ class Holdings(Pieces):
         now: dict[int, Tile] = {}  # lost tiles given a twin's status meanwhile: id of the old -> the new
         for tile in lost:
             tile = now.get(id(tile), tile)
+            give_up = discard
+            if give_up is None:
+                give_up = default_give_up([x.status for x in held if x.kind == tile.kind])
             twin = next(
                 (
                     k
                     for k, x in enumerate(held)
-                    if x.kind == tile.kind and x is not tile and x.status == discard and x.status != tile.status
+                    if x.kind == tile.kind and x is not tile and x.status == give_up and x.status != tile.status
                 ),
                 None,
             )
@@ -224,25 +237,27 @@ class Holdings(Pieces):
                     out |= touching
         return out
 
+    def copy_statuses(self, p: int, to: int, tile: Tile) -> list[str]:
+        """The statuses among which a move of p's onto `to` that loses `tile` gives one up (RULINGS
+        11): those of the tiles of its kind p holds, the lost one included, and of those this very
+        move takes (RULINGS 10)."""
+        g = self.game
+        out = [x.status for x in self.tiles[p] if x.kind == tile.kind]
+        for loc in self.gains(p, to):
+            if self.tile_on(loc) == tile.kind:
+                out.append("new" if tile.kind in g.wait_a_turn else "unused")
+        return out
+
     def discard_choices(self, p: int, to: int, lost: list[Tile]) -> list[int]:
         """The extra discard variants of a move of p's onto `to` that loses the tiles `lost`, while
-        p holds, or this very move takes (RULINGS 10), a tile of a lost one's kind with another
-        status (RULINGS 11): the indexes in DISCARDS of the statuses one may give up instead."""
-        g = self.game
-        gained = []  # (kind, status) of the tiles the move takes
-        for loc in self.gains(p, to):
-            kind = self.tile_on(loc)
-            gained.append((kind, "new" if kind in g.wait_a_turn else "unused"))
+        p holds, or this very move takes, a tile of a lost one's kind with another status: the
+        indexes in DISCARDS of the statuses one may give up instead of the default's."""
         out = []
         for tile in lost:
-            for x in self.tiles[p]:
-                if x is not tile and x.kind == tile.kind and x.status != tile.status:
-                    d = DISCARDS.index(x.status)
-                    if d not in out:
-                        out.append(d)
-            for kind, status in gained:
-                if kind == tile.kind and status != tile.status:
-                    d = DISCARDS.index(status)
-                    if d not in out:
-                        out.append(d)
+            statuses = self.copy_statuses(p, to, tile)
+            default = default_give_up(statuses)
+            for status in statuses:
+                d = DISCARDS.index(status)
+                if status != default and d not in out:
+                    out.append(d)
         return out

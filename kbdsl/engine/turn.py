@@ -332,14 +332,16 @@ class Turn(Holdings, Targets, Gold):
             mine = sum(1 << i for i in self.centres(action.piece, mine))
         return mine & action.source(self.ctx(p)) if action.source else mine
 
-    def loses_status(self, move: Move, status: str) -> bool:
-        """Whether `move` (a tile move) loses a tile of this status on its own."""
+    def discard_applies(self, move: Move, status: str) -> bool:
+        """Whether `move` (a tile move) loses a tile of a kind one of whose copies has this status
+        (RULINGS 11): then naming it is either a listed variant or what the default does anyway."""
         g, p = self.game, self.current
         if move.frm is None:
             return False
         t = g.tables
-        own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << t.index[g.board.hex(move.to)])
-        return any(x.status == status for x in self.lost(p, g.lose_now, own))
+        to = t.index[g.board.hex(move.to)]
+        own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << to)
+        return any(status in self.copy_statuses(p, to, x) for x in self.lost(p, g.lose_now, own))
 
     # -- applying ----------------------------------------------------------------
     def apply_action(self, code: int) -> None:
