@@ -237,24 +237,35 @@ class Holdings(Pieces):
                     out |= touching
         return out
 
-    def copy_statuses(self, p: int, to: int, tile: Tile) -> list[str]:
+    def copy_statuses(self, p: int, to: int, tile: Tile, using: str | None) -> list[str]:
         """The statuses among which a move of p's onto `to` that loses `tile` gives one up (RULINGS
-        11): those of the tiles of its kind p holds, the lost one included, and of those this very
-        move takes (RULINGS 10)."""
+        11), as they will be when the loss is checked: those of the tiles of its kind p holds, the
+        lost one included, with the copy the move uses (of kind `using`, as `mark_used` picks it)
+        spent, and those this very move takes (RULINGS 10)."""
         g = self.game
-        out = [x.status for x in self.tiles[p] if x.kind == tile.kind]
+        out = []
+        for x in self.tiles[p]:
+            if x.kind != tile.kind:
+                continue
+            if x.kind == using and x.fresh is x:
+                using = None  # the first fresh copy is the one used
+                if x.kind not in g.single_use:
+                    out.append("used")
+                continue
+            out.append(x.status)
         for loc in self.gains(p, to):
             if self.tile_on(loc) == tile.kind:
                 out.append("new" if tile.kind in g.wait_a_turn else "unused")
         return out
 
-    def discard_choices(self, p: int, to: int, lost: list[Tile]) -> list[int]:
-        """The extra discard variants of a move of p's onto `to` that loses the tiles `lost`, while
-        p holds, or this very move takes, a tile of a lost one's kind with another status: the
-        indexes in DISCARDS of the statuses one may give up instead of the default's."""
+    def discard_choices(self, p: int, to: int, lost: list[Tile], using: str | None) -> list[int]:
+        """The extra discard variants of a move of p's onto `to` (using a tile of kind `using`) that
+        loses the tiles `lost`, while p holds, or this very move takes, a tile of a lost one's kind
+        with another status: the indexes in DISCARDS of the statuses one may give up instead of the
+        default's."""
         out = []
         for tile in lost:
-            statuses = self.copy_statuses(p, to, tile)
+            statuses = self.copy_statuses(p, to, tile, using)
             default = default_give_up(statuses)
             for status in statuses:
                 d = DISCARDS.index(status)

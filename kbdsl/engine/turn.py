@@ -306,6 +306,7 @@ class Turn(Holdings, Targets, Gold):
         discard variants (a special target loses every lifted tile), the other targets as runs
         between them, in code order."""
         g, p = self.game, self.current
+        using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
         rest = targets
         for i in bit_list(special):
             lower = rest & ((1 << i) - 1)
@@ -313,7 +314,7 @@ class Turn(Holdings, Targets, Gold):
                 out.append((code, lower))
             rest ^= lower | (1 << i)
             out.append((code + i, 1))
-            for d in self.discard_choices(p, i, lifted):
+            for d in self.discard_choices(p, i, lifted, using):
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
@@ -341,7 +342,9 @@ class Turn(Holdings, Targets, Gold):
         t = g.tables
         to = t.index[g.board.hex(move.to)]
         own = (self.own[p] ^ (1 << t.index[g.board.hex(move.frm)])) | (1 << to)
-        return any(status in self.copy_statuses(p, to, x) for x in self.lost(p, g.lose_now, own))
+        kind = g.kind_index[move.do]
+        using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
+        return any(status in self.copy_statuses(p, to, x, using) for x in self.lost(p, g.lose_now, own))
 
     # -- applying ----------------------------------------------------------------
     def apply_action(self, code: int) -> None:
