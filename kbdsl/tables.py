@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import bit_list, components, dilate, shift_table, shifter
+from kbdsl.bitset import bit_list, components, grower, shift_table, shifter
 from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph, trim
 from kbdsl.ruleset import RuleSet
 
@@ -35,6 +35,7 @@ class Shape:
     nbr_mask: list[int]
     steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
     shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
+    grow: Callable[[int], int]  # grow(mask): every hex next to one of mask, as dilate (bitset.grower)
     edge: int
     lines: list[int]
     line_ids: list[str]
@@ -85,6 +86,7 @@ class Shape:
             nbr_mask,
             steps,
             shifts,
+            grower(steps, nbr_mask),
             edge,
             list(lines.values()),
             list(lines),
@@ -112,7 +114,7 @@ class Part:
 
     @classmethod
     def from_graph(cls, g: nx.Graph, shape: Shape) -> Part:
-        index, nbr_mask = shape.index, shape.nbr_mask
+        index, grow = shape.index, shape.grow
         hexes = 0
         terrain: dict[str, int] = {}
         locations: dict[str, int] = {}
@@ -139,8 +141,8 @@ class Part:
                     flags[f] |= bit
         fields, seams = [], []
         for t, m in plain.items():
-            for c in components(m, nbr_mask):
-                outside = dilate(c, nbr_mask) & ~hexes
+            for c in components(m, grow):
+                outside = grow(c) & ~hexes
                 if outside:
                     seams.append((t, c, outside))
                 else:

@@ -10,7 +10,7 @@ a hex and its six neighbours (a footprint), and what may move it.
 
 from __future__ import annotations
 
-from kbdsl.bitset import bit_list, dilate
+from kbdsl.bitset import bit_list
 from kbdsl.engine.pieces import Pieces
 
 
@@ -102,7 +102,7 @@ class Kinds(Pieces):
             cover = self.cover(kind, i)
             if cover and cover & allowed == cover:
                 out |= 1 << i
-                if dilate(cover, self.game.tables.nbr_mask) & self.own[p] & ~cover:
+                if self.game.tables.grow(cover) & self.own[p] & ~cover:
                     near |= 1 << i
         if required or (adjacent and near):
             return near
@@ -114,7 +114,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i)
         self.own[p] |= cover
         self.occ |= cover
-        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.nb[p] = self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
@@ -128,7 +128,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i) if kind not in self.game.footprints else self.kind_own[kind][p]
         self.own[p] &= ~cover
         self.occ &= ~cover
-        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.nb[p] = self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] &= ~cover
         self.kind_supply[kind][p] += 1
         if kind in self.game.aura_kinds:
@@ -163,7 +163,7 @@ class Kinds(Pieces):
         for k in self.game.aura_kinds:
             for m in self.kind_own[k]:
                 out |= m & keep
-        return dilate(out, self.game.tables.nbr_mask) if out else 0
+        return self.game.tables.grow(out) if out else 0
 
     def _block(self) -> None:
         self.blocked = self._aura()
