@@ -523,8 +523,11 @@ class Compiler:
         if left.type == right.type == BOOL:
             fn = (lambda c: lf(c) and rf(c)) if node.op == "&" else (lambda c: lf(c) or rf(c))
             return Compiled(BOOL, fn, static)
-        lf = self._expect(node.left, HEX, **kw).fn if left.type == BOOL else lf
-        rf = self._expect(node.right, HEX, **kw).fn if right.type == BOOL else rf
+        if BOOL in (left.type, right.type):  # a truth value and a hex set: the truth value first
+            test, hexes = (lf, rf) if left.type == BOOL else (rf, lf)
+            if node.op == "&":  # all or nothing & hexes: the hexes are found only if needed
+                return self._maybe_static(HEX, lambda c: hexes(c) if test(c) else 0, static)
+            return self._maybe_static(HEX, lambda c: c.t.all if test(c) else hexes(c), static)
         fn = (lambda c: lf(c) & rf(c)) if node.op == "&" else (lambda c: lf(c) | rf(c))
         return self._maybe_static(HEX, fn, static)
 

@@ -36,6 +36,8 @@ class Shape:
     steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
     shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
     grow: Callable[[int], int]  # grow(mask): every hex next to one of mask, as dilate (bitset.grower)
+    six: int  # hexes with six neighbours (where a piece covering a hex and its neighbours fits)
+    inner: int  # hexes of six whose six neighbours all lie along the directions (steps)
     edge: int
     lines: list[int]
     line_ids: list[str]
@@ -79,6 +81,12 @@ class Shape:
             for side in a.get("sides", ()):
                 sides[side] = sides.get(side, 0) | 1 << i
         shifts = [shifter(shift_table(step)) for step in steps]  # kbdsl.bitset.shifter
+        six = inner = 0
+        for i, ns in enumerate(nbr):
+            if len(ns) == 6:
+                six |= 1 << i
+                if sorted(step[i] for step in steps) == ns:
+                    inner |= 1 << i
         return cls(
             ids,
             index,
@@ -87,6 +95,8 @@ class Shape:
             steps,
             shifts,
             grower(steps, nbr_mask),
+            six,
+            inner,
             edge,
             list(lines.values()),
             list(lines),

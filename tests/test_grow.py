@@ -49,3 +49,34 @@ def test_grow_adds_neighbours_that_lie_in_no_direction():
     grow = grower(steps, nbr)
     for mask in range(256):
         assert grow(mask) == dilate(mask, nbr), bin(mask)
+
+
+def footprint_targets(state, kind: str, p: int, allowed: int, adjacent: bool, required: bool) -> int:
+    """Kinds.kind_targets for a piece covering a hex and its neighbours, hex by hex."""
+    t = state.game.tables
+    out = near = 0
+    for i in range(t.n):
+        cover = state.cover(kind, i)
+        if allowed >> i & 1 and cover and cover & allowed == cover:
+            out |= 1 << i
+            if dilate(cover, t.nbr_mask) & state.own[p] & ~cover:
+                near |= 1 << i
+    return near if required or (adjacent and near) else out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120), st.booleans(), st.booleans())
+def test_footprint_targets_are_the_per_hex_definition(seed, moves, adjacent, required):
+    rules = shipped("crossroads")
+    state = Game.new(rules, players=2, seed=seed).new_state()
+    rng = random.Random(seed)
+    while moves and not state.over:
+        state.apply_action(state.sample_action(rng))
+        moves -= 1
+    t, p = state.game.tables, state.current
+    for kind in state.game.footprints:
+        for _ in range(5):
+            allowed = rng.getrandbits(t.n) | rng.getrandbits(t.n) | rng.getrandbits(t.n)
+            allowed ^= allowed & state.occ  # place_targets offers empty hexes only
+            got = state.kind_targets(kind, p, allowed, adjacent, required)
+            assert got == footprint_targets(state, kind, p, allowed, adjacent, required)

@@ -97,13 +97,22 @@ class Kinds(Pieces):
         if kind not in self.game.footprints:
             near = allowed & self.nb[p] if adjacent or required else 0
             return near if near or required else allowed
-        out = near = 0
-        for i in bit_list(allowed):
-            cover = self.cover(kind, i)
-            if cover and cover & allowed == cover:
+        # the centres whose cover lies in `allowed`: a hex of it whose neighbour in each direction
+        # is in it, i.e. in the masked shift of it each way (Tables.shifts), or, with a neighbour
+        # in no direction, hex by hex
+        t = self.game.tables
+        out = allowed & t.inner
+        for shift in t.shifts:
+            if not out:
+                break
+            out &= shift(allowed)
+        for i in bit_list(allowed & (t.six ^ t.inner)):
+            if t.nbr_mask[i] & allowed == t.nbr_mask[i]:
                 out |= 1 << i
-                if self.game.tables.grow(cover) & self.own[p] & ~cover:
-                    near |= 1 << i
+        # next to p's pieces: an own hex next to the cover, so within two steps of the centre
+        # (the cover, on allowed hexes, holds none)
+        around = self.nb[p]
+        near = out & (around | t.grow(around)) if out else 0
         if required or (adjacent and near):
             return near
         return out
