@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, components, dilate
+from kbdsl.bitset import bit_list, components
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -136,7 +136,7 @@ class Ctx:
         """The current player's settlement areas (cached per evaluation)."""
         found = self._areas.get(self.p)
         if found is None:
-            found = self._areas[self.p] = components(self.own[self.p], self.t.nbr_mask)
+            found = self._areas[self.p] = components(self.own[self.p], self.t.grow)
         return found
 
 
@@ -428,7 +428,7 @@ class Compiler:
             inner = self._expect(node.args[0], HEX, **kw)
             f = inner.fn
             if len(node.args) == 1:
-                return self._maybe_static(HEX, lambda c: dilate(f(c), c.t.nbr_mask), inner.static)
+                return self._maybe_static(HEX, lambda c: c.t.grow(f(c)), inner.static)
             n = self._int_arg(node, 1)
             return self._maybe_static(HEX, lambda c: _touching(f(c), n, c.t), inner.static)
         if name == "within":
@@ -512,6 +512,10 @@ class Compiler:
         return self._maybe_static(HEX, lambda c: fn(f(c), n, c.t), inner.static)
 
     def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
+        if node.op == "&":
+            near = self._and_next_to(node, kw)
+            if near is not None:
+                return near
         left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)
         if INT in (left.type, right.type):
             return self._err(node.pos, f"'{node.op}' combines hex sets or truth values, not numbers")
@@ -519,10 +523,37 @@ class Compiler:
         if left.type == right.type == BOOL:
             fn = (lambda c: lf(c) and rf(c)) if node.op == "&" else (lambda c: lf(c) or rf(c))
             return Compiled(BOOL, fn, static)
-        lf = self._expect(node.left, HEX, **kw).fn if left.type == BOOL else lf
-        rf = self._expect(node.right, HEX, **kw).fn if right.type == BOOL else rf
+        if BOOL in (left.type, right.type):  # a truth value and a hex set: the truth value first
+            test, hexes = (lf, rf) if left.type == BOOL else (rf, lf)
+            if node.op == "&":  # all or nothing & hexes: the hexes are found only if needed
+                return self._maybe_static(HEX, lambda c: hexes(c) if test(c) else 0, static)
+            return self._maybe_static(HEX, lambda c: c.t.all if test(c) else hexes(c), static)
         fn = (lambda c: lf(c) & rf(c)) if node.op == "&" else (lambda c: lf(c) | rf(c))
         return self._maybe_static(HEX, fn, static)
+
+    def _and_next_to(self, node: ast.BoolOp, kw: dict) -> Compiled | None:
+        """`A & next-to(B)` or `A & !next-to(B)`, either way round, as `_near` (A's hexes with a
+        neighbour in B, found from A's when A is the smaller side: "built & next-to(other)" looks
+        at the one hex built, not at every hex next to another player's); None for other forms."""
+        found = _next_to_side(node)
+        if found is None:
+            return None
+        a_node, b_node, near = found
+        if a_node is node.left:  # compiled in the order of the text, as _boolop would
+            a = self.compile(a_node, **kw)
+            b = self._expect(b_node.args[0], HEX, **kw)
+        else:
+            b = self._expect(b_node.args[0], HEX, **kw)
+            a = self.compile(a_node, **kw)
+        if a.type == INT:
+            return self._err(node.pos, f"'{node.op}' combines hex sets or truth values, not numbers")
+        af, bf = a.fn, b.fn
+        if a.type == BOOL:  # a truth value as a hex set: all or nothing (as _expect)
+            test = af
+            af = lambda c: c.t.all if test(c) else 0  # noqa: E731
+        if near:
+            return self._maybe_static(HEX, lambda c: _near(af(c), bf(c), c.t), a.static and b.static)
+        return self._maybe_static(HEX, lambda c: (x := af(c)) ^ _near(x, bf(c), c.t), a.static and b.static)
 
     def _compare(self, node: ast.Compare, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn
@@ -652,11 +683,39 @@ def _items(domain: str) -> Callable[[Ctx], list[int]]:
     return lambda c: [1 << i for i in range(c.t.n)]
 
 
+def _next_to_side(node: ast.BoolOp) -> tuple[ast.Expr, ast.Call, bool] | None:
+    """For `A & next-to(B)` or `A & !next-to(B)` (either way round): A, the call next-to(B), and
+    whether it is not negated; None for any other form."""
+    for a_node, b_node in ((node.left, node.right), (node.right, node.left)):
+        near = not isinstance(b_node, ast.Not)
+        if not near:
+            b_node = b_node.operand
+        if isinstance(b_node, ast.Call) and b_node.name == "next-to" and len(b_node.args) == 1:
+            return a_node, b_node, near
+    return None
+
+
+def _near(a: int, b: int, t) -> int:
+    """`a & next-to(b)`: hex by hex of a when a is the smaller side and small (a hex costs what it
+    costs t.grow's loop), else through t.grow(b) (kbdsl.bitset.grower)."""
+    n = a.bit_count()
+    if n < 6 and n <= b.bit_count():
+        nbrs, out = t.nbr_mask, 0
+        while a:
+            rest = a & (a - 1)  # without the lowest bit (see kbdsl.bitset.extend_bits)
+            low = a ^ rest
+            if nbrs[low.bit_length() - 1] & b:
+                out |= low
+            a = rest
+        return out
+    return a & t.grow(b)
+
+
 def _touching(mask: int, n: int, t) -> int:
     """Hexes with at least n neighbours in mask."""
     out = 0
     nbrs = t.nbr_mask
-    for i in bit_list(dilate(mask, nbrs)):
+    for i in bit_list(t.grow(mask)):
         if (nbrs[i] & mask).bit_count() >= n:
             out |= 1 << i
     return out
@@ -665,7 +724,7 @@ def _touching(mask: int, n: int, t) -> int:
 def _within(mask: int, n: int, t) -> int:
     reach = frontier = mask
     for _ in range(n):
-        frontier = dilate(frontier, t.nbr_mask)
+        frontier = t.grow(frontier)
         frontier ^= frontier & reach
         reach |= frontier
     return reach ^ mask  # reach holds mask
@@ -674,9 +733,9 @@ def _within(mask: int, n: int, t) -> int:
 def _linked(c: Ctx, targets: int) -> int:
     """Hexes of `targets` touched by an own area that touches another hex of `targets`."""
     out = 0
-    nbrs = c.t.nbr_mask
+    grow = c.t.grow
     for area in c.areas():
-        reach = (dilate(area, nbrs) | area) & targets
+        reach = (grow(area) | area) & targets
         if reach.bit_count() >= 2:
             out |= reach
     return out

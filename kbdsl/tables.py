@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import bit_list, components, dilate, shift_table, shifter
+from kbdsl.bitset import bit_list, components, grower, shift_table, shifter
 from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph, trim
 from kbdsl.ruleset import RuleSet
 
@@ -35,6 +35,9 @@ class Shape:
     nbr_mask: list[int]
     steps: list[list[int]]  # steps[d][i]: neighbour of i in direction d, or -1
     shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
+    grow: Callable[[int], int]  # grow(mask): every hex next to one of mask, as dilate (bitset.grower)
+    six: int  # hexes with six neighbours (where a piece covering a hex and its neighbours fits)
+    inner: int  # hexes of six whose six neighbours all lie along the directions (steps)
     edge: int
     lines: list[int]
     line_ids: list[str]
@@ -78,6 +81,12 @@ class Shape:
             for side in a.get("sides", ()):
                 sides[side] = sides.get(side, 0) | 1 << i
         shifts = [shifter(shift_table(step)) for step in steps]  # kbdsl.bitset.shifter
+        six = inner = 0
+        for i, ns in enumerate(nbr):
+            if len(ns) == 6:
+                six |= 1 << i
+                if sorted(step[i] for step in steps) == ns:
+                    inner |= 1 << i
         return cls(
             ids,
             index,
@@ -85,6 +94,9 @@ class Shape:
             nbr_mask,
             steps,
             shifts,
+            grower(steps, nbr_mask),
+            six,
+            inner,
             edge,
             list(lines.values()),
             list(lines),
@@ -112,7 +124,7 @@ class Part:
 
     @classmethod
     def from_graph(cls, g: nx.Graph, shape: Shape) -> Part:
-        index, nbr_mask = shape.index, shape.nbr_mask
+        index, grow = shape.index, shape.grow
         hexes = 0
         terrain: dict[str, int] = {}
         locations: dict[str, int] = {}
@@ -139,8 +151,8 @@ class Part:
                     flags[f] |= bit
         fields, seams = [], []
         for t, m in plain.items():
-            for c in components(m, nbr_mask):
-                outside = dilate(c, nbr_mask) & ~hexes
+            for c in components(m, grow):
+                outside = grow(c) & ~hexes
                 if outside:
                     seams.append((t, c, outside))
                 else:

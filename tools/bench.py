@@ -1,17 +1,28 @@
 """Benchmark the turn engine on one core, side by side with a hand-written playout.
 
-    python tools/bench.py [--seconds S] [--rules base] [--preset first-game] [--players 4]
+    python tools/bench.py [--seconds S] [--rules base|all] [--players 4] [--preset NAME]
 
-Prints, in one run: random-bot games/s and moves/s through the engine (full rules, tiles
-included), a hand-written mandatory-only playout over the same compiled tables (the speed of
-light for this board in Python) and the ratio, then clone(), legal_actions() and apply_action()
-in microseconds, playouts/s from a mid-game position and Game.new in ms (new random setups of
-known sections). All times are processor time of this process, so other work on a shared
-machine does not inflate them. Last line: `random games/s: N`.
+Every game is played on a new random setup (sections, cards and so the deck order drawn from the
+game's number, `Game.new(rules, players, seed=k)`; `--preset` fixes what a preset fixes), and a
+game's time runs from `new_state()` to its final score sheet (`scores()`), so games/s includes
+final scoring. The same setups are played, game by game in turns, by a hand-written
+mandatory-only playout (three settlements a turn on the card's terrain, next to one's own if
+possible, straight on the compiled tables: no rule language, no tiles) that scores its final
+position with the engine's scorer (`kbdsl.scoring.score`), so both sides pay for scoring alike.
+Building the setup (`Game.new`) is timed apart. The random bots are seeded once per measurement
+(a `random.Random` costs about 8 us to seed, a few percent of a game) and go on drawing from
+game to game; the hand-written playout shuffles its deck with one stream alike.
+
+With one rule set it prints the games/s of both, their ratio, then clone(), legal_actions() and
+apply_action() in microseconds, playouts/s from mid-game positions and Game.new in ms. With
+`--rules all` it prints one table: every shipped rule set at every player count, each row with
+its ratio to the hand-written playout measured in the same run and to base at the same player
+count. All times are processor time of this process, so other work on a shared machine does not
+inflate them. Last line: `random games/s: N` (of the first row).
 
 `--compare DIR` instead measures this checkout and another one (say, the commit before a change)
 in turns, in subprocesses, per second of CPU time, and prints both medians and their ratio, for
-random games and for Game.new of new random setups.
+random games (this bench's games, the other tree's engine) and for Game.new of new random setups.
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -29,61 +41,111 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kbdsl.bitset import bit_list  # noqa: E402
 from kbdsl.bots import RandomBot, play_out  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
-from kbdsl.ruleset import load  # noqa: E402
+from kbdsl.ruleset import RuleSet, load, shipped  # noqa: E402
+from kbdsl.scoring import score  # noqa: E402
 
 
-def engine_games(game: Game, players: int, seconds: float, first: int = 0) -> tuple[int, int, float]:
-    games = moves = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        state = game.new_state()
-        play_out(state, [RandomBot(f"{first + games}:{p}") for p in range(players)])
-        games += 1
-        moves += len(state.log)
-    return games, moves, time.process_time() - start
+def engine_game(game: Game, bots: list[RandomBot]) -> int:
+    """One random game through the engine, final scoring included; returns its number of moves."""
+    state = game.new_state()
+    play_out(state, bots)
+    state.scores()
+    return len(state.log)
 
 
-def hand_written_games(game: Game, players: int, seconds: float, first: int = 0) -> tuple[int, float]:
+def hand_written_game(game: Game, rng: random.Random) -> int:
     """Mandatory builds only (three on the card's terrain, next to one's own if possible), written
-    directly on the tables: no rule language, no tiles. What the engine is measured against."""
+    directly on the tables: no rule language, no tiles, then the engine's final scoring of the
+    settlements. What the engine is measured against. Returns the number of settlements built."""
     t, rules = game.tables, game.rules
     nbr_mask, terrain = t.nbr_mask, t.terrain
-    cards = [k for k, n in rules.deck.items() for _ in range(n)]
+    players = game.setup.players
+    deck = [k for k, n in rules.deck.items() for _ in range(n)]
     supply0, per_turn = rules.settlements, game.mandatory.count
-    games = 0
-    start = time.process_time()
-    while time.process_time() - start < seconds:
-        rng = random.Random(first + games)
-        deck = cards[:]
-        rng.shuffle(deck)
-        discard: list[str] = []
-        own, nb, supply = [0] * players, [0] * players, [supply0] * players
-        occ, p, ending = 0, 0, False
-        while True:
-            if not deck:
-                deck, discard = discard, []
-                rng.shuffle(deck)
-            card = deck.pop()
-            free = terrain.get(card, 0) & ~occ
-            for _ in range(per_turn):
-                if not supply[p] or not free:
-                    break
-                near = free & nb[p]
-                cand = bit_list(near or free)
-                i = cand[rng.randrange(len(cand))]
-                bit = 1 << i
-                own[p] |= bit
-                occ |= bit
-                free &= ~bit
-                nb[p] |= nbr_mask[i]
-                supply[p] -= 1
-            discard.append(card)
-            ending = ending or not supply[p]
-            p = (p + 1) % players
-            if ending and p == 0:
+    rng.shuffle(deck)
+    discard: list[str] = []
+    own, nb, supply = [0] * players, [0] * players, [supply0] * players
+    occ, p, ending = 0, 0, False
+    while True:
+        if not deck:
+            deck, discard = discard, []
+            rng.shuffle(deck)
+        card = deck.pop()
+        free = terrain.get(card, 0) & ~occ
+        for _ in range(per_turn):
+            if not supply[p] or not free:
                 break
+            near = free & nb[p]
+            cand = bit_list(near or free)
+            i = cand[rng.randrange(len(cand))]
+            bit = 1 << i
+            own[p] |= bit
+            occ |= bit
+            free &= ~bit
+            nb[p] |= nbr_mask[i]
+            supply[p] -= 1
+        discard.append(card)
+        ending = ending or not supply[p]
+        p = (p + 1) % players
+        if ending and p == 0:
+            break
+    score(rules, t, own, game.setup.cards, game.options, occ)
+    return occ.bit_count()
+
+
+@dataclass
+class Row:
+    """One measurement: a rule set at a player count, engine and hand-written on the same setups."""
+
+    rules: str
+    players: int
+    games: int
+    moves: int
+    engine_s: float  # CPU seconds of the engine's games
+    hand_s: float  # CPU seconds of the hand-written playout's games (the same setups)
+    new_s: float  # CPU seconds of Game.new of those setups
+
+    @property
+    def rate(self) -> float:
+        return self.games / self.engine_s
+
+    @property
+    def hand_rate(self) -> float:
+        return self.games / self.hand_s
+
+
+def measure(rules: RuleSet, name: str, players: int, seconds: float, preset: str | None = None, first: int = 0) -> Row:
+    """Games on new random setups (seeds first + 1, first + 2, ...) until the engine has spent
+    `seconds` of CPU time, each setup played by the engine and by the hand-written playout in
+    turns (which goes first alternates), so whatever else the machine does slows both alike."""
+    clock = time.process_time
+    bots = [RandomBot(first + p) for p in range(players)]  # seeded once: they draw on from game to game
+    rng = random.Random(-1 - first)
+    for seed in range(-3, 0):  # warm-up: the first layouts compile the shapes' tables
+        game = Game.new(rules, players=players, seed=seed, preset=preset)
+        engine_game(game, bots)
+        hand_written_game(game, rng)
+    games = moves = 0
+    engine_s = hand_s = new_s = 0.0
+    while engine_s < seconds:
         games += 1
-    return games, time.process_time() - start
+        t0 = clock()
+        game = Game.new(rules, players=players, seed=first + games, preset=preset)
+        t1 = clock()
+        if games % 2:
+            moves += engine_game(game, bots)
+            t2 = clock()
+            hand_written_game(game, rng)
+            t3 = clock()
+            engine_s, hand_s = engine_s + t2 - t1, hand_s + t3 - t2
+        else:
+            hand_written_game(game, rng)
+            t2 = clock()
+            moves += engine_game(game, bots)
+            t3 = clock()
+            engine_s, hand_s = engine_s + t3 - t2, hand_s + t2 - t1
+        new_s += t1 - t0
+    return Row(name, players, games, moves, engine_s, hand_s, new_s)
 
 
 def per_call_us(fn, seconds: float) -> float:
@@ -94,39 +156,59 @@ def per_call_us(fn, seconds: float) -> float:
     return (time.process_time() - start) / calls * 1e6
 
 
+def table(seconds: float, passes: int) -> list[Row]:
+    """Every shipped rule set at every player count it allows, base first, each measured in
+    `passes` slices of the time spread over the run (so a change of the machine's load while
+    it runs weighs on every row alike, the "vs base" column included)."""
+    specs = [(name, n, load(name)) for name, n in rows("all", 0)]
+    found = [Row(name, n, 0, 0, 0.0, 0.0, 0.0) for name, n, _ in specs]
+    for k in range(passes):
+        for row, (name, n, rules) in zip(found, specs, strict=True):
+            r = measure(rules, name, n, seconds / passes, first=k * 10**6)
+            row.games, row.moves = row.games + r.games, row.moves + r.moves
+            row.engine_s, row.hand_s, row.new_s = row.engine_s + r.engine_s, row.hand_s + r.hand_s, row.new_s + r.new_s
+    base = {r.players: r.rate for r in found if r.rules == "base"}
+    print(
+        f"{'rules':<18}{'players':>8}{'games':>7}{'moves/game':>11}{'games/s':>9}"
+        f"{'hand-written/s':>15}{'engine/hand':>12}{'vs base':>8}{'Game.new ms':>12}"
+    )
+    for r in found:
+        vs = f"{r.rate / base[r.players]:.2f}" if r.players in base else "-"
+        print(
+            f"{r.rules:<18}{r.players:>8}{r.games:>7}{r.moves / r.games:>11.0f}{r.rate:>9.0f}"
+            f"{r.hand_rate:>15.0f}{r.rate / r.hand_rate:>12.2f}{vs:>8}{r.new_s / r.games * 1000:>12.2f}"
+        )
+    return found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=10.0, help="time for each of the two game loops")
-    ap.add_argument("--rules", default="base")
-    ap.add_argument("--preset", default="first-game")
+    ap.add_argument("--seconds", type=float, help="engine CPU time of each measurement (default 10; 2 with all)")
+    ap.add_argument("--rules", default="base", help="a rule set, or `all`: every shipped one at every player count")
+    ap.add_argument("--preset", help="fix what this preset fixes of the random setups")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--compare", metavar="DIR", help="another checkout to measure in turns with this one")
-    ap.add_argument("--rounds", type=int, default=3, help="turns per checkout with --compare")
+    ap.add_argument("--rounds", type=int, default=3, help="turns per checkout with --compare; passes with all")
     args = ap.parse_args()
     if args.compare:
         compare(args)
         return
+    if args.rules == "all":
+        found = table(2.0 if args.seconds is None else args.seconds, args.rounds)
+        print(f"random games/s: {found[0].rate:.0f}")
+        return
+    seconds = 10.0 if args.seconds is None else args.seconds
     rules = load(args.rules)
-    game = Game.new(rules, players=args.players, preset=args.preset, seed=0)
-    small = max(args.seconds / 10, 0.2)
+    row = measure(rules, args.rules, args.players, seconds, args.preset)
+    small = max(seconds / 10, 0.2)
 
-    # The two loops take turns in half-second slices, so whatever else the machine does
-    # slows both alike and the ratio stays meaningful.
-    games = moves = hand = 0
-    elapsed = hand_elapsed = 0.0
-    while elapsed < args.seconds:
-        g, m, e = engine_games(game, args.players, 0.5, games)
-        h, he = hand_written_games(game, args.players, 0.5, hand)
-        games, moves, elapsed, hand, hand_elapsed = games + g, moves + m, elapsed + e, hand + h, hand_elapsed + he
-    rate, hand_rate = games / elapsed, hand / hand_elapsed
-
-    # Mid-game figures average over 20 positions (halfway through 20 random games), so that two
-    # engines whose random streams differ are still measured on alike positions.
+    # Mid-game figures average over 20 positions (halfway through 20 random games on random
+    # setups), so that two engines whose random streams differ are still measured on alike positions.
     mids = []
     for k in range(20):
-        mid = game.new_state()
+        mid = Game.new(rules, players=args.players, seed=10**6 + k, preset=args.preset).new_state()
         bots = [RandomBot(f"mid:{k}:{p}") for p in range(args.players)]
-        while len(mid.log) < moves / games / 2:
+        while len(mid.log) < row.moves / row.games / 2:
             mid.apply_action(bots[mid.current].choose(mid))
         mids.append((mid, mid.legal_actions(), bots))
     rng = random.Random(1)
@@ -149,74 +231,86 @@ def main() -> None:
         play_out(mid.clone(), bots).scores()
 
     playouts = 1e6 / per_call_us(playout, small * 3)
-    seeds = iter(range(1, 10**9))
-    new_ms = per_call_us(lambda: Game.new(rules, players=args.players, seed=next(seeds)), small) / 1000
-    again_ms = per_call_us(lambda: Game.new(rules, players=args.players, preset=args.preset), small) / 1000
+    again_ms = per_call_us(lambda: Game.new(rules, players=args.players, seed=1, preset=args.preset), small) / 1000
 
     print(
-        f"setup: {args.rules} / {args.preset}, {args.players} players; "
-        f"{games} games, {moves / games:.0f} moves per game"
+        f"setup: {args.rules}, a new random setup a game{f' (preset {args.preset})' if args.preset else ''}, "
+        f"{args.players} players; {row.games} games, {row.moves / row.games:.0f} moves per game"
     )
-    print(f"hand-written mandatory-only playout games/s: {hand_rate:.0f}")
-    print(f"engine / hand-written: {rate / hand_rate:.2f}")
+    print(f"hand-written mandatory-only playout games/s (final scoring included): {row.hand_rate:.0f}")
+    print(f"engine / hand-written: {row.rate / row.hand_rate:.2f}")
     print(f"clone() us: {clone_us:.1f}")
     print(f"legal_actions() us (mid-game, {mean_moves:.0f} moves on average): {legal_us:.1f}")
     print(f"apply_action() us: {apply_us:.1f}")
     print(f"playouts/s from mid-game (clone, random play to the end, score): {playouts:.0f}")
-    print(f"Game.new ms (random setup, new seed each time): {new_ms:.2f}")
+    print(f"Game.new ms (random setup, new seed each time): {row.new_s / row.games * 1000:.2f}")
     print(f"Game.new ms (a layout seen before): {again_ms:.3f}")
-    print(f"moves/s: {moves / elapsed:.0f}")
-    print(f"random games/s: {rate:.0f}")
+    print(f"moves/s: {row.moves / row.engine_s:.0f}")
+    print(f"random games/s: {row.rate:.0f}")
 
 
-#: One measurement in a subprocess, importing kbdsl from the tree it runs in: random games per
-#: second of CPU time (a busy machine slows the wall clock of both trees unevenly, not their CPU time),
-#: then Game.new's CPU time in ms for new random setups (the sections' parts compiled in this run).
+#: Measurements in a subprocess, importing kbdsl from the tree it runs in and then this
+#: checkout's bench (argv[1]: its tools folder), so both trees play the same games; one line a
+#: rule set and player count: random games per second of CPU time (a busy machine slows the wall
+#: clock of both trees unevenly, not their CPU time), the hand-written playout's, Game.new in ms.
 PROBE = """
-import sys, time
+import sys
 sys.path.insert(0, ".")
-from kbdsl.bots import RandomBot, play_out
-from kbdsl.game import Game
-from kbdsl.ruleset import load
-rules, players, seconds = load(sys.argv[1]), int(sys.argv[3]), float(sys.argv[4])
-game = Game.new(rules, players=players, preset=sys.argv[2], seed=0)
-games, start = 0, time.process_time()
-while time.process_time() - start < seconds:
-    play_out(game.new_state(), [RandomBot(f"{games}:{p}") for p in range(players)])
-    games += 1
-rate = games / (time.process_time() - start)
-news, start = 0, time.process_time()
-while time.process_time() - start < seconds / 4:  # Game.new of new random setups, in ms
-    news += 1
-    Game.new(rules, players=players, seed=news)
-print(rate, (time.process_time() - start) / news * 1000)
+import kbdsl.bitset, kbdsl.bots, kbdsl.game, kbdsl.ruleset, kbdsl.scoring
+sys.path.insert(0, sys.argv[1])
+import bench
+preset, players, seconds = sys.argv[3] or None, int(sys.argv[4]), float(sys.argv[5])
+for name, n in bench.rows(sys.argv[2], players):
+    row = bench.measure(bench.load(name), name, n, seconds, preset)
+    print(name, n, row.rate, row.hand_rate, row.new_s / row.games * 1000, flush=True)
 """
 
 
+def rows(which: str, players: int) -> list[tuple[str, int]]:
+    """The (rule set, players) measured: `which` at `players`, or for `all` every shipped rule set
+    (base first) at every player count it allows."""
+    if which != "all":
+        return [(which, players)]
+    out = []
+    for name in sorted(shipped(), key=lambda n: (n != "base", n)):
+        lo, hi = load(name).players
+        out += [(name, n) for n in range(lo, hi + 1)]
+    return out
+
+
 def compare(args: argparse.Namespace) -> None:
-    """Alternate runs of both checkouts so both see the same machine load; medians of CPU-time rates."""
+    """Alternate runs of both checkouts so both see the same machine load; medians of CPU-time
+    rates, per rule set and player count (`--rules all`: the whole table in each run)."""
     here = Path(__file__).resolve().parent.parent
     trees = {"other": Path(args.compare).resolve(), "this": here}
-    rates: dict[str, list[float]] = {k: [] for k in trees}
-    news: dict[str, list[float]] = {k: [] for k in trees}
-    argv = [args.rules, args.preset, str(args.players), str(args.seconds)]
+    seconds = (2.0 if args.rules == "all" else 4.0) if args.seconds is None else args.seconds
+    argv = [str(here / "tools"), args.rules, args.preset or "", str(args.players), str(seconds)]
+    runs: dict[tuple[str, str, int], list[tuple[float, float, float]]] = {}
     for _ in range(args.rounds):
-        for name, tree in trees.items():
+        for tree_name, tree in trees.items():
             out = subprocess.run(
                 [sys.executable, "-c", PROBE, *argv], cwd=tree, capture_output=True, text=True, check=True
             ).stdout
-            rate, new_ms = out.strip().splitlines()[-1].split()
-            rates[name].append(float(rate))
-            news[name].append(float(new_ms))
-    other, this = (statistics.median(rates[k]) for k in ("other", "this"))
-    for name, rate in (("other", other), ("this", this)):
-        runs = ", ".join(f"{r:.0f}" for r in rates[name])
-        new_runs = ", ".join(f"{r:.2f}" for r in news[name])
-        print(f"{name} ({trees[name]}): {rate:.0f} random games per CPU second (runs: {runs})")
-        print(f"{name}: Game.new ms, a new random setup: {statistics.median(news[name]):.2f} (runs: {new_runs})")
-    print(f"ratio this/other: {this / other:.2f}")
-    print(f"Game.new ratio other/this: {statistics.median(news['other']) / statistics.median(news['this']):.1f}")
-    print(f"random games/s: {this:.0f}")
+            for line in out.strip().splitlines():
+                name, n, rate, hand, new_ms = line.split()
+                runs.setdefault((tree_name, name, int(n)), []).append((float(rate), float(hand), float(new_ms)))
+    print(f"other: {trees['other']}; this: {trees['this']}; medians of {args.rounds} runs each, in turns")
+    print(
+        f"{'rules':<18}{'players':>8}{'other/s':>9}{'this/s':>9}{'this/other':>11}"
+        f"{'other/hand':>11}{'this/hand':>10}{'new ms other':>13}{'new ms this':>12}"
+    )
+    median = statistics.median
+    for name, n in rows(args.rules, args.players):
+        o, t = runs[("other", name, n)], runs[("this", name, n)]
+        o_rate, t_rate = median(r for r, _, _ in o), median(r for r, _, _ in t)
+        o_hand, t_hand = median(r / h for r, h, _ in o), median(r / h for r, h, _ in t)
+        o_new, t_new = median(x for _, _, x in o), median(x for _, _, x in t)
+        print(
+            f"{name:<18}{n:>8}{o_rate:>9.0f}{t_rate:>9.0f}{t_rate / o_rate:>11.2f}"
+            f"{o_hand:>11.2f}{t_hand:>10.2f}{o_new:>13.2f}{t_new:>12.2f}"
+        )
+    name, n = rows(args.rules, args.players)[0]
+    print(f"random games/s: {median(r for r, _, _ in runs[('this', name, n)]):.0f}")
 
 
 if __name__ == "__main__":

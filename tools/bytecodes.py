@@ -4,8 +4,9 @@ percent of jitter from run to run) resolve.
 
     python tools/bytecodes.py [--tree DIR] [--games 30] [--top 30] [--lines FUNCTION] [--hand-written]
 
-Plays the bench's random 4-player games (RandomBot through play_out, as `tools/bench.py` does),
-after as many untraced ones so that the boards' lazily built tables are in place, under
+Plays the bench's random 4-player games (`engine_game` of this checkout's `tools/bench.py` with the
+tree's kbdsl: RandomBot through play_out and final scoring, a new random setup a game, made before
+tracing), after as many untraced ones so that the boards' lazily built tables are in place, under
 `sys.settrace` with opcode events, and prints per game the bytecodes and Python calls in all and
 of the `--top` functions (qualified names); `--lines Turn.play_random` shows one function's
 bytecodes line by line. `--hand-written` counts the bench's hand-written playout instead.
@@ -28,27 +29,32 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--lines", metavar="FUNCTION", help="one function's bytecodes line by line")
     ap.add_argument("--rules", default="base")
-    ap.add_argument("--preset", default="first-game")
+    ap.add_argument("--preset", help="fix what this preset fixes of the random setups")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--hand-written", action="store_true", help="count the bench's hand-written playout")
     args = ap.parse_args()
-    sys.path[:0] = [str(args.tree), str(args.tree / "tools")]
-    from kbdsl.bots import RandomBot, play_out
-    from kbdsl.game import Game
-    from kbdsl.ruleset import load
+    sys.path.insert(0, str(args.tree))
+    import kbdsl.bitset, kbdsl.bots, kbdsl.game, kbdsl.ruleset, kbdsl.scoring  # noqa: F401, E401 (the tree's)
 
-    game = Game.new(load(args.rules), players=args.players, preset=args.preset, seed=0)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import random
+
+    import bench  # this checkout's games, played with the tree's kbdsl
+
+    rules = bench.load(args.rules)
+    bots, rng = [bench.RandomBot(p) for p in range(args.players)], random.Random(-1)
+    games = {}  # the setups, made before tracing (Game.new is not counted)
 
     def play(first: int) -> None:
-        if args.hand_written:
-            import bench
-
-            clock = iter([0.0] * (args.games + 1) + [1e9] * 2)  # exactly `games` games
-            bench.time.process_time = lambda: next(clock)
-            bench.hand_written_games(game, args.players, 1.0, first)
-            return
         for g in range(first, first + args.games):
-            play_out(game.new_state(), [RandomBot(f"{g}:{p}") for p in range(args.players)])
+            game = games.get(g) or bench.Game.new(rules, players=args.players, seed=g, preset=args.preset)
+            if args.hand_written:
+                bench.hand_written_game(game, rng)
+            else:
+                bench.engine_game(game, bots)
+
+    for g in range(args.games):
+        games[g] = bench.Game.new(rules, players=args.players, seed=g, preset=args.preset)
 
     ops: Counter[str] = Counter()
     calls: Counter[str] = Counter()

@@ -3,9 +3,11 @@ other work on a shared machine cannot disturb, for speed work whose steps are a 
 
     python tools/icount.py [--tree DIR ...] [--games 10 40] [--rules base] [--preset first-game]
 
-For each checkout (this one by default), plays the bench's random 4-player games (RandomBot through
-play_out, as `tools/bench.py` does) twice under callgrind, `--games` A and B of them, and prints
-(instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up and imports left out.
+For each checkout (this one by default), plays the bench's random 4-player games (`engine_game` of
+this checkout's `tools/bench.py` with the tree's kbdsl: RandomBot through play_out, final scoring,
+a new random setup a game, its Game.new included) twice under callgrind, `--games` A and B of them,
+and prints (instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up and imports
+left out.
 The hand-written mandatory-only playout of tools/bench.py is counted alike with `--hand-written`.
 Needs valgrind (`apt-get install valgrind`); about 20 s per run on a 2-core machine.
 """
@@ -20,31 +22,28 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: Plays N games of this tree's engine, or of the bench's hand-written playout; no timing.
+#: Plays N games of this checkout's bench (argv[1]: its tools folder) with the kbdsl of the tree
+#: it runs in, engine or hand-written playout, each on a new random setup; no timing.
 PROBE = """
 import sys
 sys.path.insert(0, ".")
-sys.path.insert(0, "tools")
-from kbdsl.bots import RandomBot, play_out
-from kbdsl.game import Game
-from kbdsl.ruleset import load
-rules_name, preset, players, games, hand = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-game = Game.new(load(rules_name), players=players, preset=preset, seed=0)
-if hand == "1":
-    import bench
-    clock = iter([0.0] * (games + 1) + [1e9] * 2)
-    bench.time.process_time = lambda: next(clock)  # exactly `games` games, whatever the time
-    bench.hand_written_games(game, players, 1.0)
-else:
-    for g in range(games):
-        play_out(game.new_state(), [RandomBot(f"{g}:{p}") for p in range(players)])
+import kbdsl.bitset, kbdsl.bots, kbdsl.game, kbdsl.ruleset, kbdsl.scoring
+sys.path.insert(0, sys.argv[1])
+import random, bench
+rules, preset, hand = bench.load(sys.argv[2]), sys.argv[3] or None, sys.argv[6] == "1"
+players, games = int(sys.argv[4]), int(sys.argv[5])
+bots, rng = [bench.RandomBot(p) for p in range(players)], random.Random(-1)
+for g in range(games):
+    game = bench.Game.new(rules, players=players, seed=g, preset=preset)
+    bench.hand_written_game(game, rng) if hand else bench.engine_game(game, bots)
 """
 
 
 def instructions(tree: Path, args: argparse.Namespace, games: int) -> int:
     """Instructions callgrind counts for one run of PROBE in `tree`."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", PROBE]
-    cmd += [args.rules, args.preset, str(args.players), str(games), "1" if args.hand_written else "0"]
+    tools = str(Path(__file__).resolve().parent)
+    cmd += [tools, args.rules, args.preset or "", str(args.players), str(games), "1" if args.hand_written else "0"]
     env = dict(os.environ, PYTHONHASHSEED="0")  # the same string hashes, so the same dict probes
     out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True).stderr
     found = re.search(r"Collected : (\d+)", out)
@@ -58,7 +57,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, action="append", help="checkout to count (repeat for several)")
     ap.add_argument("--games", type=int, nargs=2, default=(10, 40), metavar=("A", "B"))
     ap.add_argument("--rules", default="base")
-    ap.add_argument("--preset", default="first-game")
+    ap.add_argument("--preset", help="fix what this preset fixes of the random setups")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--hand-written", action="store_true", help="count the bench's hand-written playout")
     args = ap.parse_args()

@@ -10,7 +10,7 @@ a hex and its six neighbours (a footprint), and what may move it.
 
 from __future__ import annotations
 
-from kbdsl.bitset import bit_list, dilate
+from kbdsl.bitset import bit_list
 from kbdsl.engine.pieces import Pieces
 
 
@@ -97,13 +97,22 @@ class Kinds(Pieces):
         if kind not in self.game.footprints:
             near = allowed & self.nb[p] if adjacent or required else 0
             return near if near or required else allowed
-        out = near = 0
-        for i in bit_list(allowed):
-            cover = self.cover(kind, i)
-            if cover and cover & allowed == cover:
+        # the centres whose cover lies in `allowed`: a hex of it whose neighbour in each direction
+        # is in it, i.e. in the masked shift of it each way (Tables.shifts), or, with a neighbour
+        # in no direction, hex by hex
+        t = self.game.tables
+        out = allowed & t.inner
+        for shift in t.shifts:
+            if not out:
+                break
+            out &= shift(allowed)
+        for i in bit_list(allowed & (t.six ^ t.inner)):
+            if t.nbr_mask[i] & allowed == t.nbr_mask[i]:
                 out |= 1 << i
-                if dilate(cover, self.game.tables.nbr_mask) & self.own[p] & ~cover:
-                    near |= 1 << i
+        # next to p's pieces: an own hex next to the cover, so within two steps of the centre
+        # (the cover, on allowed hexes, holds none)
+        around = self.nb[p]
+        near = out & (around | t.grow(around)) if out else 0
         if required or (adjacent and near):
             return near
         return out
@@ -114,7 +123,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i)
         self.own[p] |= cover
         self.occ |= cover
-        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.nb[p] = self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
@@ -128,7 +137,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i) if kind not in self.game.footprints else self.kind_own[kind][p]
         self.own[p] &= ~cover
         self.occ &= ~cover
-        self.nb[p] = dilate(self.own[p], self.game.tables.nbr_mask)
+        self.nb[p] = self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] &= ~cover
         self.kind_supply[kind][p] += 1
         if kind in self.game.aura_kinds:
@@ -163,7 +172,7 @@ class Kinds(Pieces):
         for k in self.game.aura_kinds:
             for m in self.kind_own[k]:
                 out |= m & keep
-        return dilate(out, self.game.tables.nbr_mask) if out else 0
+        return self.game.tables.grow(out) if out else 0
 
     def _block(self) -> None:
         self.blocked = self._aura()

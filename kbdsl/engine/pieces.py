@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import bit_list, dilate
+from kbdsl.bitset import bit_list
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -46,7 +46,7 @@ class Pieces:
 
     def _set_pieces(self, own: list[int], neutral: dict[str, int] | None = None) -> None:
         """Replace every piece at once (set-ups and saves), recomputing what derives from them."""
-        nbr_mask = self.game.tables.nbr_mask
+        grow = self.game.tables.grow
         self.own = own
         self.neutral = dict(neutral) if neutral is not None else {k: 0 for k in self.game.rules.neutral}
         self.neutral_occ = 0
@@ -55,7 +55,7 @@ class Pieces:
         self.occ = self.neutral_occ
         for m in own:
             self.occ |= m
-        self.nb = [dilate(m, nbr_mask) for m in own]
+        self.nb = [grow(m) for m in own]
 
     @property
     def players(self) -> int:

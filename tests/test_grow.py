@@ -1,0 +1,82 @@
+"""The compiled neighbourhood of a hex set (Tables.grow, kbdsl.bitset.grower) and the smaller side
+of `A & next-to(B)` (kbdsl.expr._near) against the per-hex definition, on random layouts of every
+shipped rule set and on a graph with a neighbour that lies in no direction."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import ROOT, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.bitset import dilate, grower
+from kbdsl.expr import _near
+from kbdsl.game import Game
+
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([0, 1, 3, 5, 8, 20, 120, 400]))
+def test_grow_and_near_are_the_per_hex_definition(name, seed, size):
+    rules = shipped(name)
+    t = Game.new(rules, players=rules.players[0], seed=seed).tables
+    rng = random.Random(seed)
+    a, b = (sum(1 << i for i in rng.sample(range(t.n), min(k, t.n))) for k in (size, rng.choice([1, 4, 60])))
+    assert t.grow(a) == dilate(a, t.nbr_mask)
+    assert (
+        _near(a, b, t)
+        == a & dilate(b, t.nbr_mask)
+        == sum(1 << i for i in range(t.n) if a >> i & 1 and t.nbr_mask[i] & b)
+    )
+    assert _near(b, a, t) == b & dilate(a, t.nbr_mask)
+
+
+def test_grow_adds_neighbours_that_lie_in_no_direction():
+    # a row of 8 hexes (direction 0 to the right, 3 to the left) and an extra edge 0-7
+    steps = [
+        [i + 1 if i < 7 else -1 for i in range(8)],
+        [-1] * 8,
+        [-1] * 8,
+        [i - 1 for i in range(8)],
+        [-1] * 8,
+        [-1] * 8,
+    ]
+    nbr = [sum(1 << j for j in (i - 1, i + 1) if 0 <= j < 8) for i in range(8)]
+    nbr[0] |= 1 << 7
+    nbr[7] |= 1 << 0
+    grow = grower(steps, nbr)
+    for mask in range(256):
+        assert grow(mask) == dilate(mask, nbr), bin(mask)
+
+
+def footprint_targets(state, kind: str, p: int, allowed: int, adjacent: bool, required: bool) -> int:
+    """Kinds.kind_targets for a piece covering a hex and its neighbours, hex by hex."""
+    t = state.game.tables
+    out = near = 0
+    for i in range(t.n):
+        cover = state.cover(kind, i)
+        if allowed >> i & 1 and cover and cover & allowed == cover:
+            out |= 1 << i
+            if dilate(cover, t.nbr_mask) & state.own[p] & ~cover:
+                near |= 1 << i
+    return near if required or (adjacent and near) else out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 120), st.booleans(), st.booleans())
+def test_footprint_targets_are_the_per_hex_definition(seed, moves, adjacent, required):
+    rules = shipped("crossroads")
+    state = Game.new(rules, players=2, seed=seed).new_state()
+    rng = random.Random(seed)
+    while moves and not state.over:
+        state.apply_action(state.sample_action(rng))
+        moves -= 1
+    t, p = state.game.tables, state.current
+    for kind in state.game.footprints:
+        for _ in range(5):
+            allowed = rng.getrandbits(t.n) | rng.getrandbits(t.n) | rng.getrandbits(t.n)
+            allowed ^= allowed & state.occ  # place_targets offers empty hexes only
+            got = state.kind_targets(kind, p, allowed, adjacent, required)
+            assert got == footprint_targets(state, kind, p, allowed, adjacent, required)
