@@ -28,9 +28,12 @@ def removals(rules: RuleSet, cards: Sequence[str], seed: int) -> dict[str, str]:
     return out
 
 
-def deck_without(rules: RuleSet, picks: dict[str, str]) -> list[str]:
-    """The unshuffled terrain deck, less every card that shows a removed terrain."""
+def deck_without(rules: RuleSet, picks: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The unshuffled terrain deck less every card that shows a removed terrain, and those cards
+    (they are out of the game from the start)."""
     gone = set(picks.values())
-    return [
-        card for card, count in rules.deck.items() if not gone & set(rules.card_terrains(card)) for _ in range(count)
-    ]
+    kept: list[str] = []
+    out: list[str] = []
+    for card, count in rules.deck.items():
+        (out if gone & set(rules.card_terrains(card)) else kept).extend([card] * count)
+    return kept, out

@@ -99,7 +99,7 @@ class BaseGame:
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
-        *("picks", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
+        *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -171,10 +171,10 @@ class BaseGame:
             for pool in rules.pools.values()
         ]
         self.picks = removals(rules, setup.cards, setup.seed)  # card -> the terrain it took out of the deck
+        self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
+        self.set_aside: list[str] = []  # ... and the cards that leave the game at set-up (kbdsl.deckops)
         if self.picks:
-            self.deck_cards = deck_without(rules, self.picks)
-        else:
-            self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
+            self.deck_cards, self.set_aside = deck_without(rules, self.picks)
         # terrain cards of several choices (kbdsl.engine.hand): card -> its terrains, (card, terrain) -> count
         self.faces = {card: tuple(t for t, _ in fs) for card, fs in rules.faces.items()}
         self.face_count = {(card, t): n for card, fs in rules.faces.items() for t, n in fs if n is not None}

@@ -359,7 +359,7 @@ class State(Turn):
                         raise SetupError(f"spare: the deck has no more {c!r} cards")
                     del s.deck[len(s.deck) - 1 - s.deck[::-1].index(c)]
                 s.spare[p] = list(cards)
-        s.choosing = bool(s.spare[current])
+        s.choosing = bool(s.spare[current]) or s.hand[current] in game.faces
         for c in reversed(deck or ()):
             if c not in s.deck:
                 raise SetupError(f"deck: the deck has no more {c!r} cards")

@@ -68,7 +68,7 @@ class Turn(Grants, Targets, Gold, Later):
     def scores(self) -> list[dict[str, int]]:
         """Per player, gold per card, always-on scoring and source of gold won during play, plus 'total'."""
         g = self.game
-        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ)
+        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ, self.tiles, g.picks)
         for sheet, won in zip(sheets, self.gold, strict=True):
             for source, amount in won.items():
                 sheet[source] = sheet.get(source, 0) + amount
@@ -676,7 +676,7 @@ class Turn(Grants, Targets, Gold, Later):
 
     def _end_turn(self) -> None:
         p = self.current
-        if not self.game.plain_hand or self.spare[p]:
+        if not self.game.plain_hand or self.spare[p] or self.wild is not None:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
