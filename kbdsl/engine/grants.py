@@ -1,5 +1,5 @@
 """Tiles given from a stock: a tile with `given: CONDITION` lies on no hex; a player takes one the
-moment the condition comes true for them as they take a tile (`given: held(temple) >= 2` is a
+moment the condition comes true for them as they take a tile (`given: held(shrine) >= 2` is a
 bonus for the second tile of a kind). Each player holds at most one of each such kind, and the
 stock is the tile's `supply` less the copies players hold. The tile records the hex of the tile
 whose taking gave it, and then follows its lifecycle like any other.
