@@ -65,14 +65,42 @@ class English:
             out.append(self.terrain(r.terrains[name]))
         if name in r.sections:
             out.append(self.section(r.sections[name]))
-        return out
+        if name in r.faces:
+            out.append(self.terrain_card(name))
+        return [self._member(name, text) for text in out]
+
+    def _member(self, name: str, text: str) -> str:
+        """A member of a family says so (which value it was made for)."""
+        r = self.rules
+        decl = r.tiles.get(name) or r.cards.get(name) or r.scorings.get(name) or r.terrains.get(name)
+        decl = decl or r.sections.get(name) or (r.face_settings[name].decl if name in r.face_settings else None)
+        family = getattr(decl, "family", None)
+        return f"{text} (A member of a family, for {family}.)" if family else text
+
+    def terrain_card(self, name: str) -> str:
+        decl = self.rules.face_settings[name].decl
+        title = decl.title if decl is not None else name
+        count = self.rules.mandatory[0].count if self.rules.mandatory else 0
+        choices = " or ".join(
+            f"{n or count} on {self.rules.terrains[t].title.lower()}" for t, n in self.rules.faces[name]
+        )
+        cards = self.rules.deck.get(name, 0)
+        return (
+            f"Terrain card {title!r} ({name}), {cards} in the deck: the mandatory action builds {choices}, "
+            "never some on each; the first settlement fixes the choice."
+        )
 
     def names(self) -> list[str]:
         r = self.rules
-        return [*r.tiles, *r.cards, *r.scorings, *r.defines, *r.terrains, *r.sections]
+        return [*r.tiles, *r.cards, *r.scorings, *r.defines, *r.terrains, *r.sections, *r.faces]
 
     def tile(self, t: ast.Tile) -> str:
-        if t.pool is not None:
+        if t.given is not None:
+            head = (
+                f"Tile {t.title!r} ({t.name}): {t.supply} in a stock, one given to a player when "
+                f"{self.condition(t.given)}, as they take a tile."
+            )
+        elif t.pool is not None:
             head = f"Tile {t.title!r} ({t.name}): {t.copies or 1} cop(ies) in the {t.pool} pool, dealt at setup."
         else:
             head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
@@ -151,6 +179,10 @@ class English:
             return f"gain {a.count} gold"
         if a.kind == "ignore":
             return f"waive {a.modifiers[0]} for their next settlement"
+        if a.kind == "later":
+            if a.modifiers:
+                return f"waive {a.modifiers[0]} for the first settlement of their next turn"
+            return f"build {a.count} settlement(s) more in the mandatory action of their next turn"
         source = f" standing on {self.hexes(a.source)}" if a.source is not None else ""
         self.moved = self._piece(a.piece) if a.piece else "settlement"
         try:
@@ -213,6 +245,8 @@ class English:
                 return "hexes of the terrain of the card they played"
             if words == ["drawn"]:
                 return "hexes of the terrain of the card the action drew"
+            if words == ["removed"]:
+                return "hexes of the terrain whose cards this card took out of the deck"
             titles = [self.rules.terrains[w].title if w in self.rules.terrains else w for w in words]
             return f"{' or '.join(titles)} hexes"
         if name == "location":
@@ -232,6 +266,11 @@ class English:
             )
         if name == "straight":
             return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved {self.moved}"
+        if name == "ray":
+            return f"in each direction, the first of {self.hexes(args[0])} met stepping from the moved {self.moved}"
+        if name == "held":
+            titles = [self.rules.tiles[w].title if w in self.rules.tiles else w for w in words]
+            return f"the number of {' or '.join(titles)} tiles they hold"
         if name == "slide":
             return (
                 f"in each direction, the last hex reached by stepping from the moved {self.moved} through "

@@ -43,7 +43,8 @@ HEX_WORDS = {
 #: Functions, their argument shapes and meaning.
 FUNCTIONS = {
     "terrain": "terrain(t, ...) hexes of the given terrains; terrain(card) the played card's terrain; "
-    "terrain(drawn) the terrain of the card the tile's action drew",
+    "terrain(drawn) the terrain of the card the tile's action drew; terrain(removed) in a card that "
+    "`removes`, the terrain it took out of the deck",
     "location": "location(tile, ...) location hexes of the given tiles",
     "next-to": "next-to(S) hexes next to a hex of S; next-to(S, n) next to at least n of them",
     "within": "within(n, S) hexes at distance 1..n of a hex of S on the same board",
@@ -51,6 +52,8 @@ FUNCTIONS = {
     "line-end": "line-end(S, n) hexes just past the end of a straight line of n hexes of S",
     "straight": "straight(n) hexes exactly n steps in one of the 6 directions from the moved settlement",
     "slide": "slide(S) per direction, the last hex reached by stepping from the moved settlement through hexes of S",
+    "ray": "ray(S) per direction, the first hex of S met stepping from the moved settlement, whatever lies between",
+    "held": "held(tile, ...) number of tiles of these kinds the player holds, used or not",
     "same-terrain": "same-terrain(S) hexes whose terrain is the terrain of a hex of S",
     "straight-run": "straight-run(S, n) hexes of S in a straight run of at least n consecutive hexes of S",
     "aligned": "aligned(S, n) hexes of S on one straight line (along one of the three axes, gaps allowed) "
@@ -95,6 +98,8 @@ class Ctx:
         "drawn",
         "origin",
         "built",
+        "tiles",
+        "picks",
         "region",
         "options",
         "_areas",
@@ -122,6 +127,8 @@ class Ctx:
         self.origin = origin
         self.region: int | None = None
         self.options = options
+        self.tiles: list = []  # per player, the tiles held (held())
+        self.picks: Mapping[str, str] = {}  # card -> the terrain it removed from the deck (terrain(removed))
         self._areas: dict[int, list[int]] = {}
         self.memo: dict[tuple, object] = {}  # values of definitions, see Compiler._shared
 
@@ -160,6 +167,9 @@ _READS = {
     "origin": "origin",
     "straight": "origin",
     "slide": "origin",
+    "ray": "origin",
+    "held": "tiles",
+    "removed": "removed",
     "card": "card",
     "drawn": "drawn",
     "built": "built",
@@ -169,11 +179,19 @@ _READS = {
 class Vocabulary:
     """The names a rule set declares: what expressions may refer to."""
 
-    def __init__(self, terrains: set[str], tiles: set[str], options: set[str], defines: dict[str, ast.Define]):
+    def __init__(
+        self,
+        terrains: set[str],
+        tiles: set[str],
+        options: set[str],
+        defines: dict[str, ast.Define],
+        faces: Mapping[str, Sequence[str]] | None = None,
+    ):
         self.terrains = terrains
         self.tiles = tiles
         self.options = options
         self.defines = defines
+        self.faces = dict(faces or {})  # a terrain card of several choices -> its terrains
 
 
 class Compiler:
@@ -187,6 +205,7 @@ class Compiler:
         self._keys = 0
         self._trigger = False  # compiling a card's `on` trigger: `built` is known
         self._depth = 0
+        self.card: str | None = None  # the card whose score is compiled, if it `removes` (terrain(removed))
 
     # -- entry points ------------------------------------------------------
     def hexset(self, node: ast.Expr, *, move: bool = False) -> Fn:
@@ -404,10 +423,14 @@ class Compiler:
     def _call(self, node: ast.Call, move: bool, region: str | None) -> Compiled:
         name, kw = node.name, {"move": move, "region": region}
         if name == "terrain":
-            if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) and node.args[0].name == "card":
-                return Compiled(HEX, lambda c: c.t.terrain.get(c.card, 0))
-            if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) and node.args[0].name == "drawn":
-                return Compiled(HEX, lambda c: c.t.terrain.get(c.drawn, 0))
+            word = node.args[0].name if len(node.args) == 1 and isinstance(node.args[0], ast.Ref) else None
+            if word in ("card", "drawn"):
+                return self._card_terrain(word)
+            if word == "removed":
+                card = self.card
+                if card is None:
+                    return self._err(node.pos, "terrain(removed) only makes sense in a card that `removes` cards")
+                return Compiled(HEX, lambda c: c.t.terrain.get(c.picks.get(card), 0))
             names = self._names(node, self.v.terrains, "terrain")
             if not node.args:
                 return self._err(node.pos, "terrain() needs at least one terrain name")
@@ -475,6 +498,18 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
+        if name == "ray":
+            if not move:
+                return self._err(node.pos, "ray() only makes sense in the target of a move")
+            if not self._arity(node, 1, 1):
+                return Compiled(HEX, lambda c: 0, True)
+            f = self._expect(node.args[0], HEX, **kw).fn
+            return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
+        if name == "held":
+            kinds = frozenset(self._names(node, self.v.tiles, "tile"))
+            if not node.args:
+                return self._err(node.pos, "held() needs at least one tile name")
+            return Compiled(INT, lambda c: _held(c, kinds))
         if name == "same-terrain":
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
@@ -501,6 +536,21 @@ class Compiler:
             return self._err(node.pos, f"{name}(...) needs the form {name}(expression over domain)")
         hint = did_you_mean(name, [*FUNCTIONS, *AGGREGATES])
         return self._err(node.pos, f"unknown function {name!r}{hint}", "E101", len(name))
+
+    def _card_terrain(self, word: str) -> Compiled:
+        """terrain(card) or terrain(drawn): a terrain card's hexes; a card of several choices (a
+        terrain-card declaration) stands for all its terrains."""
+        attr = attrgetter(word)
+        if not self.v.faces:
+            return Compiled(HEX, lambda c: c.t.terrain.get(attr(c), 0))
+        faces = self.v.faces
+
+        def card_terrain(c: Ctx) -> int:
+            name = attr(c)
+            hexes = c.t.terrain.get(name)
+            return hexes if hexes is not None else _union(c.t.terrain, faces.get(name, ()))
+
+        return Compiled(HEX, card_terrain)
 
     def _hexes_and_n(self, node: ast.Call, kw: dict, fn: Callable[[int, int, Any], int]) -> Compiled:
         """A function of a hex set and a whole number written out, `name(S, n)`: `fn(S, n, tables)`."""
@@ -963,6 +1013,26 @@ def _slide(origin: int, through: int, t) -> int:
     return out
 
 
+def _ray(origin: int, through: int, t) -> int:
+    """For each direction, the first hex of `through` met stepping from origin (what lies before it is passed over)."""
+    if origin < 0:
+        return 0
+    out = 0
+    for step in t.steps:
+        j = step[origin]
+        while j >= 0 and not (through >> j) & 1:
+            j = step[j]
+        if j >= 0:
+            out |= 1 << j
+    return out
+
+
+def _held(c: Ctx, kinds: frozenset[str]) -> int:
+    """How many tiles of these kinds the player in question holds."""
+    held = c.tiles[c.p] if c.tiles else ()
+    return sum(1 for x in held if x.kind in kinds)
+
+
 def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
     me, saved_p, saved_r, total = c.p, c.p, c.region, 0
     for r in items(c):
@@ -983,7 +1053,7 @@ def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
 
 
 #: Functions whose hexes are always hexes of their first argument.
-_WITHIN_FIRST = frozenset({"slide", "straight-run", "diagonal-run"})
+_WITHIN_FIRST = frozenset({"slide", "ray", "straight-run", "diagonal-run"})
 
 
 def hex_bound(node: ast.Expr, t, cards: Sequence[str], defines: Mapping[str, ast.Define]) -> int:
@@ -1006,7 +1076,7 @@ def hex_bound(node: ast.Expr, t, cards: Sequence[str], defines: Mapping[str, ast
         if isinstance(n, ast.Call) and n.args:
             names = [a.name for a in n.args if isinstance(a, ast.Ref)]
             if n.name == "terrain":
-                terrains = {c for x in names for c in (cards if x in ("card", "drawn") else (x,))}
+                terrains = {c for x in names for c in (cards if x in ("card", "drawn", "removed") else (x,))}
                 return reduce(or_, (t.terrain.get(x, 0) for x in terrains), 0)
             if n.name == "location":
                 return reduce(or_, (t.locations.get(x, 0) for x in names), 0)

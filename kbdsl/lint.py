@@ -63,7 +63,7 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
     scored = list(rules.cards.values()) + list(rules.scorings.values())
     nodes = [c.score for c in scored] + [expr for c in scored for _, expr in c.triggers]
     nodes += [t.action for t in rules.tiles.values()] + [a.decl for a in rules.mandatory]
-    nodes += [d.expr for d in rules.defines.values()]
+    nodes += [d.expr for d in rules.defines.values()] + [t.given for t in rules.tiles.values()]
     for node in nodes:
         for n in walk(node):
             if isinstance(n, ast.Ref):
@@ -73,6 +73,8 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
             out.append(Diagnostic(d.pos, f"definition {d.name!r} is never used", "W001"))
     letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
     for tile in rules.tiles.values():
+        if tile.given is not None:
+            continue  # given from a stock, not taken from a hex
         pool = rules.pools.get(tile.pool) if tile.pool else None
         letter = rules.terrains[pool.on].letter if pool is not None else tile.letter
         if letter not in letters:
@@ -84,15 +86,16 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
     for terrain in rules.terrains.values():
         if terrain.letter not in letters:
             out.append(Diagnostic(terrain.pos, f"terrain {terrain.name!r} appears on no section", "W003"))
-    for name, count in rules.deck.items():
-        if "buildable" not in rules.terrains[name].flags:
-            out.append(
-                Diagnostic(
-                    rules.terrains[name].pos,
-                    f"the deck has {count} card(s) of {name!r}, which is not buildable",
-                    "W004",
+    for card, count in rules.deck.items():
+        for name in rules.card_terrains(card):
+            if "buildable" not in rules.terrains[name].flags:
+                out.append(
+                    Diagnostic(
+                        rules.terrains[name].pos,
+                        f"the deck has {count} card(s) of {name!r}, which is not buildable",
+                        "W004",
+                    )
                 )
-            )
     out += _identical_never_applies(rules)
     return out
 

@@ -113,6 +113,7 @@ def describe(rules: RuleSet) -> Json:
         "settlements": next((k["supply"] for k in pieces if k["role"] == "build"), rules.settlements),
         "cards_in_play": rules.cards_in_play,
         "deck": dict(rules.deck),
+        **_terrain_cards(rules),
         "mandatory": (
             {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)} if rules.mandatory else None
         ),
@@ -208,6 +209,24 @@ def _part(name: str, a: Any) -> Json:
     """One named action of a tile (`tile.verb` for a part of a choice or what follows `then`)."""
     text = unparse(replace(a.decl, then=None))  # each part on its own: what follows is a part too
     return {"name": name, "kind": a.kind, "count": a.count, "up_to": a.up_to, "piece": a.piece, "text": text}
+
+
+def _terrain_cards(rules: RuleSet) -> Json:
+    """The deck's cards of several choices, when the rule set has any (the key is left out otherwise)."""
+    if not rules.faces:
+        return {}
+    decls = {d.name: d for d in rules.face_settings.values() for d in [d.decl] if d is not None}
+    return {
+        "terrain_cards": [
+            {
+                "name": name,
+                "title": decls[name].title if name in decls else name,
+                "texts": list(decls[name].texts) if name in decls else [],
+                "choices": [{"terrain": t, "count": n} for t, n in faces],
+            }
+            for name, faces in rules.faces.items()
+        ]
+    }
 
 
 def _section(rules: RuleSet, name: str) -> Json:

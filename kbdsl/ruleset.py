@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
+from kbdsl.family import expand
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
@@ -113,6 +114,19 @@ LIFECYCLE_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "outside-mandatory": "used before or after the mandatory action, never between its builds",
         "any-time": "used at any time of the holder's turn, between builds too",
     },
+    "forced": {
+        "no": "using the tile is up to its holder",
+        "if-legal": "the holder may not end a turn in which the tile is usable and a use of it is legal",
+    },
+}
+#: The settings of a `terrain-card` declaration.
+TERRAIN_CARD_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "tile-use": {
+        "fixes-choice": "a tile that builds on the card's terrain may use any of its terrains, and doing so "
+        "fixes the card's choice for the turn",
+        "leaves-choice": "a tile that builds on the card's terrain may use any of its terrains; only the "
+        "mandatory action fixes the card's choice",
+    },
 }
 #: The settings of a `piece` declaration.
 PIECE_SETTINGS: Mapping[str, Mapping[str, str]] = {
@@ -185,7 +199,7 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
 class Settings:
     """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
 
-    decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | None
+    decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | None
     lines: tuple[tuple[str, str, Fn | None], ...]
     defaults: Mapping[str, str]
 
@@ -240,6 +254,22 @@ class RuleSet:
     decks: Mapping[str, tuple[str, ...]]  # a deck other than the Kingdom Builder cards -> its cards
     scorers: Mapping[str, Fn]  # card or scoring name -> per-player score
     files: tuple[str, ...] = field(default=())
+    # terrain cards of several choices -> ((terrain, settlements or None: the mandatory count), ...)
+    faces: Mapping[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
+    face_settings: Mapping[str, Settings] = field(default_factory=dict)  # ... and their settings
+    given: Mapping[str, Fn] = field(default_factory=dict)  # tiles given from a stock -> when (a truth value)
+
+    def card_terrains(self, card: str) -> tuple[str, ...]:
+        """The terrains a terrain card of the deck shows (one, or a card's several choices)."""
+        faces = self.faces.get(card)
+        return tuple(t for t, _ in faces) if faces is not None else (card,)
+
+    def deck_terrains(self) -> list[str]:
+        """Every terrain a card of the deck shows, in deck order."""
+        out: list[str] = []
+        for card in self.deck:
+            out += [t for t in self.card_terrains(card) if t not in out]
+        return out
 
     @property
     def ref(self) -> str:
@@ -405,7 +435,8 @@ class _Loader:
                         files.append((f, doc.pos("files", i)))
         if len(files) > MAX_FILES:
             raise RuleError([Diagnostic(where.get(("name",), Pos(str(path))), "too many rule files", "E204")])
-        decls = self._parse(files)
+        decls, found = expand(self._parse(files))
+        self.diags.extend(found)
         if self.diags:  # syntax errors: stop here rather than bury them under follow-on findings
             raise RuleError(dedupe(self.diags))
         return self._build(path, merged, boards, where, decls)
@@ -454,6 +485,7 @@ class _Loader:
         lifecycles = self._unique([d for d in decls if isinstance(d, ast.Lifecycle)], "lifecycle")
         pieces = self._unique([d for d in decls if isinstance(d, ast.Piece)], "piece")
         pools = self._unique([d for d in decls if isinstance(d, ast.Pool)], "pool")
+        terrain_cards = self._unique([d for d in decls if isinstance(d, ast.TerrainCard)], "terrain card")
         tables = {"card": all_cards, "section": sections, "tile": tiles}
         for r in (d for d in decls if isinstance(d, ast.Removal)):
             if r.name not in tables[r.kind] or tables[r.kind][r.name].always:
@@ -519,16 +551,20 @@ class _Loader:
                 key = key[:-1]
             return where.get(key, Pos(str(path), 1, 1))
 
+        faces = self._terrain_cards(terrain_cards, terrains)
         for terrain_name in m["deck"]:
-            if terrain_name not in terrains:
+            if terrain_name not in terrains and terrain_name not in faces:
+                hint = did_you_mean(terrain_name, [*terrains, *faces])
                 self.err(
                     pos_of("deck", terrain_name, KEY),
-                    f"deck names unknown terrain {terrain_name!r}{did_you_mean(terrain_name, terrains)}",
+                    f"deck names unknown terrain {terrain_name!r}{hint}",
                     "E101",
                 )
         presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
 
-        vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
+        vocab = Vocabulary(
+            set(terrains), set(tiles), set(options), defines, {k: [t for t, _ in v] for k, v in faces.items()}
+        )
         comp = Compiler(vocab)
         actions: dict[str, CompiledAction] = {}
         action_tile: dict[str, str] = {}
@@ -553,13 +589,28 @@ class _Loader:
                 self.err(a.decl.pos, "the mandatory action builds settlements (`build N on ...`)", "E107")
         if turn is None:
             self.err(Pos(str(path), 1, 1), "the rule set has no turn block (the mandatory action)", "E107")
-        scorers = {c.name: comp.score(c.score) for c in all_cards.values() if c.score is not None}
+        scorers = {}
+        for c in all_cards.values():
+            for t in c.removes:
+                if t not in terrains:
+                    self.err(c.pos, f"card {c.name!r} removes the cards of unknown terrain {t!r}", "E101")
+            if c.score is not None:
+                comp.card = c.name if c.removes else None
+                scorers[c.name] = comp.score(c.score)
+        comp.card = None
+        given = {}
+        for t in tiles.values():
+            if t.given is not None:
+                given[t.name] = comp.truth(t.given)
+                if t.letter is not None or t.pool is not None:
+                    self.err(t.pos, f"tile {t.name!r} is given from a stock: no letter and no pool", "E107")
         triggers = {
             c.name: tuple((event, comp.trigger(expr)) for event, expr in c.triggers)
             for c in all_cards.values()
             if c.triggers
         }
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
+        face_settings = {k: self._settings(comp, d, TERRAIN_CARD_SETTINGS) for k, d in terrain_cards.items()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
         both = {name: self._tile_settings(comp, t, life, pools) for name, t in tiles.items()}
         tile_life = {name: x[0] for name, x in both.items()}
@@ -567,7 +618,12 @@ class _Loader:
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
             if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
                 self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
-            if a.kind in ("move", "return") and a.piece is not None and a.piece not in kinds:
+            if a.kind == "later" and a.modifiers and a.modifiers != ("adjacent-if-possible",):
+                self.err(a.pos, "`next-turn ignore` takes adjacent-if-possible, the modifier a build can skip", "E105")
+            if a.kind == "later" and not a.modifiers and not 1 <= a.count <= 100:
+                self.err(a.pos, "next-turn extra takes a count between 1 and 100", "E105")
+            own_back = a.kind == "return" and a.piece == piece_kind  # one's own settlement back to the supply
+            if a.kind in ("move", "return") and a.piece is not None and a.piece not in kinds and not own_back:
                 self.err(a.pos, f"{a.kind} {a.piece!r}: no piece kind of players has that name", "E101")
             if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
                 self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
@@ -629,17 +685,21 @@ class _Loader:
             decks=frozen({k: tuple(v) for k, v in decks.items()}),
             scorers=frozen(scorers),
             files=tuple(sorted({d.pos.path for d in decls})),
+            faces=frozen(faces),
+            face_settings=frozen(face_settings),
+            given=frozen(given),
         )
 
     def _settings(
         self,
         comp: Compiler,
-        decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | None,
+        decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | None,
         table: Mapping[str, Mapping[str, str]],
     ) -> Settings:
         """Check a block's settings against its table and compile their `when` conditions."""
         lines = []
-        what = {ast.Turn: "the turn block", ast.Piece: "a piece", ast.Tile: "a tile"}.get(type(decl), "a lifecycle")
+        what = {ast.Turn: "the turn block", ast.Piece: "a piece", ast.Tile: "a tile", ast.TerrainCard: "a terrain card"}
+        what = what.get(type(decl), "a lifecycle")
         for st in decl.settings if decl is not None else ():
             if isinstance(decl, ast.Piece) and st.key in PIECE_SETTINGS:
                 continue  # owner: checked by _pieces
@@ -686,6 +746,28 @@ class _Loader:
         lines = tuple(line for line in own.lines if line[0] in LIFECYCLE_SETTINGS)
         cards = Settings(tile, tuple(line for line in own.lines if line[0] in CARD_SETTINGS), MappingProxyType({}))
         return (Settings(base.decl, base.lines + lines, base.defaults) if lines else base), cards
+
+    def _terrain_cards(self, cards: dict[str, ast.TerrainCard], terrains: dict) -> dict:
+        """Terrain cards of several choices: each choice a terrain, a card not named like a terrain."""
+        out = {}
+        for d in cards.values():
+            if d.name in terrains:
+                self.err(d.pos, f"terrain card {d.name!r} has the name of a terrain", "E102")
+                continue
+            if len(d.choices) < 2:
+                self.err(d.pos, f"terrain card {d.name!r} needs two choices (`choices: 2 on a, 3 on b`)", "E107")
+            seen = set()
+            for terrain, count in d.choices:
+                if terrain not in terrains:
+                    hint = did_you_mean(terrain, terrains)
+                    self.err(d.pos, f"terrain card {d.name!r} names unknown terrain {terrain!r}{hint}", "E101")
+                elif terrain in seen:
+                    self.err(d.pos, f"terrain card {d.name!r} offers {terrain!r} twice", "E102")
+                elif count is not None and not 1 <= count <= 100:
+                    self.err(d.pos, f"terrain card {d.name!r}: a choice builds 1 to 100 settlements", "E105")
+                seen.add(terrain)
+            out[d.name] = d.choices
+        return out
 
     def _pieces(self, pieces: dict[str, ast.Piece], m: dict) -> tuple[str, dict[str, int], dict[str, int]]:
         """The kind `build` places (the first kind owned by players), the kinds owned by nobody, and

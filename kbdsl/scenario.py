@@ -125,7 +125,10 @@ class Runner:
             for i, x in enumerate(held):
                 with _located(doc, "state", "tiles", p, i, "at"):
                     at = board.hex(x["at"])
-                    if board.graph.nodes[at]["location"] != x["tile"] and not _pool_hex(rules, board, at, x["tile"]):
+                    given = x["tile"] in rules.given  # checked by State.arrange: any tile hex
+                    if board.graph.nodes[at]["location"] != x["tile"] and not (
+                        given or _pool_hex(rules, board, at, x["tile"])
+                    ):
                         raise SetupError(f"{at} is not a location hex of tile {x['tile']!r}")
         for h in spec.get("location_supply") or {}:
             with _located(doc, "state", "location_supply", h, KEY):

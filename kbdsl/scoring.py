@@ -21,14 +21,18 @@ def score(
     cards: Sequence[str],
     options: Mapping[str, bool],
     occ: int | None = None,
+    tiles: Sequence[Sequence] | None = None,
+    picks: Mapping[str, str] | None = None,
 ) -> list[dict[str, int]]:
     """Per player, gold per scorer name (cards first, then the always-on scorings); `occ` is every
     occupied hex, neutral pieces included (default: the players' pieces). A card that only pays
-    during play scores 0 here."""
+    during play scores 0 here. `tiles` (per player, the tiles held) is what held() reads, `picks`
+    (card -> the terrain it removed from the deck) what terrain(removed) reads."""
     names = scorer_names(rules, cards)
     owned = _union(own)
     ctx = Ctx(tables, list(own), owned if occ is None else occ, dict(options))
     ctx.owned = owned
+    ctx.tiles, ctx.picks = list(tiles or ()), dict(picks or {})
     sheets = []
     for p in range(len(own)):
         ctx.p = p

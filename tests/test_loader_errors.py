@@ -160,7 +160,7 @@ def test_lifecycle_settings_are_checked(mini):
     err = mini.error()
     assert {(d.code, d.message) for d in err.diagnostics} == {
         ("E105", "keep is one of while-touching, for-good, until-end-of-next-turn, not 'sometimes'"),
-        ("E101", "'moves' is not a setting of a lifecycle (keep, check, lost, use, first-use, window)"),
+        ("E101", "'moves' is not a setting of a lifecycle (keep, check, lost, use, first-use, window, forced)"),
     }
     assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
 

@@ -9,12 +9,15 @@ ROOT = Path(__file__).resolve().parent.parent
 LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords farmers oracle farm oasis "
           "tower tavern barn harbor paddock island rope-bridge tree-house "
     "caravan garden quarry village nomad nomads treasure resettlement sword outpost donation families "
-    "shepherds ambassadors wall").split()
+    "shepherds ambassadors wall "
+    # Marshlands, with the names of what it describes but does not ship
+    "marshlands swamp palace palaces canoe temple refuge fountain rider scouts geologists messengers noblewomen "
+    "vassals captains").split()
 
 
 def content_names() -> set[str]:
     names = set(LISTED)
-    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads"):
+    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads", "marshlands"):
         rules = load(ROOT / "rules" / folder)
         names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
         names |= set(rules.pieces) | set(rules.pools)

@@ -87,6 +87,17 @@ def show_text(d: dict) -> str:
             for t in d["tiles"]
         ],
     )  # fmt: skip
+    table(
+        "Terrain cards of several choices",
+        [
+            [
+                c["name"],
+                c["title"],
+                ", ".join(f"{x['count'] or 'the mandatory count'} on {x['terrain']}" for x in c["choices"]),
+            ]
+            for c in d.get("terrain_cards", [])
+        ],
+    )
     table("Cards", [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["cards"] if not c["deck"]])
     for name, cards in d["decks"].items():
         dealt = [s["name"] for b in d["boards"] for s in b["sections"] if s["deals"] == name]
@@ -103,6 +114,10 @@ def show_text(d: dict) -> str:
             for b in d["boards"]
         ],
     )  # fmt: skip
+    table(
+        "Sections with a text",
+        [[s["name"], s["title"], " ".join(s["texts"])] for b in d["boards"] for s in b["sections"] if s["texts"]],
+    )
     table(
         "Presets",
         [

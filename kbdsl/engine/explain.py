@@ -40,6 +40,13 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             f" ({_still_due(g, action, state.pending_left)}), and a tile's action is done in full first"
             f" [{g.rules.tiles[tile_of[pending]].title}: {unparse(action.decl)}]"
         )
+    if name == "end" and not state.mandatory_open():
+        rows = [g.kind_rows[c // (4 * t.n * t.n)] for c in state.legal_actions()]
+        forced = sorted({g.rules.tiles[r[2]].title for r in rows if r is not None and r[2] in g.forced})
+        return (
+            f"a {' or '.join(forced)} tile must be used while a use of it is legal"
+            " (its lifecycle says `forced: if-legal`)"
+        )
     if name == "end":
         return (
             f"the mandatory action is not finished ({_still_due(g, g.mandatory, state.mand_left)})"
@@ -69,9 +76,13 @@ def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:
     """Why one step of a tile's action (a build, placement, removal or move) is not legal."""
     g, p = state.game, state.current
     t = g.tables
-    if action.kind in ("gold", "ignore", "draw"):
+    if action.kind in ("gold", "ignore", "draw", "later"):
         return f"{what} cannot be used now"
     to = t.index[g.board.hex(move.to)]
+    if action.kind == "return" and action.piece == g.rules.piece_kind:
+        if not (state.return_targets(action, p) >> to) & 1:
+            return f"{move.to} holds no {piece_title(g, None)} of yours that {what} may take back"
+        return f"{what} cannot be used now"
     if action.kind == "build":
         if state.supply[p] == 0:
             return "your supply is empty"

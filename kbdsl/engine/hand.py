@@ -6,6 +6,11 @@ setup and filled at the end of the holder's turn or filled at its start, and whi
 the discard pile at its end; a tile held at the time may restate them for its holder (the largest
 `hand` wins).
 
+A terrain card of several choices (a `terrain-card` declaration) is chosen the same way: while the
+player has not committed, each of its terrains is offered as a card of its own, and the first hex
+chosen on one of them plays the card as that terrain (`wild` keeps the card itself, which goes to
+the discard pile); its choice may build another number of settlements (kbdsl.engine.turn).
+
 The hand's first card is the played one (`hand`); the others (`spare`) are offered beside it until
 the player commits: the first build, placement or move of the turn onto a hex whose terrain a card
 names plays that card (it becomes `hand`) and the others are out of play for the turn. Until then
@@ -63,8 +68,10 @@ class Hand(Cards):
 
     def over_cards(self, p: int, targets: Callable[[], T], merge: Callable[[T, T], T], empty: T) -> T:
         """`targets()` for each card p may still play, merged: what a card-using action allows."""
-        played, out = self.hand[p], empty
+        played, out, faces = self.hand[p], empty, self.game.faces
         cards = list(self.game.rules.deck) if self.any_terrain(p) else [played, *self.spare[p]]
+        if faces:  # a card of several choices: each of its terrains
+            cards = [t for c in cards for t in faces.get(c, (c,))]
         self.choosing = False
         try:
             for card in cards:
@@ -76,6 +83,14 @@ class Hand(Cards):
 
     def commit(self, p: int, terrain: str | None) -> None:
         """p plays the card of `terrain` (the hex just chosen); the others are out of play this turn."""
+        faces = self.game.faces
+        if faces:
+            for k, card in enumerate([self.hand[p], *self.spare[p]]):
+                if terrain in faces.get(card, ()):  # a card of several choices, played as that terrain
+                    if k:
+                        self.spare[p][k - 1], self.hand[p] = self.hand[p], card
+                    self.wild, self.hand[p], self.choosing = card, terrain, False
+                    return
         if self.hand[p] != terrain and terrain in self.spare[p]:
             k = self.spare[p].index(terrain)
             self.spare[p][k], self.hand[p] = self.hand[p], terrain
@@ -93,6 +108,8 @@ class Hand(Cards):
         """RULINGS 8: p's card leaves the game and p draws another."""
         self.hand[p], self.wild = self.played_card(p), None
         super().replace_card(p)
+        if self.hand[p] in self.game.faces:  # the new card is one of several choices: choose
+            self.choosing = True
 
     def hand_rules(self, p: int) -> tuple[int, bool]:
         """(hand size, whether unplayed cards stay in hand) for p now: the turn's, restated by the

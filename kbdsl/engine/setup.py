@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbdsl.bitset import bit_list
+from kbdsl.deckops import deck_without, removals
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -98,6 +99,7 @@ class BaseGame:
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
+        *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -152,6 +154,7 @@ class BaseGame:
         self.wait_a_turn = kinds("first-use", "next-turn")
         self.on_gain = kinds("first-use", "when-gained")  # their action happens when they are taken
         self.any_time = kinds("window", "any-time")  # usable between the mandatory builds too
+        self.forced = kinds("forced", "if-legal")  # a turn may not end while one has a legal use
         t = self.tables
         self.pool_hexes = 0
         for pool in rules.pools.values():
@@ -167,11 +170,23 @@ class BaseGame:
             )
             for pool in rules.pools.values()
         ]
+        self.picks = removals(rules, setup.cards, setup.seed)  # card -> the terrain it took out of the deck
         self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
+        self.set_aside: list[str] = []  # ... and the cards that leave the game at set-up (kbdsl.deckops)
+        if self.picks:
+            self.deck_cards, self.set_aside = deck_without(rules, self.picks)
+        # terrain cards of several choices (kbdsl.engine.hand): card -> its terrains, (card, terrain) -> count
+        self.faces = {card: tuple(t for t, _ in fs) for card, fs in rules.faces.items()}
+        self.face_count = {(card, t): n for card, fs in rules.faces.items() for t, n in fs if n is not None}
+        self.leave_choice = frozenset(
+            card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
+        )
+        self.given = dict(rules.given)  # tiles given from a stock (kbdsl.engine.grants) -> when
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
-        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore", "draw"))
+        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore", "draw", "later"))
+        self.delayed = any(a.kind == "later" for a in rules.actions.values())  # next-turn modifiers (engine.later)
         kind_life = {k: v.resolve(self.options) for k, v in rules.kind_settings.items()}
         self.aura_kinds = frozenset(k for k, v in kind_life.items() if v["aura"] == "blocks-next-to")
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
@@ -286,7 +301,7 @@ class BaseGame:
                 continue
             piece = a.piece or (r.piece_kind if a.kind == "build" else None)
             if piece == kind or (a.kind == "move" and piece is None and moved_by_any):
-                out |= hex_bound(a.decl.target, self.tables, list(r.deck), r.defines)
+                out |= hex_bound(a.decl.target, self.tables, r.deck_terrains(), r.defines)
         self._standable[kind] = out
         return out
 

@@ -35,6 +35,7 @@ class State(Turn):
         *("deck", "discard", "removed", "reshuffles", "deck_seed", "hand", "spare", "choosing", "wild", "gold"),
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
         *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
+        "later",
     )
 
     def __init__(self, game: BaseGame):
@@ -53,6 +54,7 @@ class State(Turn):
         s._init_cards(n)
         s._init_hand(n)
         s._init_gold(n)
+        s._init_later(n)
         s.current = s.start_player = 0
         s.turn = 1
         s.ending = s.over = False
@@ -70,6 +72,7 @@ class State(Turn):
         self._copy_hand(s)
         self._copy_gold(s)
         self._copy_turn(s)
+        self._copy_later(s)
         return s
 
     # -- queries ---------------------------------------------------------------
@@ -190,6 +193,8 @@ class State(Turn):
             out["wild"] = self.wild
         if self.drawn is not None:
             out["drawn"] = self.drawn
+        if self.game.delayed:
+            out["later"] = self.later_json()
         return out
 
     def _pending_json(self) -> dict[str, Any] | None:
@@ -321,6 +326,13 @@ class State(Turn):
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
+                if x["tile"] in game.given:  # from its stock; `at` is the hex of the tile that gave it
+                    if not (game.tile_hexes >> at) & 1:
+                        raise SetupError(f"{t.ids[at]} is not a location hex (a given tile names the hex of its giver)")
+                    if s.given_left(x["tile"]) <= 0:
+                        raise SetupError(f"the stock of {x['tile']!r} tiles is empty")
+                    s.tiles[p].append(Tile(x["tile"], at, bool(x.get("used")), bool(x.get("new"))))
+                    continue
                 if t.location_of[at] != x["tile"] and not (at in s.dealt and x["tile"] in game.rules.tiles):
                     raise SetupError(f"{t.ids[at]} is not a location hex of tile {x['tile']!r}")
                 s.tiles[p].append(Tile(x["tile"], at, bool(x.get("used")), bool(x.get("new"))))
@@ -347,7 +359,7 @@ class State(Turn):
                         raise SetupError(f"spare: the deck has no more {c!r} cards")
                     del s.deck[len(s.deck) - 1 - s.deck[::-1].index(c)]
                 s.spare[p] = list(cards)
-        s.choosing = bool(s.spare[current])
+        s.choosing = bool(s.spare[current]) or s.hand[current] in game.faces
         for c in reversed(deck or ()):
             if c not in s.deck:
                 raise SetupError(f"deck: the deck has no more {c!r} cards")
@@ -402,7 +414,10 @@ class State(Turn):
         tile_hexes = game.tile_hexes
         for x in (x for ts in s.tiles for x in ts):
             d = game.rules.tiles.get(x.kind)
-            here = t.location_of[x.at] == x.kind if d is None or d.pool is None else (tile_hexes >> x.at) & 1
+            if d is not None and d.given is not None:
+                here = (tile_hexes >> x.at) & 1  # a given tile: the hex of the tile whose taking gave it
+            else:
+                here = t.location_of[x.at] == x.kind if d is None or d.pool is None else (tile_hexes >> x.at) & 1
             if not here:
                 raise ValueError(f"tiles: {t.ids[x.at]} is not a hex of a tile {x.kind!r}")
         s.taken = [game.board.mask(hs) for hs in data["taken"]]
@@ -421,6 +436,7 @@ class State(Turn):
         s.ending, s.over = data["ending"], data["over"]
         s.idle, s.turn_supply = data["idle_turns"], data["turn_supply"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
+        s.later_from_json(data.get("later"), game.setup.players)
         return s
 
     def key(self) -> tuple:
@@ -462,6 +478,7 @@ class State(Turn):
             self.idle,
             self.turn_supply,
             tuple(self.log),
+            tuple(self.later),
         )
 
     def __eq__(self, other: object) -> bool:
@@ -499,13 +516,15 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
             return f"stock: {kind} on the board and in the stock must add up to {stock}"
     if any(not isinstance(k, str) or not _whole(v) or v < 0 for won in s.gold for k, v in won.items()):
         return "gold must map sources to whole numbers of at least 0"
-    if any(h is not None and h not in rules.deck for h in s.hand):
+    played_as = s.hand[s.current] if s.wild in g.faces and _whole(s.current) and 0 <= s.current < n else None
+    if any(h is not None and h not in rules.deck and h != played_as for h in s.hand):
         return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
     if s.wild is not None and (
         s.wild not in rules.deck
         or s.choosing
         or not (_whole(s.current) and 0 <= s.current < n)
         or not s.hand[s.current]
+        or (s.wild in g.faces and s.hand[s.current] not in g.faces[s.wild])
     ):
         return "wild must be a terrain card of the deck, played as the terrain in the hand of the player to move"
     spare = [c for x in s.spare for c in x]

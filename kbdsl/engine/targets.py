@@ -30,6 +30,7 @@ class Targets(Kinds, Hand):
         if c is None:
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
             c.drawn = self.drawn
+            c.tiles, c.picks = self.tiles, self.game.picks  # (held(), terrain(removed))
         c.own = self.own if own is None else own
         if occ is None:
             occ = self.occ

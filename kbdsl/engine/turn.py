@@ -10,16 +10,17 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
+from kbdsl.engine.grants import Grants
 from kbdsl.engine.groups import MoveGroup, OriginTable
+from kbdsl.engine.later import Later
 from kbdsl.engine.targets import Targets
-from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.scoring import score, totals
 from kbdsl.seeds import below
 
 
-class Turn(Holdings, Targets, Gold):
+class Turn(Grants, Targets, Gold, Later):
     """Whose turn it is, how far it has got, and the rules that move it on."""
 
     __slots__ = ()  # the attributes live in State's slots
@@ -67,7 +68,7 @@ class Turn(Holdings, Targets, Gold):
     def scores(self) -> list[dict[str, int]]:
         """Per player, gold per card, always-on scoring and source of gold won during play, plus 'total'."""
         g = self.game
-        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ)
+        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ, self.tiles, g.picks)
         for sheet, won in zip(sheets, self.gold, strict=True):
             for source, amount in won.items():
                 sheet[source] = sheet.get(source, 0) + amount
@@ -174,9 +175,19 @@ class Turn(Holdings, Targets, Gold):
                     continue
                 if targets:
                     out.append((base, targets))
-        if self.mand_left <= 0:
+        if self.mand_left <= 0 and not (g.forced and self._forced_use(out)):
             out.append((g.code_base[END_TURN], 1))
         return out
+
+    def _forced_use(self, runs: list) -> bool:
+        """Whether one of these runs uses a tile of a kind that must be used when it can (`forced`)."""
+        g = self.game
+        size = 4 * g.tables.n * g.tables.n  # codes of one action kind (BaseGame.encode)
+        for base, _ in runs:
+            row = g.kind_rows[base // size]
+            if row is not None and row[2] in g.forced:
+                return True
+        return False
 
     _risky: int = -1
     _mandatory: tuple | None = None  # (occ, card, player, targets) of the last mandatory_targets
@@ -328,6 +339,11 @@ class Turn(Holdings, Targets, Gold):
 
     def return_targets(self, action, p: int) -> int:
         """Hexes of p's pieces of the action's kind that p may take back to the supply."""
+        if action.piece == self.game.rules.piece_kind:  # one's own settlements (not pieces of other kinds)
+            mine = self.own[p]
+            for masks in self.kind_own.values():
+                mine ^= mine & masks[p]
+            return mine & action.source(self.ctx(p)) if action.source else mine
         mine = self.kind_own[action.piece][p]
         if action.piece in self.game.footprints:  # a piece covering several hexes is named by its centre
             mine = sum(1 << i for i in self.centres(action.piece, mine))
@@ -362,8 +378,16 @@ class Turn(Holdings, Targets, Gold):
         if kind == END_TURN:
             self._end_turn()
             return
-        if self.choosing and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions)):
+        if (
+            self.choosing
+            and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions))
+            and (kind == BUILD or self.hand[p] not in g.leave_choice)
+        ):
             self.commit(p, g.tables.terrain_at(to))
+            if g.face_count and self.wild is not None and not self.built and self.mand_left > 0:
+                n = g.face_count.get((self.wild, self.hand[p]))  # the choice builds another number
+                if n is not None:
+                    self.mand_left += n - g.mandatory.count
         if kind == BUILD:
             self._mandatory_build(p, to)
         else:
@@ -540,7 +564,10 @@ class Turn(Holdings, Targets, Gold):
                 if pays:
                     self._pay(p, self.game.on_build, 1 << i)
         elif what == "return":
-            self.return_kind(p, to)
+            if action.piece == self.game.rules.piece_kind:
+                self.take_back(p, to)  # one's own settlement back to the supply
+            else:
+                self.return_kind(p, to)
             if self.game.lose_now:
                 self.lose(p, None, self.game.lose_now)
         elif what == "draw":  # the top card, face up onto the discard pile: its terrain is `drawn`
@@ -560,6 +587,8 @@ class Turn(Holdings, Targets, Gold):
                 self.lose(q, None, self.game.lose_now)  # the owner's tiles by that hex may go
         elif what == "gold":
             self.pay(p, name, action.count)
+        elif what == "later":  # a modifier of p's next turn (kbdsl.engine.later)
+            self.delay(p, action.count if not action.decl.modifiers else 0, bool(action.decl.modifiers))
         else:  # ignore adjacent-if-possible: for the next settlement built
             self.waived = True
 
@@ -652,7 +681,7 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
-        if not self.game.plain_hand or self.spare[p]:
+        if not self.game.plain_hand or self.spare[p] or self.wild is not None:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
             self.discard_and_draw(p)
@@ -679,9 +708,14 @@ class Turn(Holdings, Targets, Gold):
         self.pending_up_to = self.waived = False
         if self.drawn is not None:
             self.set_drawn(None)
+        if g.delayed and self.later[p] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)
+            extra, ignore = self.take_later(p)
+            if self.mand_left > 0:
+                self.mand_left += extra
+            self.waived = ignore
         if g.draw_at_start:
             self.fill(p, self.hand_rules(p)[0])
-        self.choosing = bool(self.spare[p])
+        self.choosing = bool(self.spare[p]) or self.hand[p] in g.faces
         if self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets()):
             self._settle()  # (else it has nothing to do: no action goes on yet)
 

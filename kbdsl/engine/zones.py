@@ -31,7 +31,7 @@ class Cards:
         self.deck_seed = self.game.setup.seed
         self.deck = list(self.game.deck_cards)
         shuffle(stream(self.deck_seed, "deck:0"), self.deck)
-        self.discard, self.removed, self.reshuffles = [], [], 0
+        self.discard, self.removed, self.reshuffles = [], list(self.game.set_aside), 0  # (cards a card removed)
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
             for p in range(players):

@@ -91,7 +91,7 @@ class Action(Node):
     `piece` is the kind placed (`place`); `count` is the gold paid (`gold`); `ignore`'s
     modifier is in `modifiers`."""
 
-    kind: str  # "build" | "move" | "place" | "remove" | "return" | "draw" | "gold" | "ignore" | "or"
+    kind: str  # "build" | "move" | "place" | "remove" | "return" | "draw" | "gold" | "ignore" | "later" | "or"
     target: Expr | None
     count: int = 1
     source: Expr | None = None
@@ -112,6 +112,7 @@ class Declaration(Node):
     """A top-level declaration; `override` replaces a parent rule set's one of the same name."""
 
     override: bool = field(default=False, compare=False, kw_only=True)
+    family: str | None = field(default=None, compare=False, kw_only=True)  # "t = red": a member of a family
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,7 @@ class Tile(Declaration):
     pool: str | None = None  # dealt from this pool at setup (then `copies`, not `letter`/`supply`)
     copies: int | None = None
     settings: tuple[Setting, ...] = ()  # lifecycle and card-zone settings of this tile only
+    given: Expr | None = None  # no location hex: given from a stock of `supply` when this comes true
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,7 @@ class Card(Declaration):
     texts: tuple[str, ...] = ()
     triggers: tuple[tuple[str, Expr], ...] = ()  # (event, gold) paid during play
     deck: str | None = None  # None: a Kingdom Builder card; else the deck of cards it belongs to
+    removes: tuple[str, ...] = ()  # at set-up, the cards of one of these terrains leave the terrain deck
 
 
 @dataclass(frozen=True)
@@ -229,4 +232,47 @@ class Removal(Declaration):
     name: str
 
 
-Decl = Terrain | Tile | Card | Section | Define | Turn | Lifecycle | Piece | Pool | Removal
+@dataclass(frozen=True)
+class TerrainCard(Declaration):
+    """A terrain card of several choices (terrain, settlements; None: the mandatory action's count)."""
+
+    name: str
+    title: str
+    choices: tuple[tuple[str, int | None], ...] = ()
+    settings: tuple[Setting, ...] = ()
+    texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListDecl(Declaration):
+    """`list NAME = a, b, c`: a named list of names that a family may range over."""
+
+    name: str
+    items: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family(Declaration):
+    """`family t in (a, b) { declarations }`: each declaration once per value, `t` replaced by it."""
+
+    name: str  # the parameter
+    values: tuple[str, ...] = ()  # written out
+    ref: str | None = None  # or the name of a `list`
+    decls: tuple[Declaration, ...] = ()
+
+
+Decl = (
+    Terrain
+    | Tile
+    | Card
+    | Section
+    | Define
+    | Turn
+    | Lifecycle
+    | Piece
+    | Pool
+    | Removal
+    | TerrainCard
+    | ListDecl
+    | Family
+)

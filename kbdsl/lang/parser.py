@@ -282,8 +282,41 @@ class _Build(Transformer):
             self._one(props, "pool"),
             self._one(props, "copies"),
             tuple(s[0] for s in props.get("setting", [])),
+            self._one(props, "given"),
             pos=self._pos(items[0]),
         )
+
+    def given(self, meta, items):
+        return ("given", items[0])
+
+    def removes(self, meta, items):
+        return ("removes", tuple(str(i) for i in items))
+
+    def choice_item(self, meta, items):
+        count = int(items[0]) if len(items) > 1 else None
+        return (str(items[-1]), count)
+
+    def choices(self, meta, items):
+        return ("choices", tuple(items))
+
+    def terrain_card(self, meta, items):
+        name, title, props, texts = self._props(items)
+        settings = tuple(s[0] for s in props.get("setting", []))
+        return ast.TerrainCard(name, title, self._one(props, "choices", ()), settings, texts, pos=self._pos(items[0]))
+
+    def list_decl(self, meta, items):
+        return ast.ListDecl(str(items[0]), tuple(str(i) for i in items[1:]), pos=self._pos(items[0]))
+
+    def family_list(self, meta, items):
+        return ("values", tuple(str(i) for i in items))
+
+    def family_ref(self, meta, items):
+        return ("ref", str(items[0]))
+
+    def family(self, meta, items):
+        kind, what = items[1]
+        values, ref = (what, None) if kind == "values" else ((), what)
+        return ast.Family(str(items[0]), values, ref, tuple(items[2:]), pos=self._pos(items[0]))
 
     def piece(self, meta, items):
         name, title, props, texts = self._props(items)
@@ -309,8 +342,10 @@ class _Build(Transformer):
     def card(self, meta, items, always=False):
         name, title, props, texts = self._props(items)
         triggers = tuple(t[0] for t in props.get("trigger", []))
-        deck = self._one(props, "deck")
-        return ast.Card(name, title, self._one(props, "score"), always, texts, triggers, deck, pos=self._pos(items[0]))
+        deck, removes = self._one(props, "deck"), self._one(props, "removes", ())
+        return ast.Card(
+            name, title, self._one(props, "score"), always, texts, triggers, deck, removes, pos=self._pos(items[0])
+        )
 
     def scoring(self, meta, items):
         return self.card(meta, items, always=True)
@@ -404,6 +439,12 @@ class _Build(Transformer):
 
     def ignore(self, meta, items):
         return ast.Action("ignore", None, modifiers=(str(items[0]),), pos=self._pos(meta))
+
+    def later_extra(self, meta, items):
+        return ast.Action("later", None, count=int(items[0]), pos=self._pos(meta))
+
+    def later_ignore(self, meta, items):
+        return ast.Action("later", None, count=0, modifiers=(str(items[0]),), pos=self._pos(meta))
 
     # --- expressions
     def or_(self, meta, items):

@@ -28,6 +28,8 @@ def unparse(node, parent: int = 0) -> str:
             return f"gold {node.count}"
         if node.kind == "ignore":
             return f"ignore {node.modifiers[0]}"
+        if node.kind == "later":
+            return f"next-turn ignore {node.modifiers[0]}" if node.modifiers else f"next-turn extra {node.count}"
         source = f" from {unparse(node.source)}" if node.source is not None else ""
         if node.kind == "return":
             return f"return {node.piece}{source}{mods}"
