@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import shipped
+from kbdsl import resources
 from kbdsl.errors import SetupError
 from kbdsl.game import Game
 from kbdsl.render import svg
@@ -121,7 +122,9 @@ def test_each_piece_kind_of_a_game_has_its_own_outline_glyph_and_tooltip():
         "wagon": {("1v", "Wagon of player 1")},
         "city-hall": {("0H", "City hall of player 0")},
     }
-    assert sum(1 for e in pieces(root) if e.get("data-kind") == "city-hall") == 7  # one mark per hex covered
+    halls = [e for e in pieces(root) if e.get("data-kind") == "city-hall"]
+    assert [h.get("data-hex") for h in halls] == ["11,2"]  # one piece over the seven hexes it covers
+    assert sum(1 for e in halls[0].iter(f"{NS}polygon") if e.get("class") == "footprint") == 7
     shapes = {k: {shape for shape, _, _ in v} for k, v in drawn.items()}
     assert all(len(v) == 1 for v in shapes.values())  # one outline per kind
     assert len({next(iter(v)) for v in shapes.values()}) == 6  # and no two kinds share one
@@ -129,3 +132,51 @@ def test_each_piece_kind_of_a_game_has_its_own_outline_glyph_and_tooltip():
     t = game.tables
     around = {t.ids[j] for j in t.nbr[t.index["1,11"]]} - set(state.to_json()["settlements"][0])
     assert {e.get("data-hex") for e in root.iter() if e.get("class") == "aura-mark"} == around
+
+
+SHIPPED = resources.shipped()
+
+
+def test_one_terrain_palette_holds_across_every_shipped_rule_set():
+    seen: dict[str, set[str]] = {}
+    for name in SHIPPED:
+        for terrain, fill in svg.terrain_fills(shipped(name)).items():
+            seen.setdefault(terrain, set()).add(fill)
+    assert seen and all(len(fills) == 1 for fills in seen.values()), seen
+    assert len({next(iter(f)) for f in seen.values()}) == len(seen)  # no two terrains share a colour
+
+
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of a #RRGGBB colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two colours (1 to 21)."""
+    dark, light = sorted((_luminance(a), _luminance(b)))
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_each_seat_colour_contrasts_3_to_1_with_every_hex_its_pieces_can_stand_on():
+    worst = []
+    for name in SHIPPED:
+        rules = shipped(name)
+        fills = svg.terrain_fills(rules)
+        kinds = [None, *(k for k in rules.pieces if k != rules.piece_kind and k not in rules.neutral)]
+        for players in range(rules.players[0], rules.players[1] + 1):
+            game = Game.new(rules, players, seed=players)
+            graph, t = game.board.graph, game.tables
+            for kind in kinds:
+                mask = game.standable(kind)
+                under = {
+                    svg.LOCATION_FILL if graph.nodes[h]["location"] else fills[graph.nodes[h]["terrain"]]
+                    for i, h in enumerate(t.ids)
+                    if (mask >> i) & 1
+                }
+                assert under, (name, kind)
+                for seat in range(players):
+                    colour = svg.PLAYER_COLORS[seat]
+                    worst.append((min(contrast(colour, f) for f in under), name, kind, seat))
+    assert min(worst)[0] >= 3.0, min(worst)

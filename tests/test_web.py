@@ -352,7 +352,7 @@ def test_kbdsl_serve_http_serves_the_new_game_page(tmp_path):
             except OSError:
                 assert server.poll() is None and time.monotonic() < deadline, server.stderr.read()
                 time.sleep(0.2)
-        assert "<title>kbdsl: a new game</title>" in page and "/static/new.js" in page
+        assert "<title>kbdsl: the lobby</title>" in page and "/static/new.js" in page and 'id="setup"' in page
     finally:
         server.terminate()
         server.wait(30)

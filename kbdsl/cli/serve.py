@@ -27,7 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--data", type=Path, help="--http: a folder to save open games in after every move, and restore from"
     )
     p.add_argument(
-        "--bot-delay", type=float, default=0.6, help="--http: seconds a bot waits before each move (default 0.6)"
+        "--bot-delay",
+        type=float,
+        default=0.25,
+        help="--http: seconds from a table's last change to a bot's next move (default 0.25)",
     )
     p.set_defaults(run=cmd_serve)
 

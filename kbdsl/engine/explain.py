@@ -5,8 +5,10 @@ Only called when `State.play` refuses a move, so clarity matters here, not speed
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kbdsl.lang import ast
 from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
 from kbdsl.ruleset import CompiledAction
@@ -219,3 +221,61 @@ def action_key(action: CompiledAction, game: BaseGame) -> str:
     if action is game.mandatory:
         return "build"
     return next(name for name, a in game.rules.actions.items() if a is action)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a move is refused, as fields a front end shows next to the board (not only a sentence).
+
+    `kind` is "hex" when the action could be played now but not on that hex (then `rule` is the
+    action's declaration whose target the hex fails, `card` the played card's terrain if the
+    target names it, `nearest` the closest hex the action allows, `fits` whether the hex is in the
+    target and only the adjacency rule or a blocking piece keeps it out), "occupied" when a piece
+    stands there, else "other" (the action itself cannot be played now: only `reason` applies)."""
+
+    reason: str
+    do: str
+    kind: str
+    hex: str | None = None
+    terrain: str | None = None
+    location: str | None = None
+    rule: ast.Action | None = None
+    card: str | None = None
+    nearest: str | None = None
+    fits: bool = False
+
+
+def refusal(state: Turn, move: Move) -> Refusal:
+    """The refusal of an illegal `move` in `state`: `why_illegal`'s sentence and what it is about."""
+    g = state.game
+    reason = why_illegal(state, move, g.to_code(move))
+    if move.to is None:
+        return Refusal(reason, move.do, "other")
+    hexname = g.board.hex(move.to)
+    attrs = g.board.graph.nodes[hexname]
+    here = {"hex": hexname, "terrain": attrs["terrain"], "location": attrs["location"]}
+    same = [m for m in state.legal_moves() if m.do == move.do and m.to and (move.frm is None or m.frm == move.frm)]
+    if not same or state.over:
+        return Refusal(reason, move.do, "other", **here)
+    i = g.tables.index[hexname]
+    if (state.occ >> i) & 1 and not (move.frm and g.board.hex(move.frm) == hexname):
+        return Refusal(reason, move.do, "occupied", **here, nearest=_nearest(g, hexname, same))
+    action = g.mandatory if move.do == "build" else g.rules.actions[move.do]
+    card = state.hand[state.current] if g.uses_card.get(action_key(action, g)) else None
+    fits = action.target is not None and bool((action.target(state.ctx(state.current)) >> i) & 1)
+    nearest = _nearest(g, hexname, same)
+    return Refusal(reason, move.do, "hex", **here, rule=action.decl, card=card, nearest=nearest, fits=fits)
+
+
+def _nearest(game: BaseGame, hexname: str, moves: list[Move]) -> str | None:
+    """The target of `moves` fewest steps from `hexname` (on the same board first), ties by name."""
+    nodes = game.board.graph.nodes
+    a = nodes[hexname]
+
+    def steps(h: str) -> tuple[int, int, str]:
+        b = nodes[h]
+        dq, dr = a["q"] - b["q"], a["r"] - b["r"]
+        return (a["board"] != b["board"], (abs(dq) + abs(dr) + abs(dq + dr)) // 2, h)
+
+    targets = {m.to for m in moves if m.to}
+    return min(targets, key=steps) if targets else None

@@ -27,14 +27,18 @@ if TYPE_CHECKING:
     from kbdsl.game import Game
     from kbdsl.ruleset import RuleSet
 
-#: Paul Tol's "light" and "muted" qualitative schemes and a mid grey: distinguishable with
-#: every common colour-vision deficiency, and light enough for dark letters on top.
+#: Pale colours after Paul Tol's "light" and "pale" qualitative schemes: told apart with every
+#: common colour-vision deficiency (and every hex also shows its letter), and all light (relative
+#: luminance 0.53 or more), so that every seat colour stands out on every terrain. A rule set's
+#: `color` hints that are exactly one of these keep it in every rule set that loads them.
 SAFE_PALETTE = (
-    "#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00", "#DDDDDD",
-    "#88CCEE", "#DDCC77", "#CC6677", "#44AA99", "#999933", "#AA4499", "#AAAAAA",
+    "#88CCEE", "#BBCC33", "#EEDD88", "#EEBB99", "#FFAABB", "#99DDAA", "#CCCCCC", "#EEE0CC", "#CCBBEE",
+    "#CCEEFF", "#CCDDAA", "#FFCCCC", "#99DDFF", "#DDDDDD", "#EEEEBB", "#AADDCC",
 )  # fmt: skip
-#: Okabe and Ito's colour-blind-safe colours, one per seat; each piece also shows its seat number.
-PLAYER_COLORS = ("#D55E00", "#0072B2", "#F0E442", "#CC79A7", "#009E73", "#56B4E9", "#E69F00", "#000000")
+#: One dark colour per seat (after Tol's and ColorBrewer's dark tones), each with a contrast ratio of
+#: 3:1 or more against every colour of SAFE_PALETTE (tests/test_svg.py computes it); each piece also
+#: shows its seat number.
+PLAYER_COLORS = ("#B2182B", "#2166AC", "#000000", "#762A83", "#994F00", "#1B7837", "#555555", "#882255")
 NEUTRAL_COLOR = "#7F7F7F"
 LOCATION_FILL = "#FFFFFF"
 #: Piece outlines (unit radius), chosen per kind: settlements are houses, the other kinds take the
@@ -64,9 +68,10 @@ STYLE = """
 .aura-mark { fill: #000; fill-opacity: 0.18; stroke: #000; stroke-dasharray: 2 2; pointer-events: none; }
 .last-mark { fill: none; stroke: #000; stroke-width: 2.5; stroke-dasharray: 4 3; pointer-events: none; }
 .piece polygon { stroke: #222; stroke-width: 1.2; }
+.piece .footprint { stroke: none; fill-opacity: 0.45; }
 .seat, .label, .coord, .name, .title { pointer-events: none; font-family: sans-serif; }
 .label { font-size: 11px; fill: #222; text-anchor: middle; }
-.name { font-size: 6px; fill: #222; text-anchor: middle; }
+.name { font-size: 10px; fill: #111; text-anchor: middle; paint-order: stroke; stroke: #fff; stroke-width: 2.5px; }
 .coord { font-size: 9px; fill: #555; text-anchor: middle; }
 .title { font-size: 12px; font-weight: bold; fill: #222; }
 .seat { font-size: 9px; font-weight: bold; text-anchor: middle; }
@@ -151,7 +156,13 @@ def board(
         x, y = centre[h]
         out.append(f'<polygon class="aura-mark" data-hex="{h}" points="{_points(x, y, R * 0.55)}"/>')
     shapes = _shapes(rules)
+    spread = _footprints(game, pieces)
     for hex_name, kind, owner in pieces:
+        if kind in game.footprints:
+            if hex_name in spread:  # one piece over its hexes, drawn at its centre
+                cover = [centre[h] for h in spread[hex_name]]
+                out.append(_piece(rules, hex_name, kind, owner, centre[hex_name], shapes[kind], cover))
+            continue
         out.append(_piece(rules, hex_name, kind, owner, centre[hex_name], shapes.get(kind, SHAPES[1])))
     for h in sorted(lasts):
         x, y = centre[h]
@@ -253,24 +264,46 @@ def _shapes(rules: RuleSet) -> dict[str, tuple[tuple[float, float], ...]]:
     return {rules.piece_kind: SHAPES[0], **{k: SHAPES[1 + i % (len(SHAPES) - 1)] for i, k in enumerate(others)}}
 
 
-def _piece(rules: RuleSet, hex_name: str, kind: str, owner: int | None, at: tuple[float, float], shape: tuple) -> str:
+def _footprints(game: Game, pieces: list[tuple[str, str, int | None]]) -> dict[str, list[str]]:
+    """The pieces that cover a hex and its neighbours: each centre hex and the hexes it covers."""
+    t = game.tables
+    covered = {(h, k, p) for h, k, p in pieces if k in game.footprints}
+    out = {}
+    for h, k, p in covered:
+        around = [t.ids[j] for j in t.nbr[t.index[h]]]
+        if len(around) == 6 and all((a, k, p) in covered for a in around):
+            out[h] = [h, *around]
+    return out
+
+
+def _piece(
+    rules: RuleSet,
+    hex_name: str,
+    kind: str,
+    owner: int | None,
+    at: tuple[float, float],
+    shape: tuple,
+    cover: list[tuple[float, float]] = (),
+) -> str:
     """One piece: its kind's outline in its owner's colour, with the seat number and the kind's glyph
-    (a display hint of the rule set) on it, and its kind and owner as a tooltip."""
-    x, y = at[0], at[1] + R * 0.25
-    s = R * 0.42
+    (a display hint of the rule set) on it, and its kind and owner as a tooltip. A piece that covers
+    several hexes (`cover`: their centres) is one group: those hexes tinted, its outline larger."""
+    x, y = at[0], at[1] + (0 if cover else R * 0.25)
+    s = R * (0.75 if cover else 0.42)
     pts = " ".join(f"{x + s * dx:.1f},{y + s * dy:.1f}" for dx, dy in shape)
     colour = NEUTRAL_COLOR if owner is None else PLAYER_COLORS[owner % len(PLAYER_COLORS)]
-    ink = "#000" if colour in ("#F0E442", "#56B4E9", "#E69F00", "#CC79A7", "#009E73") else "#fff"
+    ink = "#fff"  # every seat colour is dark
     decl = rules.pieces.get(kind)
     glyph = (decl.glyph or "") if decl is not None else ""
     label = ("" if owner is None else str(owner)) + glyph
     mark = _text("seat", x, y + s * 0.55, label, fill=ink) if label else ""
     player = "" if owner is None else str(owner)
     tip = (decl.title if decl is not None else kind) + ("" if owner is None else f" of player {owner}")
+    tint = "".join(f'<polygon class="footprint" points="{_points(cx, cy, R)}" fill="{colour}"/>' for cx, cy in cover)
     return (
         f'<g class="piece" data-hex="{hex_name}" data-kind="{escape(kind)}" data-player="{player}">'
         f"<title>{escape(tip, quote=False)}</title>"
-        f'<polygon points="{pts}" fill="{colour}"/>{mark}</g>'
+        f'<polygon points="{pts}" fill="{colour}"/>{tint}{mark}</g>'
     )
 
 

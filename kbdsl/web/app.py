@@ -37,6 +37,7 @@ MAX_MESSAGE = 1_000_000  # bytes per request or WebSocket message; web requests 
 QUEUE = 256  # pushes and answers waiting for one socket; a socket further behind is closed
 SEND_TIMEOUT = 10.0  # seconds one message may take to leave; a socket slower than that is closed
 JOIN_TIMEOUT = 10.0  # seconds a new socket has to say which seat it is
+BOT_DELAY = 0.25  # seconds from a change to a bot's next move, so people see each move
 STATUS = {
     "bad_request": 400,
     "forbidden": 403,
@@ -98,6 +99,7 @@ class Live:
         self.locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self.sockets: defaultdict[str, set[Connection]] = defaultdict(set)
         self.bots: dict[str, asyncio.Task] = {}
+        self.changed: dict[str, float] = {}  # loop time of each table's last push: bot pauses count from it
 
     async def call(self, token: Any, request: Any) -> Json:
         """One protocol request from a client; a change is saved, pushed to every seat, and wakes the bots."""
@@ -113,6 +115,7 @@ class Live:
 
     def _push(self, table: Table) -> None:
         """Queue each connected seat's own view of the table (computed once per seat)."""
+        self.changed[table.id] = asyncio.get_running_loop().time()
         texts: dict[int | None, str] = {}
         for conn in list(self.sockets[table.id]):
             if conn.seat not in texts:
@@ -123,13 +126,15 @@ class Live:
     def wake(self, table_id: str) -> None:
         """Start the table's bot turns if a bot is to move and none is running."""
         if table_id not in self.bots and self.tables.bot_due(self.tables.tables[table_id]):
+            self.changed.setdefault(table_id, asyncio.get_running_loop().time())  # a new or restored table: from now
             self.bots[table_id] = asyncio.create_task(self._bots(table_id))
 
     async def _bots(self, table_id: str) -> None:
         table = self.tables.tables[table_id]
         try:
-            while True:
-                await asyncio.sleep(self.bot_delay)
+            loop = asyncio.get_running_loop()
+            while True:  # the pause runs from the last change, so the server's own work does not lengthen it
+                await asyncio.sleep(max(0.0, self.bot_delay - (loop.time() - self.changed[table_id])))
                 async with self.locks[table_id]:
                     think = self.tables.bot_plan(table)
                     if think is not None:
@@ -190,7 +195,7 @@ async def _body(request: Request) -> Any:
     return parse(b"".join(chunks), MAX_MESSAGE)
 
 
-def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
+def create_app(data: Path | None = None, bot_delay: float = BOT_DELAY) -> Starlette:
     """The web table's ASGI app: tables restored from `data` (saved there after every change)."""
     tables = Tables(data)
     for problem in tables.restore():
@@ -259,9 +264,41 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
     async def picture(request: Request) -> Response:
         try:
             table, step = _table(request), _step(request)
+            coords = request.query_params.get("coords") == "1"
             async with live.locks[table.id]:
-                text = await anyio.to_thread.run_sync(tables.picture, table, step)
+                text = await anyio.to_thread.run_sync(tables.picture, table, step, coords)
             return Response(text, media_type="image/svg+xml", headers=HEADERS)
+        except RequestError as e:
+            return _refusal(e)
+
+    async def lobby(request: Request) -> Response:
+        return _json(tables.lobby())
+
+    async def texts(request: Request) -> Response:
+        try:
+            return _json(tables.texts(_table(request)))
+        except RequestError as e:
+            return _refusal(e)
+
+    async def claim(request: Request) -> Response:
+        try:
+            table = _table(request)
+            body = await _body(request)
+            async with live.locks[table.id]:
+                result = tables.claim(table, body)
+                live._push(table)
+            return _json(result, 201)
+        except RequestError as e:
+            return _refusal(e)
+
+    async def rematch(request: Request) -> Response:
+        try:
+            table = _table(request)
+            async with live.locks[table.id]:
+                result = tables.offer_rematch(table, _token(request))
+                live._push(table)
+            live.wake(result["table"])
+            return _json(result, 201)
         except RequestError as e:
             return _refusal(e)
 
@@ -317,7 +354,11 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6) -> Starlette:
         Route("/t/{table}", page("table.html")),
         Route("/api", api, methods=["POST"]),
         Route("/api/tables", create, methods=["POST"]),
+        Route("/api/tables", lobby, methods=["GET"]),
         Route("/api/tables/{table}", info),
+        Route("/api/tables/{table}/texts", texts),
+        Route("/api/tables/{table}/seats", claim, methods=["POST"]),
+        Route("/api/tables/{table}/rematch", rematch, methods=["POST"]),
         Route("/api/tables/{table}/replay", replay),
         Route("/api/tables/{table}/board.svg", picture),
         Route("/api/tables/{table}/history", history),

@@ -20,9 +20,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kbdsl.engine.explain import refusal as why_refused
+from kbdsl.errors import KbdslError
 from kbdsl.game import State, replay
+from kbdsl.moves import Move
 from kbdsl.protocol import RequestError, Server, _error, bad
 from kbdsl.render import svg
+from kbdsl.web.texts import refusal, texts
 
 Json = dict[str, Any]
 log = logging.getLogger("kbdsl.web")
@@ -41,6 +45,10 @@ VIEWED = ("state", "play", "undo")
 #: and bots move by the seats the table was created with.
 SETUP_FIELDS = ("rules", "preset", "sections", "cards", "options")
 SAVE_FORMAT = 1
+#: What a person's seat may say beside its kind: a name, and whether anyone in the lobby may take it.
+PERSON = ("name", "open")
+NAME_LENGTH = 24
+LOBBY = 100  # tables the lobby lists at most (the newest)
 
 
 def forbidden(message: str) -> RequestError:
@@ -54,9 +62,11 @@ class Seat:
     kind: str
     bot: str | None = None
     token: str | None = field(default=None, repr=False)
+    name: str | None = None  # what the person at the seat is called (shown to everyone)
+    open: bool = False  # a person's seat anyone in the lobby may take (then it is no longer open)
 
     def public(self, seat: int) -> Json:
-        return {"seat": seat, "kind": self.kind, "bot": self.bot}
+        return {"seat": seat, "kind": self.kind, "bot": self.bot, "name": self.name, "open": self.open}
 
 
 @dataclass
@@ -66,6 +76,8 @@ class Table:
     seats: list[Seat]
     version: int = 0  # counts changes, so a client can drop a stale push
     last: list[Json] = field(default_factory=list)  # `played` of the last change
+    spec: Json = field(default_factory=dict)  # the set-up it was created with (SETUP_FIELDS), for a rematch
+    rematch: str | None = None  # the id of the table of the same seats that follows this one
 
 
 class Tables:
@@ -98,7 +110,7 @@ class Tables:
         if not response["ok"]:
             e = response["error"]
             raise RequestError(e.pop("code"), e.pop("message"), **e)
-        table = Table(_new_id(), response["result"]["game"], seats)
+        table = Table(_new_id(), response["result"]["game"], seats, spec=_spec(spec))
         self.tables[table.id] = table
         self.persist(table)
         links = [
@@ -133,6 +145,71 @@ class Tables:
             "over": state.over,
         }
 
+    # -- the lobby and rematches -----------------------------------------------------------
+    def lobby(self) -> Json:
+        """The open tables, newest first: rule set, seats (open ones to take), whose turn; never a token."""
+        listed = []
+        for table in reversed(list(self.tables.values())):
+            state = self.server.games[table.game]
+            if state.over:
+                continue
+            rules = state.game.rules
+            listed.append(
+                {
+                    "table": table.id,
+                    "rules": rules.ref,
+                    "title": rules.title or rules.name,
+                    "seats": [s.public(i) for i, s in enumerate(table.seats)],
+                    "open": sum(s.open for s in table.seats),
+                    "turn": state.turn,
+                    "watch": f"/t/{table.id}",
+                }
+            )
+            if len(listed) == LOBBY:
+                break
+        return {"tables": listed}
+
+    def claim(self, table: Table, spec: Any) -> Json:
+        """Take an open seat of a table from the lobby, under a name: the seat's link (its token)."""
+        if not isinstance(spec, dict) or set(spec) - {"name"}:
+            raise bad('a seat is taken with {"name": NAME}')
+        name = seat_name(spec.get("name"))
+        if self.server.games[table.game].over:
+            raise forbidden("the game at this table is over")
+        free = next((i for i, s in enumerate(table.seats) if s.open), None)
+        if free is None:
+            raise forbidden("this table has no open seat left; watch it instead")
+        seat = table.seats[free]
+        seat.open, seat.name = False, name or seat.name
+        self._changed(table, table.last)
+        return {"table": table.id, "seat": free, "link": f"/t/{table.id}#seat={seat.token}"}
+
+    def offer_rematch(self, table: Table, token: Any) -> Json:
+        """A new table of the same set-up and seats (names, bots; new tokens) after a finished game.
+
+        Asked by a seat of the table (or anyone, at a table of bots only); asked again, the same one."""
+        seat = self.seat(table, token)
+        if seat is None and any(s.kind == "person" for s in table.seats):
+            raise forbidden("a rematch is asked for by a seat of the table (its link)")
+        if not self.server.games[table.game].over:
+            raise forbidden("a rematch follows a finished game")
+        if table.rematch not in self.tables:
+            seats = [
+                {"kind": "bot", "bot": s.bot} if s.kind == "bot" else {"kind": "person", "name": s.name}
+                for s in table.seats
+            ]
+            table.rematch = self.create({**table.spec, "seats": seats})["table"]
+            self._changed(table, table.last)
+        return {"table": table.rematch, **self.rematch_link(table, seat)}
+
+    def rematch_link(self, table: Table, seat: int | None) -> Json:
+        """Where a seat of a finished table plays its rematch (a spectator: watches it); {} if none."""
+        after = self.tables.get(table.rematch or "")
+        if after is None:
+            return {}
+        token = after.seats[seat].token if seat is not None and seat < len(after.seats) else None
+        return {"link": f"/t/{after.id}" + (f"#seat={token}" if token else "")}
+
     # -- requests --------------------------------------------------------------------------
     def request(self, token: Any, req: Any) -> tuple[Json, bool]:
         """Answer one protocol request from the web (never raises); True if it changed the game."""
@@ -144,6 +221,8 @@ class Tables:
         response = self.server.handle(inner)
         if table is None:
             return response, False
+        if not response["ok"] and response["error"]["code"] == "illegal_move" and req["cmd"] == "play":
+            self._explain(table, response["error"])
         if response["ok"] and "game" in response["result"]:
             response["result"]["game"] = table.id
         changed = response["ok"] and req["cmd"] in PLAYS
@@ -179,6 +258,15 @@ class Tables:
         if cmd in VIEWED and seat is not None:
             inner["player"] = seat
         return inner, table
+
+    def _explain(self, table: Table, error: Json) -> None:
+        """Add to an illegal move's error the page's plain-English refusal (`texts.refusal`)."""
+        state = self.server.games[table.game]
+        try:
+            move = Move.from_json(error["move"])
+            error["explain"] = refusal(state.game.rules, why_refused(state, move))
+        except (ValueError, KeyError, TypeError, KbdslError):  # a move naming no hex or action: the reason stands
+            return
 
     def _changed(self, table: Table, played: list[Json]) -> None:
         table.version += 1
@@ -229,6 +317,7 @@ class Tables:
             "played": table.last,
             "state": view,
             "scores": scores,
+            **({"rematch": self.rematch_link(table, seat)["link"]} if table.rematch in self.tables else {}),
         }
         if seat is not None and seat == view["current"] and not view["over"]:
             message["legal"] = ask("legal", game=gid)["moves"]
@@ -245,10 +334,16 @@ class Tables:
         step = max(0, step)
         return replay(state.game, log[:step]), step, log
 
-    def picture(self, table: Table, step: int | None = None) -> str:
+    def picture(self, table: Table, step: int | None = None, coords: bool = False) -> str:
         """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked."""
         at, step, log = self._at(table, step)
-        return svg.board(at, last=_last_turn(log[:step]))
+        return svg.board(at, last=_last_turn(log[:step]), coords=coords)
+
+    def texts(self, table: Table) -> Json:
+        """The table's cards and tiles in plain English (`texts.texts`) and the board's colours
+        (each seat's and each terrain's, as the SVG draws them), for the page to show."""
+        rules = self.server.games[table.game].game.rules
+        return {**texts(rules), "colours": {"seats": list(svg.PLAYER_COLORS), "terrains": svg.terrain_fills(rules)}}
 
     def replay(self, table: Table, step: int) -> Json:
         """The public view and scores after the first `step` moves of the game's log."""
@@ -282,6 +377,8 @@ class Tables:
             "table": table.id,
             "version": table.version,
             "seats": [asdict(s) for s in table.seats],
+            "spec": table.spec,
+            "rematch": table.rematch,
         }
         try:
             _write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
@@ -298,15 +395,26 @@ class Tables:
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 if doc.get("format") != SAVE_FORMAT or doc.get("table") != path.stem or not _is_id(path.stem):
                     raise ValueError("not a saved table of this version")
-                seats = [Seat(s["kind"], s.get("bot"), s.get("token")) for s in doc["seats"]]
+                seats = [
+                    Seat(s["kind"], s.get("bot"), s.get("token"), seat_name(s.get("name")), s.get("open") is True)
+                    for s in doc["seats"]
+                ]
                 response = self.server.handle({"cmd": "load", "save": doc["save"]})
                 if not response["ok"]:
                     raise ValueError(response["error"]["message"])
             except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
                 problems.append(f"{path.name} was not restored: {e}")
                 continue
-            self.tables[path.stem] = Table(path.stem, response["result"]["game"], seats, doc.get("version", 0))
+            table = Table(path.stem, response["result"]["game"], seats, doc.get("version", 0))
+            table.spec = _spec(doc.get("spec"))
+            table.rematch = doc["rematch"] if _is_id(str(doc.get("rematch"))) else None
+            self.tables[path.stem] = table
         return problems
+
+
+def _spec(spec: Any) -> Json:
+    """A saved table's set-up for a rematch: only the fields a new table takes."""
+    return {k: v for k, v in spec.items() if k in SETUP_FIELDS} if isinstance(spec, dict) else {}
 
 
 def _last_turn(log: list[Json]) -> list[str]:
@@ -329,16 +437,30 @@ def _seat_list(seats: Any) -> list[Any]:
 
 
 def _seat(spec: Any, i: int, bots: list[str]) -> Seat:
-    if not isinstance(spec, dict) or spec.get("kind") not in ("person", "bot") or set(spec) - {"kind", "bot"}:
+    if not isinstance(spec, dict) or spec.get("kind") not in ("person", "bot") or set(spec) - {"kind", "bot", *PERSON}:
         raise bad(f'seats/{i}: a seat is {{"kind": "person"}} or {{"kind": "bot", "bot": NAME}}')
     if spec["kind"] == "person":
         if "bot" in spec:
             raise bad(f"seats/{i}: a person's seat names no bot")
-        return Seat("person", token=secrets.token_urlsafe(24))
+        if not isinstance(spec.get("open", False), bool):
+            raise bad(f"seats/{i}: open is true (anyone in the lobby may take the seat) or false")
+        name = seat_name(spec.get("name"), f"seats/{i}")
+        return Seat("person", token=secrets.token_urlsafe(24), name=name, open=spec.get("open", False))
+    if set(spec) & set(PERSON):
+        raise bad(f"seats/{i}: a bot's seat has no {' or '.join(PERSON)}")
     name = spec.get("bot", "random")
     if name not in bots:
         raise bad(f"seats/{i}: unknown bot {name!r} (one of {', '.join(bots)})")
     return Seat("bot", bot=name)
+
+
+def seat_name(name: Any, where: str = "name") -> str | None:
+    """A person's name as others see it: printable, at most NAME_LENGTH characters (None: unnamed)."""
+    if name is None or name == "":
+        return None
+    if not isinstance(name, str) or len(name) > NAME_LENGTH or not name.isprintable() or not name.strip():
+        raise bad(f"{where}: a name is 1 to {NAME_LENGTH} printable characters")
+    return name.strip()
 
 
 def _new_id() -> str:

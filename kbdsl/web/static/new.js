@@ -13,7 +13,36 @@ async function start() {
   $("add-seat").addEventListener("click", () => { addSeat("bot"); seatButtons(); });
   $("remove-seat").addEventListener("click", () => { $("seats").lastElementChild.remove(); seatButtons(); });
   $("setup").addEventListener("submit", create);
-  await loadRules();
+  $("my-name").value = localStorage.getItem("kbdsl-name") || "";
+  $("my-name").addEventListener("change", () => localStorage.setItem("kbdsl-name", $("my-name").value));
+  await Promise.all([loadRules(), lobby()]);
+  setInterval(lobby, 5000);
+}
+
+// -- the lobby: open tables, each with its rule set, seats (free ones to join) and a watch link ---------
+async function lobby() {
+  const reply = await fetch("/api/tables");
+  if (!reply.ok) return;
+  const data = await reply.json();
+  const list = $("tables");
+  list.replaceChildren();
+  if (!data.tables.length) list.append(kb.el("li", {class: "hint", text: "No open table yet: start one below."}));
+  for (const t of data.tables) {
+    const who = t.seats.map(s => s.kind === "bot" ? `bot ${s.bot}` : s.open ? "free seat" : s.name || "a person").join(", ");
+    const join = t.open ? kb.el("button", {type: "button", class: "join", "data-table": t.table, text: `join (${t.open} free)`,
+                                           onclick: () => claim(t.table)}) : kb.el("span", {class: "hint", text: "no free seat"});
+    list.append(kb.el("li", {"data-table": t.table}, kb.el("strong", {text: t.title}), ` · ${t.seats.length} players: ${who} · turn ${t.turn} `,
+      join, " ", kb.el("a", {href: t.watch, class: "watch", text: "watch"})));
+  }
+}
+
+async function claim(table) {
+  $("lobby-error").textContent = "";
+  const reply = await fetch(`/api/tables/${encodeURIComponent(table)}/seats`, {method: "POST",
+    headers: {"Content-Type": "application/json"}, body: JSON.stringify({name: $("my-name").value.trim() || null})});
+  const data = await reply.json();
+  if (!reply.ok) { $("lobby-error").textContent = data.error.message; lobby(); return; }
+  location.href = data.link;
 }
 
 async function loadRules() {
@@ -77,7 +106,15 @@ function addSeat(kind) {
     ...levels.map(b => kb.el("option", {value: "bot:" + b, text: `bot, ${b}`})),
     ...bots.filter(b => !levels.includes(b)).map(b => kb.el("option", {value: "bot:" + b, text: `bot: ${b}`})));
   if (kind === "bot") who.value = "bot:" + (setup.hello.bots.includes("medium") ? "medium" : setup.hello.bots[0]);
-  $("seats").append(kb.el("li", {}, who));
+  const first = !$("seats").children.length;
+  const name = kb.el("input", {class: "seat-name", maxlength: 24, "aria-label": "the person's name", placeholder: "name",
+                               value: first ? localStorage.getItem("kbdsl-name") || "" : ""});
+  const open = kb.el("label", {class: "seat-open", title: "anyone in the lobby may take this seat"},
+    kb.el("input", {type: "checkbox", class: "seat-open-box"}), " open to the lobby");
+  const person = () => { name.hidden = open.hidden = who.value !== "person"; };
+  who.addEventListener("change", person);
+  person();
+  $("seats").append(kb.el("li", {}, who, " ", name, " ", open));
 }
 
 function seatButtons() {
@@ -112,8 +149,11 @@ function request() {
   const options = {};
   for (const box of document.querySelectorAll("input[data-option]")) options[box.dataset.option] = box.checked;
   if (Object.keys(options).length) spec.options = options;
-  for (const who of document.querySelectorAll(".seat-kind")) {
-    spec.seats.push(who.value === "person" ? {kind: "person"} : {kind: "bot", bot: who.value.slice(4)});
+  for (const li of $("seats").children) {
+    const who = li.querySelector(".seat-kind").value;
+    const name = li.querySelector(".seat-name").value.trim();
+    const open = li.querySelector(".seat-open-box").checked;
+    spec.seats.push(who === "person" ? {kind: "person", ...(name ? {name} : {}), ...(open ? {open} : {})} : {kind: "bot", bot: who.slice(4)});
   }
   return spec;
 }
@@ -137,8 +177,8 @@ async function create(event) {
       ? kb.el("td", {}, kb.el("a", {href: link(s.link), class: "seat-link", "data-seat": s.seat, text: "join as seat " + s.seat}),
               " ", kb.el("input", {readonly: true, value: link(s.link), size: 60, "aria-label": "seat link"}), " ", copy(link(s.link)))
       : kb.el("td", {text: "plays on the server"});
-    rows.append(kb.el("tr", {}, kb.el("td", {text: "P" + s.seat}),
-                      kb.el("td", {text: s.kind === "bot" ? "bot: " + s.bot : "a person"}), cell));
+    const who = s.kind === "bot" ? "bot: " + s.bot : (s.name || "a person") + (s.open ? " (open to the lobby)" : "");
+    rows.append(kb.el("tr", {}, kb.el("td", {text: "P" + s.seat}), kb.el("td", {text: who}), cell));
   }
   rows.append(kb.el("tr", {}, kb.el("td", {text: "-"}), kb.el("td", {text: "spectators"}),
     kb.el("td", {}, kb.el("a", {href: link(data.spectator), id: "spectator-link", text: "watch"}),
@@ -146,6 +186,7 @@ async function create(event) {
           " ", copy(link(data.spectator)))));
   $("created").hidden = false;
   $("created").scrollIntoView();
+  lobby();
 }
 
 start();

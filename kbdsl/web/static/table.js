@@ -16,18 +16,29 @@ const T = {
   history: null,    // every move so far: {player, move, events}
   historyVersion: -1,
   socket: null,
+  texts: null,      // the cards and tiles in plain English, and the colours (GET .../texts)
+  wasMyMove: false, // for the title and the sound: whether the last push shown was this seat's move
+  finalClosed: false,
 };
 const $ = id => document.getElementById(id);
 kb.token = new URLSearchParams(location.hash.slice(1)).get("seat");
 
 // -- names ---------------------------------------------------------------------------------
-const seatName = p => "P" + p;
+const seatName = p => { // the seat's person's name if they gave one, else P0, P1, ...
+  const seat = T.push && T.push.seats[p];
+  return seat && seat.name ? `${seat.name} (P${p})` : "P" + p;
+};
+const plain = reason => String(reason || "").replace(/\s*\[[^\[\]]*\]$/, ""); // without the rule it cites
+function tileText(tile) { // a tile's sentences for tooltips: the author's text and the engine's reading
+  const t = T.texts && T.texts.tiles[tile];
+  return t ? [t.title + (t.text ? ": " + t.text : ""), t.rule].filter(Boolean).join("\n") : title(tile);
+}
 function title(name) {
   const r = T.rules;
   if (name === "build") return r.mandatory ? "Build" : "build";
   if (name === "end") return "End turn";
   const p = part(name);
-  if (p && p.part.name !== p.tile.name) { // a part of a tile's choice, or what follows `then`: "Lighthouse: move ship"
+  if (p && p.part.name !== p.tile.name) { // a part of a tile's choice, or what follows `then`: "<tile>: move <piece>"
     return `${p.tile.title}: ${p.part.kind}${p.part.piece ? " " + pieceTitle(p.part.piece).toLowerCase() : ""}`;
   }
   return kb.titles(r.tiles)[name] || kb.titles(r.cards)[name] || kb.titles(r.scorings)[name] || kb.titles(r.terrains)[name] || pieceTitle(name);
@@ -96,13 +107,22 @@ function connect() {
 async function ask(request) {
   const reply = await kb.ask({...request, game: T.table});
   if (!reply.ok) refuse(reply.error);
-  else $("refusal").textContent = "";
+  else clearRefusal();
   return reply;
 }
 
 function refuse(error) {
-  $("refusal").textContent = error.code === "illegal_move" ? `Refused: ${error.reason}` : error.message;
+  const box = $("refusal");
+  document.querySelectorAll("#board .nearest, #board .refused").forEach(n => n.classList.remove("nearest", "refused"));
+  if (error.explain) {
+    box.textContent = `Refused: ${error.explain.text}`;
+    const mark = (hex, cls) => hex && document.querySelectorAll(`#board polygon.hex[data-hex="${hex}"]`).forEach(n => n.classList.add(cls));
+    mark(error.explain.hex, "refused");
+    mark(error.explain.nearest, "nearest");
+  } else box.textContent = error.code === "illegal_move" ? `Refused: ${plain(error.reason)}.` : plain(error.message);
+  box.classList.toggle("shown", Boolean(box.textContent));
 }
+function clearRefusal() { $("refusal").textContent = ""; $("refusal").classList.remove("shown"); }
 
 // -- showing a push ------------------------------------------------------------------------------
 async function show(push) {
@@ -117,34 +137,66 @@ async function show(push) {
     T.from = null;
   }
   if (T.action && !targetsOf(T.action).length && !sourcesOf(T.action).length) T.action = null;
-  await Promise.all([
-    drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?v=${push.version}`, $("board"), push.version),
-    syncHistory(push),
-  ]);
+  const fresh = T.shown >= 0 && push.version > T.shown; // a change while watching: its moves are animated
+  await Promise.all([drawBoard(boardUrl(`v=${push.version}`), $("board"), push.version), syncHistory(push)]);
   if (push !== T.push) return; // a newer push arrived meanwhile and is shown instead
+  zoomApply();
+  captions();
+  animate(fresh ? push.played : null);
   highlight();
   status();
   hand();
   actions();
   players();
+  cards();
   scoreTable($("scores"), push.scores.scores);
   log();
   if (s.over) finished();
   T.shown = push.version; // for tests and tools: the page shows this version completely
 }
 
+const boardUrl = query => `/api/tables/${encodeURIComponent(T.table)}/board.svg?${query}${$("coords").checked ? "&coords=1" : ""}`;
+const colour = p => (T.texts && T.texts.colours.seats[p % T.texts.colours.seats.length]) || "#000";
+
+// Whose turn it is, at the top in the seat's colour; the tab's title and an optional sound tell a
+// person in another tab that it is their move.
 function status() {
   const s = T.push.state;
-  const you = T.seat === null ? "watching" : `you are ${seatName(T.seat)}`;
-  let text;
-  if (s.over) text = `game over after ${s.turn} turns`;
-  else {
-    const who = s.current === T.seat ? "your move" : `${seatName(s.current)} to move`;
-    text = `turn ${s.turn}: ${who}` + (s.mandatory_left && s.current === T.seat ? `, ${s.mandatory_left} mandatory build(s) left` : "");
+  const mine = !s.over && s.current === T.seat;
+  const banner = $("turn");
+  if (s.over) {
+    banner.textContent = "The game is over";
+    banner.style.background = "";
+  } else {
+    banner.textContent = mine ? `Your move, ${seatName(T.seat)}` : `${seatName(s.current)} to move`;
+    banner.style.background = colour(s.current);
   }
-  $("status").textContent = `${text} (${you})`;
-  $("status").dataset.current = s.current;
+  banner.classList.toggle("mine", mine);
+  banner.dataset.current = s.current;
+  const n = T.push.seats.length;
+  const round = Math.floor((s.turn - 1) / n) + 1;
+  const left = mine && s.mandatory_left ? `, ${s.mandatory_left} mandatory build(s) left` : "";
+  $("counts").textContent = `round ${round}, turn ${s.turn}${left} · deck ${s.deck}, discard ${s.discard.length}` +
+    (s.ending && !s.over ? " · the last round" : "");
+  $("status").textContent = T.seat === null ? "(watching)" : `(you are ${seatName(T.seat)})`;
   $("me-title").textContent = T.seat === null ? "Spectator" : `You: ${seatName(T.seat)}`;
+  const name = T.rules.title || T.rules.name;
+  document.title = mine ? `Your move: kbdsl ${name}` : s.over ? `Game over: kbdsl ${name}` : `kbdsl: ${name}`;
+  if (mine && !T.wasMyMove && T.shown >= 0 && $("sound").checked) beep();
+  T.wasMyMove = mine;
+}
+
+function beep() { // a short, quiet tone (WebAudio: nothing to download)
+  try {
+    const audio = new AudioContext();
+    const tone = audio.createOscillator(), gain = audio.createGain();
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.08, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.25);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.25);
+  } catch (e) { /* no audio here: the title still tells */ }
 }
 
 function hand() {
@@ -194,11 +246,11 @@ function actions() {
   for (const a of list) {
     const p = part(a.action);
     const tile = p && p.tile;
-    const rule = tile ? `${tile.title}: ${tile.texts.join(" ") || p.part.text}` + (p.part.name !== tile.name ? `\nThis part: ${p.part.text}` : "")
-      : (a.action === "build" && T.rules.mandatory ? `Build: ${T.rules.mandatory.text}` : "");
-    const tip = [rule, a.usable ? "" : `Not now: ${a.reason}`].filter(Boolean).join("\n");
+    const rule = tile ? tileText(tile.name) : (a.action === "build" && T.texts.mandatory ? `Build: ${T.texts.mandatory}` : "");
+    const tip = [rule, a.usable ? "" : `Not now: ${plain(a.reason)}`].filter(Boolean).join("\n");
     const classes = ["action", a.action === T.action ? "selected" : "", tile ? "tile" : ""].join(" ").trim();
-    box.append(kb.el("button", {type: "button", class: classes, "data-action": a.action, title: tip, "aria-disabled": a.usable ? null : "true",
+    box.append(kb.el("button", {type: "button", class: classes, "data-action": a.action, "data-tile": tile ? tile.name : null,
+      title: tip, "aria-disabled": a.usable ? null : "true",
       text: title(a.action), onclick: () => choose(a)}));
   }
   const undo = T.push.undoable || [];
@@ -206,7 +258,10 @@ function actions() {
     title: undo.length ? `Take back: ${moveText(undo[undo.length - 1])}` : "Nothing to take back: only your own moves of this turn, until a card is drawn",
     text: "Undo", onclick: () => undo.length ? ask({cmd: "undo"}) : refuse({message: "Nothing to undo: only your own moves of this turn, before a card is drawn."})}));
   const hint = $("hint");
+  const pending = T.push.state.pending;
+  const stop = pending && pending.up_to ? ` Up to ${pending.left} more step(s): to stop, use another action or End turn.` : "";
   if (!myTurn) hint.textContent = "";
+  else if (stop && T.action === pending.tile) hint.textContent = (isMove(T.action) && T.from ? `Click where the ${pieceAt(T.from)} on ${T.from} goes.` : `Click a highlighted hex: ${title(T.action)}.`) + stop;
   else if (T.action && isMove(T.action)) hint.textContent = T.from ? `Click where the ${pieceAt(T.from)} on ${T.from} goes.` : `Click one of your highlighted pieces to move it with ${title(T.action)}.`;
   else if (T.action) hint.textContent = `Click a highlighted hex: ${title(T.action)}.`;
   else hint.textContent = "End your turn, or use a tile.";
@@ -214,14 +269,14 @@ function actions() {
 
 function choose(a) {
   if (a.action === "end") {
-    if (!a.usable) return refuse({message: a.reason});
+    if (!a.usable) return refuse({message: plain(a.reason) + "."});
     return ask({cmd: "play", move: {do: "end"}});
   }
-  if (!a.usable) return refuse({message: `${title(a.action)}: ${a.reason}`});
+  if (!a.usable) return refuse({message: `${title(a.action)}: ${plain(a.reason)}.`});
   if (noHex(a.action)) return ask({cmd: "play", move: {do: a.action}});
   T.action = a.action;
   T.from = null;
-  $("refusal").textContent = "";
+  clearRefusal();
   actions();
   highlight();
 }
@@ -257,9 +312,10 @@ function clicked(hex) {
 // change here. The view's lists that are not per seat are named, since their length may match.
 const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
 const NOT_PER_SEAT = new Set(["log", "discard", "removed", "pieces"]);
-function extras(s) {
+function extras(s) { // shown once some seat has something in them
   const n = s.supply.length;
-  return Object.keys(s).filter(k => !SHOWN.has(k) && !NOT_PER_SEAT.has(k) && Array.isArray(s[k]) && s[k].length === n);
+  return Object.keys(s).filter(k => !SHOWN.has(k) && !NOT_PER_SEAT.has(k) && Array.isArray(s[k]) && s[k].length === n &&
+                                    s[k].some(v => cellText(v) !== "-"));
 }
 function cellText(v) {
   if (Array.isArray(v)) return v.map(x => typeof x === "object" && x !== null ? Object.values(x).join(" ") : x).join(", ") || "-";
@@ -267,25 +323,66 @@ function cellText(v) {
   return v === null ? "-" : String(v);
 }
 
+// One box per seat (reflows on any screen, never a table wider than its panel): who, their
+// supply, card, tiles, other pieces, gold, and every per-seat field a rule set adds.
 function players() {
   const s = T.push.state;
   const more = extras(s);
   const kinds = Object.keys(s.kind_supply || {}); // other piece kinds owned by players: each seat's supply of them
-  const pieces = kinds.length ? ["pieces left"] : [];
-  $("players").querySelector("thead tr").replaceChildren(...["seat", "who", "supply", "card", "tiles", ...pieces, ...more].map(h => kb.el("th", {text: h})));
-  const rows = $("players").querySelector("tbody");
-  rows.replaceChildren();
+  const box = $("players");
+  box.replaceChildren();
   T.push.seats.forEach((seat, p) => {
     const tiles = s.tiles[p].map(t => `${title(t.tile)}${t.used ? " (used)" : t.new ? " (new)" : ""}`).join(", ") || "-";
-    const who = seat.kind === "bot" ? `bot: ${seat.bot}` : p === T.seat ? "you" : "a person";
+    const who = seat.kind === "bot" ? `bot: ${seat.bot}` : p === T.seat ? "you" : seat.open ? "a free seat" : "a person";
     const card = s.hand[p] ? title(s.hand[p]) : p === s.current && !s.over ? "hidden" : "-";
-    rows.append(kb.el("tr", {class: p === s.current && !s.over ? "current" : "", "data-seat": p},
-      kb.el("td", {}, kb.el("span", {class: "swatch p" + (p % 8)}), seatName(p)), kb.el("td", {text: who}),
-      kb.el("td", {class: "supply", text: s.supply[p]}), kb.el("td", {class: "hand-cell", text: card}), kb.el("td", {text: tiles}),
-      ...(kinds.length ? [kb.el("td", {class: "kinds", title: kinds.map(k => `${pieceTitle(k)} ${s.kind_supply[k][p]}`).join(", "),
-        text: kinds.map(k => `${pieceGlyph(k)}${s.kind_supply[k][p]}`).join(" ")})] : []),
-      ...more.map(k => kb.el("td", {"data-field": k, text: cellText(s[k][p])}))));
+    const field = (label, value, attrs = {}) => kb.el("div", {class: "field"}, kb.el("span", {class: "key", text: label}),
+      kb.el("span", {...attrs, text: value}));
+    const gold = T.push.scores.scores[p].total;
+    box.append(kb.el("div", {class: "seat-box" + (p === s.current && !s.over ? " current" : ""), "data-seat": p,
+                             style: `border-left-color: ${colour(p)}`},
+      kb.el("div", {class: "seat-head"}, kb.el("span", {class: "swatch", style: `background: ${colour(p)}`}),
+        kb.el("strong", {text: seatName(p)}), ` ${who}`,
+        ...(p === s.start ? [kb.el("span", {class: "first", title: "the first player: the game ends when the round comes back to them", text: "first player"})] : [])),
+      field("supply", s.supply[p], {class: "supply"}), field("card", card, {class: "hand-cell"}),
+      field(s.over ? "gold" : "gold so far", gold, {class: "gold"}), field("tiles", tiles, {class: "tiles"}),
+      ...(kinds.length ? [field("pieces left", kinds.map(k => `${pieceGlyph(k)}${s.kind_supply[k][p]}`).join(" "),
+        {class: "kinds", title: kinds.map(k => `${pieceTitle(k)} ${s.kind_supply[k][p]}`).join(", ")})] : []),
+      ...more.map(k => field(k, cellText(s[k][p]), {"data-field": k}))));
   });
+}
+
+// Each card and task scored in this game, with its rule in plain English (the author's text and the
+// engine's reading of the rule) and every seat's gold for it so far.
+function cards() {
+  const box = $("cards");
+  const sheet = T.push.scores.scores;
+  box.replaceChildren();
+  for (const key of Object.keys(sheet[0]).filter(k => k !== "total")) {
+    const t = T.texts.cards[key] || {title: title(key), text: "", rule: ""};
+    const gold = kb.el("ul", {class: "gold-row"}, ...sheet.map((sc, p) => kb.el("li", {"data-seat": p},
+      kb.el("span", {class: "swatch", style: `background: ${colour(p)}`}), `${seatName(p)}: `, kb.el("strong", {text: sc[key]}))));
+    box.append(kb.el("article", {class: "card-text", "data-card": key},
+      kb.el("h3", {text: t.title}), ...(t.text ? [kb.el("p", {class: "text", text: t.text})] : []),
+      kb.el("p", {class: "rule", text: t.rule}), gold));
+  }
+}
+
+// Location hexes tell their tile's rule on hover, as the buttons do.
+function captions() {
+  for (const cell of document.querySelectorAll("#board polygon.hex[data-location]:not([data-location=''])")) {
+    const tip = cell.querySelector("title");
+    if (tip) tip.textContent += "\n" + tileText(cell.dataset.location);
+    cell.dataset.tile = cell.dataset.location;
+  }
+}
+
+// The moves of the last change, animated once: new pieces drop in, the last turn's marks pulse.
+function animate(played) {
+  if (!played || !played.length) return;
+  const hexes = new Set(played.flatMap(x => [x.move.to, x.move.from]).filter(Boolean));
+  for (const piece of document.querySelectorAll("#board .piece")) {
+    if (hexes.has(piece.dataset.hex)) piece.classList.add("fresh");
+  }
 }
 
 function scoreTable(table, scores) {
@@ -336,20 +433,46 @@ async function drawBoard(url, box, version) {
 }
 
 $("board").addEventListener("click", event => {
+  if (zoom.moved) return; // the end of a drag or a pinch, not a click
   const node = event.target.closest("[data-hex]");
   if (node && T.push && !T.push.state.over) clicked(node.dataset.hex);
 });
 
-// -- the end: final scores and replay -------------------------------------------------------------
-let finalShown = false;
+// -- the end: a dialog with the winners, the final table, replay and a rematch ---------------------
 function finished() {
-  $("final").hidden = false;
+  const sc = T.push.scores;
   $("score-title").firstChild.textContent = "Gold ";
   $("score-title").querySelector(".provisional").textContent = "(final)";
-  const sc = T.push.scores;
-  $("winners").textContent = `Won by ${sc.winners.map(seatName).join(" and ")} with ${sc.scores[sc.winners[0]].total} gold.`;
+  const best = sc.scores[sc.winners[0]].total;
+  const names = sc.winners.map(seatName);
+  $("winners").textContent = sc.winners.length === 1 ? `${names[0]} wins with ${best} gold.`
+    : `${names.join(" and ")} share the victory with ${best} gold each.`;
+  $("tiebreak").textContent = sc.winners.length > 1 ? "A tie: the rules break no ties, so every seat with the most gold wins."
+    : `Runner-up: ${second(sc)}.`;
   scoreTable($("final-scores"), sc.scores);
-  if (!finalShown) { finalShown = true; replay(T.push.state.log.length); }
+  const link = T.push.rematch;
+  $("rematch").textContent = link ? "Join the rematch" : "New game, same seats";
+  $("rematch-note").textContent = link ? "A rematch with the same seats is ready." : "";
+  if (!T.finalClosed) $("final").hidden = false;
+  $("show-final").hidden = false;
+}
+
+function second(sc) { // the next best total and who has it
+  const totals = sc.scores.map(x => x.total);
+  const rest = totals.filter(t => t < totals[sc.winners[0]]);
+  if (!rest.length) return "none";
+  const next = Math.max(...rest);
+  return `${totals.map((t, p) => t === next ? seatName(p) : null).filter(x => x !== null).join(" and ")} with ${next} gold`;
+}
+
+async function rematch() {
+  if (T.push.rematch) { location.href = T.push.rematch; location.reload(); return; }
+  const headers = kb.token ? {Authorization: "Bearer " + kb.token} : {};
+  const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/rematch`, {method: "POST", headers});
+  const data = await reply.json();
+  if (!reply.ok) { $("rematch-note").textContent = data.error.message; return; }
+  location.href = data.link;
+  location.reload(); // only the fragment changes when the path is the same: load the new table
 }
 
 async function replay(step) {
@@ -359,7 +482,7 @@ async function replay(step) {
   $("replay-step").textContent = `move ${data.step} of ${data.steps}`;
   const x = data.step ? T.history[data.step - 1] : null;
   $("replay-move").textContent = x ? `Move ${data.step}: ${seatName(x.player)} ${moveText(x.move)}` : "The start of the game.";
-  await drawBoard(`/api/tables/${encodeURIComponent(T.table)}/board.svg?step=${data.step}`, $("replay-board"));
+  await drawBoard(boardUrl(`step=${data.step}`), $("replay-board"));
   scoreTable($("replay-scores"), data.scores);
   T.replayShown = data.step;
 }
@@ -367,6 +490,28 @@ $("replay-first").onclick = () => replay(0);
 $("replay-prev").onclick = () => replay(T.replayStep - 1);
 $("replay-next").onclick = () => replay(T.replayStep + 1);
 $("replay-last").onclick = () => replay(T.push.state.log.length);
+$("show-replay").onclick = () => { $("replay").hidden = false; replay(T.push.state.log.length); };
+$("rematch").onclick = rematch;
+$("close-final").onclick = () => { T.finalClosed = true; $("final").hidden = true; $("show-final").focus(); };
+$("show-final").onclick = () => { T.finalClosed = false; $("final").hidden = false; };
+document.addEventListener("keydown", e => { if (e.key === "Escape" && !$("final").hidden) $("close-final").click(); });
+
+// -- tabs and settings ---------------------------------------------------------------------------
+function showTab(tab) {
+  for (const t of document.querySelectorAll('[role="tab"]')) {
+    const on = t === tab;
+    t.setAttribute("aria-selected", on ? "true" : "false");
+    $(t.getAttribute("aria-controls")).hidden = !on;
+  }
+}
+document.querySelectorAll('[role="tab"]').forEach(t => t.addEventListener("click", () => showTab(t)));
+for (const id of ["coords", "sound"]) { // remembered in this browser
+  $(id).checked = localStorage.getItem("kbdsl-" + id) === "1";
+  $(id).addEventListener("change", () => {
+    localStorage.setItem("kbdsl-" + id, $(id).checked ? "1" : "0");
+    if (id === "coords" && T.push) show({...T.push, version: T.push.version});
+  });
+}
 
 // -- start -------------------------------------------------------------------------------------------
 (async () => {
@@ -374,5 +519,6 @@ $("replay-last").onclick = () => replay(T.push.state.log.length);
   if (!reply.ok) { $("status").textContent = reply.error.message; return; }
   T.rules = reply.result;
   document.title = `kbdsl: ${T.rules.title || T.rules.name}`;
+  T.texts = await (await fetch(`/api/tables/${encodeURIComponent(T.table)}/texts`)).json();
   connect();
 })();
