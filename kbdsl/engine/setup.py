@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbdsl.bitset import bit_list
+from kbdsl.engine.grants import PHASES
+from kbdsl.engine.placements import mark
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -98,6 +100,7 @@ class BaseGame:
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
+        *("grants", "gives", "with_tiles", "marks"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -114,7 +117,10 @@ class BaseGame:
         self.setup = setup
         self.options = resolve_options(rules, setup.options)
         self.board = Board.of(rules, setup.layout, self.options)
+        self.marks: dict[str, int] = {}  # marker terrain -> the hexes put at set-up (kbdsl.engine.placements)
         self.tables = self.board.tables
+        if rules.placements:
+            self.marks, self.tables = mark(rules, self.board, setup.seed, self.options)
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
@@ -179,6 +185,13 @@ class BaseGame:
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
         self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
+        self.with_tiles = frozenset(k for k, v in kind_life.items() if v["arrives"] == "with-tiles")
+        self.gives = {name: t.gives for name, t in rules.tiles.items() if t.gives is not None}  # tile -> (n, kind)
+        # grant -> (phase, to, times, once) (kbdsl.engine.grants)
+        self.grants: dict[str, tuple[int, Any, Any, bool]] = {}
+        for name, (to, times) in rules.grants.items():
+            st = rules.grant_settings[name].resolve(self.options)
+            self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"

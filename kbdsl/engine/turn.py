@@ -10,6 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
+from kbdsl.engine.grants import END, START, TURNS, Grants
 from kbdsl.engine.groups import MoveGroup, OriginTable
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
@@ -19,7 +20,7 @@ from kbdsl.scoring import score, totals
 from kbdsl.seeds import below
 
 
-class Turn(Holdings, Targets, Gold):
+class Turn(Holdings, Grants, Targets, Gold):
     """Whose turn it is, how far it has got, and the rules that move it on."""
 
     __slots__ = ()  # the attributes live in State's slots
@@ -57,6 +58,7 @@ class Turn(Holdings, Targets, Gold):
         )
         s.idle, s.turn_supply, s.waived, s.drawn = self.idle, self.turn_supply, self.waived, self.drawn
         s._mandatory = self._mandatory
+        self._copy_grants(s)
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -403,6 +405,7 @@ class Turn(Holdings, Targets, Gold):
         loop of playouts)."""
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
+        grants = g.grants  # actions the board grants: usable with no tile held
         # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
         bits = [rng.getrandbits for rng in rngs]
@@ -421,12 +424,12 @@ class Turn(Holdings, Targets, Gold):
                 usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
                     # as _runs: the mandatory targets, unless tiles may be used first
-                    if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
+                    if self.built or not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
                         if targets:  # the first build drawn from them as sample_action would
                             moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)
                             continue
-                elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
+                elif not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):  # only the end of the turn
                     while getrandbits(1):  # randrange(1)
                         pass
                     self._mandatory = None
@@ -647,6 +650,9 @@ class Turn(Holdings, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
+        if self.phase:  # a turn of a phase of grants: no cards, no tiles to refresh
+            self._phase_turn()
+            return
         if not self.game.plain_hand or self.spare[p]:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
@@ -656,15 +662,57 @@ class Turn(Holdings, Targets, Gold):
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         players = len(self.own)
         if self.idle >= players:
-            self.over = True  # a whole round without a new settlement: nobody can build any more
+            self._finish()  # a whole round without a new settlement: nobody can build any more
             return
         after = (p + 1) % players
         if self.ending and after == self.start_player:
-            self.over = True
+            self._finish()
             return
         self.current = after
         self.turn += 1
         self._new_turn()
+
+    def _begin(self) -> None:
+        """The first turn of the game, or the start-of-game phase of grants before it."""
+        if any(phase == START for phase, *_ in self.game.grants.values()):
+            self.phase, self.phase_turns = START, 0
+            self._phase_turn()
+        else:
+            self._new_turn()
+
+    def _finish(self) -> None:
+        """The end of the game, after its end-of-game phase of grants if the rules have one."""
+        if self.phase != END and any(phase == END for phase, *_ in self.game.grants.values()):
+            self.phase, self.phase_turns = END, 0
+            self._phase_turn()
+        else:
+            self.over = True
+
+    def _phase_turn(self) -> None:
+        """The next turn of a phase of grants: the next player in seat order from the start player
+        with a use of them (the others are skipped); after the last, the phase is over."""
+        n = self.players
+        while self.phase_turns < n:
+            p = (self.start_player + self.phase_turns) % n
+            self.phase_turns += 1
+            self.current = p
+            self.mand_left = self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0
+            self.pending_up_to = self.waived = self.choosing = False
+            if self.drawn is not None:
+                self.set_drawn(None)
+            self.give_grants(p)
+            if self.granted(p):
+                if self.log:
+                    self.turn += 1
+                self.turn_supply = self.supply[p]
+                return
+        if self.phase == START:
+            self.phase, self.current = TURNS, self.start_player
+            if self.log:
+                self.turn += 1
+            self._new_turn()
+        else:
+            self.over = True
 
     def _new_turn(self) -> None:
         g, p = self.game, self.current
@@ -677,6 +725,8 @@ class Turn(Holdings, Targets, Gold):
         if g.draw_at_start:
             self.fill(p, self.hand_rules(p)[0])
         self.choosing = bool(self.spare[p])
+        if g.grants:
+            self.give_grants(p)
         if self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets()):
             self._settle()  # (else it has nothing to do: no action goes on yet)
 
