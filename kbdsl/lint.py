@@ -72,7 +72,7 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
         if d.name not in used_refs:
             out.append(Diagnostic(d.pos, f"definition {d.name!r} is never used", "W001"))
     letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
-    for tile in rules.tiles.values():
+    for tile in (t for t in rules.tiles.values() if t.grant is None):  # the board grants the others
         pool = rules.pools.get(tile.pool) if tile.pool else None
         letter = rules.terrains[pool.on].letter if pool is not None else tile.letter
         if letter not in letters:
