@@ -81,8 +81,9 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
                     tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"
                 )
             )
+    markers = {d.marker for d, _, _ in rules.placements}  # terrains put on hexes at set-up
     for terrain in rules.terrains.values():
-        if terrain.letter not in letters:
+        if terrain.letter not in letters and terrain.name not in markers:
             out.append(Diagnostic(terrain.pos, f"terrain {terrain.name!r} appears on no section", "W003"))
     for name, count in rules.deck.items():
         if "buildable" not in rules.terrains[name].flags:

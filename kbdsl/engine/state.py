@@ -165,6 +165,7 @@ class State(Turn):
             "hand": list(self.hand),
             **self._kinds_json(),
             **self.grants_json(),
+            **({"marks": {k: g.tables.names(m) for k, m in g.marks.items()}} if g.marks else {}),
             "tiles": [
                 [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
             ],
