@@ -157,6 +157,8 @@ GRANT_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "end-of-game": "used once the game ends, before scoring: each player in seat order from the start "
         "player takes one more turn with only these actions",
         "start-of-game": "used before the first turn: each player in seat order takes a turn with only these actions",
+        "last-tile-taken": "a reaction: when a move takes a hex's last tile, each other player `to` names, in seat "
+        "order from the turn's player's left, takes a turn with only these actions within that turn",
     },
     "use": {
         "once-per-turn": "its `times` uses are given again each turn",

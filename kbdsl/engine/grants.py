@@ -7,15 +7,27 @@ tiles (`usable_tiles`), with the tiles' windows. A grant of the `end-of-game` ph
 the game is over but for it: each player in seat order from the start player takes one more
 turn, with only those actions (and `end`), before scoring; a `start-of-game` one likewise before
 the first turn. A player with no use in a phase is skipped.
+
+A grant of the `last-tile-taken` phase is a reaction: when a move in a player's turn takes the
+last tile of a hex, each other player its `to` names, in seat order from the turn's player's
+left, gets a turn of their own within that turn, with only those actions (and `end`, to pass);
+then the turn's player goes on where they were. `current` is the player to move; `turn_player`
+the player whose turn it is.
 """
 
 from __future__ import annotations
 
 from kbdsl.engine.pieces import Pieces
 
-#: The phases of play (`State.phase`): the players' turns, and the phases of the grants.
-TURNS, START, END = 0, 1, 2
-PHASES = {"turns": TURNS, "start-of-game": START, "end-of-game": END}
+#: The phases of play (`State.phase`): the players' turns, the phases of the grants, and a
+#: reaction on another player's turn (offered when a tile hex's last tile is taken).
+TURNS, START, END, REACT = 0, 1, 2, 3
+PHASES = {"turns": TURNS, "start-of-game": START, "end-of-game": END, "last-tile-taken": REACT}
+#: What a reaction sets aside of the turn's player's turn, to give back when it is over.
+TURN_FIELDS = (
+    *("current", "mand_left", "built", "mand_built", "pending", "pending_left", "pending_up_to", "hit"),
+    *("waived", "choosing", "drawn", "turn_supply"),
+)
 
 
 class Grants(Pieces):
@@ -24,17 +36,28 @@ class Grants(Pieces):
     __slots__ = ()  # the attributes live in State's slots
 
     grant_left: list[dict[str, int]]  # per player: grant -> uses left (this turn, or this game for `once`)
-    phase: int  # TURNS, START or END
+    phase: int  # TURNS, START, END or REACT
     phase_turns: int  # players who have had their turn of the phase so far
+    reacting: bool  # a move of this turn took a hex's last tile: reactions are due once it is done
+    react_queue: tuple[int, ...]  # players still to be offered the reactions
+    react_saved: tuple | None  # the turn's player's TURN_FIELDS while others react
 
     def _init_grants(self, players: int) -> None:
         self.grant_left = [{} for _ in range(players)] if self.game.grants else []
         self.phase = TURNS
         self.phase_turns = 0
+        self.reacting = False
+        self.react_queue, self.react_saved = (), None
 
     def _copy_grants(self, s: Grants) -> None:
         s.grant_left = [dict(x) for x in self.grant_left] if self.grant_left else self.grant_left
         s.phase, s.phase_turns = self.phase, self.phase_turns
+        s.reacting, s.react_queue, s.react_saved = self.reacting, self.react_queue, self.react_saved
+
+    @property
+    def turn_player(self) -> int:
+        """The player whose turn it is (`current`, the player to move, but during a reaction)."""
+        return self.react_saved[0] if self.react_saved is not None else self.current
 
     def granted(self, p: int) -> list[str]:
         """The granted actions p may use now (in the current phase, with a use left)."""
@@ -55,7 +78,24 @@ class Grants(Pieces):
             left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1
 
     def grants_json(self) -> dict:
-        """The phase and the uses left, for saves (only in rule sets with grants)."""
+        """The phase, the uses left and a reaction under way, for saves (only in rule sets with grants)."""
         if not self.game.grants:
             return {}
-        return {"phase": self.phase, "phase_turns": self.phase_turns, "grant_left": [dict(x) for x in self.grant_left]}
+        out = {"phase": self.phase, "phase_turns": self.phase_turns, "grant_left": [dict(x) for x in self.grant_left]}
+        if self.game.reactions:
+            out["turn_player"] = self.turn_player
+            out["reaction"] = {
+                "due": self.reacting,
+                "queue": list(self.react_queue),
+                "saved": None if self.react_saved is None else dict(zip(TURN_FIELDS, self.react_saved, strict=True)),
+            }
+        return out
+
+    def grants_from_json(self, data: dict) -> None:
+        """grants_json's fields back (saves; the game's rules decide which are there)."""
+        self.phase, self.phase_turns = data["phase"], data["phase_turns"]
+        self.grant_left = [{k: v for k, v in x.items() if k in self.game.grants} for x in data["grant_left"]]
+        if self.game.reactions:
+            r = data["reaction"]
+            self.reacting, self.react_queue = bool(r["due"]), tuple(r["queue"])
+            self.react_saved = None if r["saved"] is None else tuple(r["saved"][k] for k in TURN_FIELDS)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbdsl.bitset import bit_list
-from kbdsl.engine.grants import PHASES
+from kbdsl.engine.grants import PHASES, REACT
 from kbdsl.engine.placements import mark
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
@@ -100,7 +100,7 @@ class BaseGame:
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
-        *("grants", "gives", "with_tiles", "marks"),
+        *("grants", "gives", "with_tiles", "marks", "reactions"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -192,6 +192,7 @@ class BaseGame:
         for name, (to, times) in rules.grants.items():
             st = rules.grant_settings[name].resolve(self.options)
             self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
+        self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"

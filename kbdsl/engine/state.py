@@ -35,7 +35,7 @@ class State(Turn):
         *("deck", "discard", "removed", "reshuffles", "deck_seed", "hand", "spare", "choosing", "wild", "gold"),
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
         *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
-        *("grant_left", "phase", "phase_turns"),
+        *("grant_left", "phase", "phase_turns", "reacting", "react_queue", "react_saved"),
     )
 
     def __init__(self, game: BaseGame):
@@ -452,8 +452,7 @@ class State(Turn):
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
         s._init_grants(game.setup.players)
         if game.grants:
-            s.phase, s.phase_turns = data["phase"], data["phase_turns"]
-            s.grant_left = [{k: v for k, v in x.items() if k in game.grants} for x in data["grant_left"]]
+            s.grants_from_json(data)
         return s
 
     def key(self) -> tuple:
@@ -498,6 +497,9 @@ class State(Turn):
             self.phase,
             self.phase_turns,
             tuple(tuple(sorted(x.items())) for x in self.grant_left),
+            self.reacting,
+            self.react_queue,
+            self.react_saved,
         )
 
     def __eq__(self, other: object) -> bool:

@@ -158,6 +158,8 @@ class Holdings(Pieces):
         location_of = g.tables.location_of
         for loc in self.gains(p, i):
             self.loc_supply[loc] -= 1
+            if not self.loc_supply[loc] and g.reactions and not self.phase:  # the last tile: reactions are due
+                self.reacting = True
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
             self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))

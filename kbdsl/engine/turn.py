@@ -10,7 +10,7 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
-from kbdsl.engine.grants import END, START, TURNS, Grants
+from kbdsl.engine.grants import END, REACT, START, TURN_FIELDS, TURNS, Grants
 from kbdsl.engine.groups import MoveGroup, OriginTable
 from kbdsl.engine.targets import Targets
 from kbdsl.engine.tiles import Holdings
@@ -386,6 +386,8 @@ class Turn(Holdings, Grants, Targets, Gold):
                 self.pending_up_to = g.rules.actions[after].up_to
         if self.pending_left or (self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets())):
             self._settle()  # (else it has nothing to do)
+        if self.reacting:  # a hex's last tile was taken: the other players' reactions first
+            self._react()
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
@@ -406,6 +408,7 @@ class Turn(Holdings, Grants, Targets, Gold):
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
         grants = g.grants  # actions the board grants: usable with no tile held
+        reactions = g.reactions  # (a move may hand the turn to others: each move through apply_action)
         # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
         bits = [rng.getrandbits for rng in rngs]
@@ -413,7 +416,7 @@ class Turn(Holdings, Grants, Targets, Gold):
         while not self.over and self.turn < stop_turn and moves < max_moves:
             p = self.current
             rng, getrandbits = rngs[p], bits[p]
-            if self.pending_left or self.choosing or any_time:
+            if self.pending_left or self.choosing or any_time or reactions:
                 moves += 1
                 self.apply_action(self.sample_action(rng))
                 continue
@@ -650,6 +653,9 @@ class Turn(Holdings, Grants, Targets, Gold):
 
     def _end_turn(self) -> None:
         p = self.current
+        if self.phase == REACT:  # a reaction is over: the next player's, or back to the turn
+            self._next_reactor()
+            return
         if self.phase:  # a turn of a phase of grants: no cards, no tiles to refresh
             self._phase_turn()
             return
@@ -713,6 +719,33 @@ class Turn(Holdings, Grants, Targets, Gold):
             self._new_turn()
         else:
             self.over = True
+
+    def _react(self) -> None:
+        """Offer the reactions to the other players, in seat order from the turn's player's left."""
+        self.reacting = False
+        p, n = self.current, self.players
+        self.react_saved = tuple(getattr(self, k) for k in TURN_FIELDS)
+        self.react_queue = tuple((p + k) % n for k in range(1, n))
+        self.phase = REACT
+        self._next_reactor()
+
+    def _next_reactor(self) -> None:
+        """The next player of the queue with a use of a reaction gets a turn of it; after the last,
+        the turn's player goes on."""
+        while self.react_queue:
+            q, self.react_queue = self.react_queue[0], self.react_queue[1:]
+            self.current = q
+            self.mand_left = self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0
+            self.pending_up_to = self.waived = self.choosing = False
+            self.give_grants(q)
+            if self.granted(q):
+                self._mandatory = None
+                return
+        for k, v in zip(TURN_FIELDS, self.react_saved, strict=True):
+            setattr(self, k, v)
+        self.react_saved, self.phase, self._mandatory = None, TURNS, None
+        if self._c is not None:
+            self._c.drawn = self.drawn
 
     def _new_turn(self) -> None:
         g, p = self.game, self.current
