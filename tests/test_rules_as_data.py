@@ -9,18 +9,20 @@ ROOT = Path(__file__).resolve().parent.parent
 LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords farmers oracle farm oasis "
           "tower tavern barn harbor paddock island rope-bridge tree-house "
     "caravan garden quarry village nomad nomads treasure resettlement sword outpost donation families "
-    "shepherds ambassadors wall").split()
+    "shepherds ambassadors wall "
+    "harvest farmland silo silos scout scouts cabin capitol capitols cave caves queenie").split()
 
 
 def content_names() -> set[str]:
     names = set(LISTED)
-    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads"):
+    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads", "harvest", "caves", "capitol"):
         rules = load(ROOT / "rules" / folder)
         names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
         names |= set(rules.pieces) | set(rules.pools)
         names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
         names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
         names |= set(rules.pieces) | {d.title.lower() for d in rules.pieces.values()} | set(rules.decks)
+        names |= {d.name for d, _, _ in rules.placements}
     # Words of the language itself, which content may reuse as names, are not content.
     return names - {"main", "base", "settlement"}
 
