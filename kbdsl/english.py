@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from kbdsl.expr import HEX_WORDS
 from kbdsl.lang import ast
+from kbdsl.lang.unparse import unparse
 from kbdsl.ruleset import RuleSet
 
 #: Short nouns for the bare hex-set words, where the reference wording (HEX_WORDS) reads long.
@@ -94,7 +95,23 @@ class English:
         r = self.rules
         return [*r.tiles, *r.cards, *r.scorings, *r.defines, *r.terrains, *r.sections, *r.faces]
 
+    def grant(self, t: ast.Tile) -> str:
+        """An action the board grants (kbdsl.engine.grants): who, how often, when."""
+        st = self.rules.grant_settings[t.name].resolve(self.rules.option_defaults())
+        who = "every player" if t.grant.to is None else f"each player for whom {unparse(t.grant.to)} holds"
+        times = "once" if t.grant.uses is None else f"{unparse(t.grant.uses)} time(s)"
+        when = {
+            "turns": "in each of their turns" + (", once a game" if st["use"] == "once" else ""),
+            "end-of-game": "in one more turn once the game is over, before scoring",
+            "start-of-game": "in a turn before the first one",
+            "last-tile-taken": "in another player's turn, when a move takes a hex's last tile",
+        }[st["phase"]]
+        head = f"Action {t.title!r} ({t.name}), granted by the board"
+        return f"{head}: {who} may, {times} {when}, {self.action(t.action)}."
+
     def tile(self, t: ast.Tile) -> str:
+        if t.grant is not None:
+            return self.grant(t)
         if t.given is not None:
             head = (
                 f"Tile {t.title!r} ({t.name}): {t.supply} in a stock, one given to a player when "

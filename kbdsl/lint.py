@@ -72,7 +72,7 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
         if d.name not in used_refs:
             out.append(Diagnostic(d.pos, f"definition {d.name!r} is never used", "W001"))
     letters = {cell.letter for s in rules.sections.values() for row in s.rows for cell in row}
-    for tile in rules.tiles.values():
+    for tile in (t for t in rules.tiles.values() if t.grant is None):  # the board grants the others
         if tile.given is not None:
             continue  # given from a stock, not taken from a hex
         pool = rules.pools.get(tile.pool) if tile.pool else None
@@ -83,8 +83,9 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
                     tile.pos, f"tile {tile.name!r} has no location hex on any section, so no one can take it", "W002"
                 )
             )
+    markers = {d.marker for d, _, _ in rules.placements}  # terrains put on hexes at set-up
     for terrain in rules.terrains.values():
-        if terrain.letter not in letters:
+        if terrain.letter not in letters and terrain.name not in markers:
             out.append(Diagnostic(terrain.pos, f"terrain {terrain.name!r} appears on no section", "W003"))
     for card, count in rules.deck.items():
         for name in rules.card_terrains(card):

@@ -501,7 +501,8 @@ class Server:
         entries = state.game.rules.entries
         pending = [state.game.kinds[state.pending]] if state.pending_left else []
         tiles = [a for t in dict.fromkeys(x.kind for x in state.tiles[state.current]) for a in entries.get(t, ())]
-        names = list(dict.fromkeys(["build", *pending, *tiles, "end"]))
+        granted = [a for t in state.granted(state.current) for a in entries.get(t, ())] if state.game.grants else []
+        names = list(dict.fromkeys(["build", *pending, *tiles, *granted, "end"]))
         return {
             "game": req["game"],
             "player": state.current,

@@ -158,6 +158,34 @@ PIECE_KIND_SETTINGS: Mapping[str, Mapping[str, str]] = {
         "yes": "placing it pays the cards that pay for a build (`on build`), for each hex it covers",
         "no": "placing it pays no `on build` gold",
     },
+    "arrives": {
+        "at-setup": "each player has the whole supply from the start",
+        "with-tiles": "a player has none at the start, and gets them from tiles that give them (`gives`)",
+    },
+}
+#: The settings of a `grant` (an action of the board, kbdsl.engine.grants): its phase, and of the
+#: lifecycle settings those that make sense for an action nobody holds.
+GRANT_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "phase": {
+        "turns": "used in the players' turns",
+        "end-of-game": "used once the game ends, before scoring: each player in seat order from the start "
+        "player takes one more turn with only these actions",
+        "start-of-game": "used before the first turn: each player in seat order takes a turn with only these actions",
+        "last-tile-taken": "a reaction: when a move takes a hex's last tile, each other player `to` names, in seat "
+        "order from the turn's player's left, takes a turn with only these actions within that turn",
+    },
+    "use": {
+        "once-per-turn": "its `times` uses are given again each turn",
+        "once": "its `times` uses are given once for the whole game",
+    },
+    "window": LIFECYCLE_SETTINGS["window"],
+}
+#: The settings of a `placement` (markers put at set-up, kbdsl.engine.placements).
+PLACEMENT_SETTINGS: Mapping[str, Mapping[str, str]] = {
+    "per": {
+        "board": "the count is put on hexes of the whole board",
+        "section": "the count is put on each section in play (each named in `sections`, if it names some)",
+    },
 }
 #: Card-zone settings: how many terrain cards a hand holds and where they go. The `turn` block
 #: states them for every player; a tile restates them for its holder (kbdsl.engine.hand). `hand` is
@@ -199,7 +227,7 @@ TURN_SETTINGS: Mapping[str, Mapping[str, str]] = {
 class Settings:
     """The settings of a lifecycle or turn block; `when` lines depend on the game's rule options."""
 
-    decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | None
+    decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | ast.Placement | None
     lines: tuple[tuple[str, str, Fn | None], ...]
     defaults: Mapping[str, str]
 
@@ -258,6 +286,10 @@ class RuleSet:
     faces: Mapping[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
     face_settings: Mapping[str, Settings] = field(default_factory=dict)  # ... and their settings
     given: Mapping[str, Fn] = field(default_factory=dict)  # tiles given from a stock -> when (a truth value)
+    # grant name (also in `tiles`) -> (who may use it: a truth value or None for all, uses a turn or None for 1)
+    grants: Mapping[str, tuple[Fn | None, Fn | None]] = field(default_factory=dict)
+    grant_settings: Mapping[str, Settings] = field(default_factory=dict)  # grant -> GRANT_SETTINGS
+    placements: tuple[tuple[ast.Placement, Fn, Settings], ...] = ()  # set-up markers, their hexes, settings
 
     def card_terrains(self, card: str) -> tuple[str, ...]:
         """The terrains a terrain card of the deck shows (one, or a card's several choices)."""
@@ -486,6 +518,7 @@ class _Loader:
         pieces = self._unique([d for d in decls if isinstance(d, ast.Piece)], "piece")
         pools = self._unique([d for d in decls if isinstance(d, ast.Pool)], "pool")
         terrain_cards = self._unique([d for d in decls if isinstance(d, ast.TerrainCard)], "terrain card")
+        placements = self._unique([d for d in decls if isinstance(d, ast.Placement)], "placement")
         tables = {"card": all_cards, "section": sections, "tile": tiles}
         for r in (d for d in decls if isinstance(d, ast.Removal)):
             if r.name not in tables[r.kind] or tables[r.kind][r.name].always:
@@ -532,7 +565,7 @@ class _Loader:
                     self.err(
                         t.pos, f"tile {t.name!r} of a pool has `copies` (how many), no letter and no supply", "E107"
                     )
-            elif t.supply is None:
+            elif t.supply is None and t.grant is None:
                 self.err(t.pos, f"tile {t.name!r} has no supply (tiles per location hex)", "E107")
         for c in all_cards.values():
             if c.score is None and not c.triggers:
@@ -612,7 +645,14 @@ class _Loader:
         life = {d.name: self._settings(comp, d, LIFECYCLE_SETTINGS) for d in lifecycles.values()}
         face_settings = {k: self._settings(comp, d, TERRAIN_CARD_SETTINGS) for k, d in terrain_cards.items()}
         turn_settings = self._settings(comp, turn, TURN_SETTINGS)
-        both = {name: self._tile_settings(comp, t, life, pools) for name, t in tiles.items()}
+        granted = {name: t for name, t in tiles.items() if t.grant is not None}
+        grant_settings = {name: self._settings(comp, t, GRANT_SETTINGS) for name, t in granted.items()}
+        grants = {name: self._grant(comp, t.grant) for name, t in granted.items()}
+        both = {name: self._tile_settings(comp, t, life, pools) for name, t in tiles.items() if name not in granted}
+        plain_life = MappingProxyType({k: next(iter(v)) for k, v in LIFECYCLE_SETTINGS.items()})
+        for name, t in granted.items():  # a grant's lifecycle: the defaults and its `use` and `window` lines
+            lines = tuple(line for line in grant_settings[name].lines if line[0] in LIFECYCLE_SETTINGS)
+            both[name] = (Settings(t, lines, plain_life), Settings(t, (), MappingProxyType({})))
         tile_life = {name: x[0] for name, x in both.items()}
         tile_cards = {name: x[1] for name, x in both.items() if x[1].lines}
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
@@ -631,6 +671,10 @@ class _Loader:
                 self.err(a.pos, "per-opponent belongs to `remove`", "E105")
             if a.kind == "ignore" and a.modifiers != ("adjacent-if-possible",):
                 self.err(a.pos, "`ignore` takes adjacent-if-possible, the one modifier a later build can skip", "E105")
+        for t in tiles.values():
+            if t.gives is not None and t.gives[1] not in kinds:
+                self.err(t.pos, f"tile {t.name!r} gives {t.gives[1]!r}: no piece kind of players has that name", "E101")
+        placed = tuple(self._placement(comp, d, terrains, sections) for d in placements.values())
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
             comp.compile(d.expr, move=True)
         self.diags.extend(comp.diagnostics)
@@ -688,18 +732,48 @@ class _Loader:
             faces=frozen(faces),
             face_settings=frozen(face_settings),
             given=frozen(given),
+            grants=frozen(grants),
+            grant_settings=frozen(grant_settings),
+            placements=placed,
         )
+
+    def _grant(self, comp: Compiler, rule: ast.Grant) -> tuple[Fn | None, Fn | None]:
+        """Who may use a granted action, and how many times (kbdsl.engine.grants)."""
+        return (
+            comp.truth(rule.to) if rule.to is not None else None,
+            comp.score(rule.uses) if rule.uses is not None else None,
+        )
+
+    def _placement(self, comp: Compiler, d: ast.Placement, terrains: dict, sections: dict) -> tuple:
+        """A placement checked: its marker is a terrain, its sections exist; its hexes compiled."""
+        if d.marker not in terrains:
+            hint = did_you_mean(d.marker or "", terrains)
+            self.err(d.pos, f"placement {d.name!r} puts {d.marker!r}, which is not a terrain{hint}", "E101")
+        for name in d.sections:
+            if name not in sections:
+                self.err(d.pos, f"placement {d.name!r} names unknown section {name!r}", "E101")
+        if not 1 <= d.count <= 100:
+            self.err(d.pos, f"placement {d.name!r} puts 1 to 100 markers, not {d.count}", "E105")
+        on = comp.hexset(d.on) if d.on is not None else (lambda c: c.t.all)
+        return d, on, self._settings(comp, d, PLACEMENT_SETTINGS)
 
     def _settings(
         self,
         comp: Compiler,
-        decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | None,
+        decl: ast.Lifecycle | ast.Turn | ast.Piece | ast.Tile | ast.TerrainCard | ast.Placement | None,
         table: Mapping[str, Mapping[str, str]],
     ) -> Settings:
         """Check a block's settings against its table and compile their `when` conditions."""
         lines = []
-        what = {ast.Turn: "the turn block", ast.Piece: "a piece", ast.Tile: "a tile", ast.TerrainCard: "a terrain card"}
-        what = what.get(type(decl), "a lifecycle")
+        what = {
+            ast.Turn: "the turn block",
+            ast.Piece: "a piece",
+            ast.Tile: "a tile",
+            ast.TerrainCard: "a terrain card",
+            ast.Placement: "a placement",
+        }.get(type(decl), "a lifecycle")
+        if isinstance(decl, ast.Tile) and decl.grant is not None:
+            what = "a grant"
         for st in decl.settings if decl is not None else ():
             if isinstance(decl, ast.Piece) and st.key in PIECE_SETTINGS:
                 continue  # owner: checked by _pieces

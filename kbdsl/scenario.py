@@ -152,6 +152,7 @@ class Runner:
                 spare=spec.get("spare"),
                 deck=spec.get("deck"),
                 discard=spec.get("discard"),
+                kind_supply=spec.get("kind_supply"),
             )
         for i, m in enumerate(d.get("moves", [])):
             with _located(doc, "moves", i):

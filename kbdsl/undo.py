@@ -52,7 +52,8 @@ def _first_undoable(state: State, start: State | None) -> int:
     """Index in the log of the first move that may be undone (len(log) when none may).
 
     Replays the whole log once: the moves of this turn follow the last end of a turn, and
-    a move that drew from the deck (or reshuffled it) fixes itself and everything before."""
+    a move that drew from the deck (or reshuffled it), or after which another player is to move,
+    fixes itself and everything before."""
     s = _origin(state, start)
     first = len(s.log)
     if state.over:
@@ -60,9 +61,10 @@ def _first_undoable(state: State, start: State | None) -> int:
     split = state.game.split
     for i in range(len(s.log), len(state.log)):
         code = state.log[i]
-        deck = (len(s.deck), s.reshuffles)
+        deck, who = (len(s.deck), s.reshuffles), s.current
         s.apply_action(code)
-        if split(code)[0] == END_TURN or (len(s.deck), s.reshuffles) != deck:
+        # (a move that hands the move to another player, such as a reaction's, fixes itself too)
+        if split(code)[0] == END_TURN or (len(s.deck), s.reshuffles) != deck or s.current != who:
             first = i + 1
     if s != state:
         raise SetupError("undo needs the position this game's moves were played from")

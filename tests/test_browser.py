@@ -262,8 +262,11 @@ def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn
     assert ship.count() == 1 and ship.locator("title").text_content() == "Ship of player 0"
     assert page.locator("#log li").last.text_content().startswith(f"P0 Lighthouse: place ship: on {wanted[0]}")
     kinds = page.locator('#players tr[data-seat="0"] .kinds')
-    assert kinds.text_content() == "w2 s0 v1 H1"  # each kind's glyph and how many are left
-    assert kinds.get_attribute("title") == "Warrior 2, Ship 0, Wagon 1, City hall 1"
+    left = {k: v[0] for k, v in push["state"]["kind_supply"].items()}  # pieces come with their tiles (issue 21)
+    assert left["ship"] == 0  # each kind's glyph and how many are left:
+    assert kinds.text_content() == f"w{left['warrior']} s0 v{left['wagon']} H{left['city-hall']}"
+    title = f"Warrior {left['warrior']}, Ship 0, Wagon {left['wagon']}, City hall {left['city-hall']}"
+    assert kinds.get_attribute("title") == title
 
     # Next turn the ship sails: its hex first, then a highlighted water hex, one step at a time.
     end_turns(call, table, toks, until_seat=0)  # the rest of this turn and seat 1's, through the API

@@ -198,7 +198,10 @@ def test_reference_names_the_vocabulary(table):
     assert not missing, f"the guide's reference does not name {table} entries {missing}"
 
 
-@pytest.mark.parametrize("table", ["LIFECYCLE_SETTINGS", "TURN_SETTINGS", "PIECE_KIND_SETTINGS", "PIECE_SETTINGS"])
+@pytest.mark.parametrize(
+    "table",
+    ["LIFECYCLE_SETTINGS", "TURN_SETTINGS", "PIECE_KIND_SETTINGS", "PIECE_SETTINGS", "GRANT_SETTINGS", "PLACEMENT_SETTINGS"],
+)
 def test_reference_names_every_setting_and_value(table):
     from kbdsl import ruleset
 

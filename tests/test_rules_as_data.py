@@ -12,18 +12,21 @@ LISTED = ("fishermen merchants discoverers hermits citizens miners knights lords
     "shepherds ambassadors wall "
     # Marshlands, with the names of what it describes but does not ship
     "marshlands swamp palace palaces canoe temple refuge fountain rider scouts geologists messengers noblewomen "
-    "vassals captains").split()
+    "vassals captains "
+    "harvest farmland silo silos scout scouts cabin capitol capitols cave caves queenie").split()
 
 
 def content_names() -> set[str]:
     names = set(LISTED)
-    for folder in ("base", "island", "examples/hamlets", "nomads", "crossroads", "marshlands"):
+    shipped = ("base", "island", "examples/hamlets", "nomads", "crossroads", "marshlands", "harvest", "caves", "capitol")
+    for folder in shipped:
         rules = load(ROOT / "rules" / folder)
         names |= set(rules.tiles) | set(rules.cards) | set(rules.scorings) | set(rules.sections) | set(rules.lifecycles)
         names |= set(rules.pieces) | set(rules.pools)
         names |= {t for t in rules.terrains} | {b.name for b in rules.boards} | set(rules.presets) | {rules.name}
         names |= {t.title.lower() for t in rules.tiles.values()} | {c.title.lower() for c in rules.cards.values()}
         names |= set(rules.pieces) | {d.title.lower() for d in rules.pieces.values()} | set(rules.decks)
+        names |= {d.name for d, _, _ in rules.placements}
     # Words of the language itself, which content may reuse as names, are not content.
     return names - {"main", "base", "settlement"}
 

@@ -82,7 +82,7 @@ def show_text(d: dict) -> str:
     table(
         "Tiles",
         [
-            [t["name"], t["letter"] or "", t["title"], f"x{t['supply']}",
+            [t["name"], t["letter"] or "", t["title"], f"x{t['supply']}" if t["supply"] is not None else "granted",
              t["action"]["text"] if t["action"] else f"hand: {t['hand']}"]
             for t in d["tiles"]
         ],

@@ -59,6 +59,10 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, t.index[g.board.hex(move.to)], "the mandatory build")
     title = g.rules.tiles[tile_of[name]].title
+    if tile_of[name] in g.grants:
+        return why_granted(state, tile_of[name], move, title)
+    if state.phase:
+        return "only the actions of this phase of the game may be used now (and `end`)"
     held = [x for x in state.tiles[p] if x.kind == tile_of[name]]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
@@ -72,6 +76,20 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
     if all(x.used for x in held):
         return f"the {title} tile was already used this turn [RULINGS 9]"
     return why_step(state, g.rules.actions[name], move, f"the {title} action")
+
+
+def why_granted(state: Turn, grant: str, move: Move, title: str) -> str:
+    """Why an action the board grants (kbdsl.engine.grants) is not legal."""
+    g, p = state.game, state.current
+    phase = g.grants[grant][0]
+    if phase != state.phase:
+        when = {0: "in the players' turns", 1: "before the first turn", 2: "once the game ends, before scoring"}
+        return f"the {title} action is used {when[phase]}, not now"
+    if not state.tiles_allowed() and grant not in g.any_time:
+        return f"the {title} action is used before or after the mandatory action, not between its builds"
+    if state.grant_left[p].get(grant, 0) <= 0:
+        return f"you have no use of the {title} action left this turn (who may use it, and how often, is its rule)"
+    return why_step(state, g.rules.actions[move.do], move, f"the {title} action")
 
 
 def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:

@@ -1,40 +1,101 @@
-"""Tiles given from a stock: a tile with `given: CONDITION` lies on no hex; a player takes one the
-moment the condition comes true for them as they take a tile (`given: held(shrine) >= 2` is a
-bonus for the second tile of a kind). Each player holds at most one of each such kind, and the
-stock is the tile's `supply` less the copies players hold. The tile records the hex of the tile
-whose taking gave it, and then follows its lifecycle like any other.
+"""Actions the board grants (`grant` declarations) and the phases of the game that only they fill.
+
+A grant is an action nobody holds: each turn, the players its `to` condition names (all, without
+one) may use it `times` (a number, default 1), both worked out when the player's turn starts; a
+grant with `use: once` gives its uses once a game. In a turn the engine offers it beside the held
+tiles (`usable_tiles`), with the tiles' windows. A grant of the `end-of-game` phase is used once
+the game is over but for it: each player in seat order from the start player takes one more
+turn, with only those actions (and `end`), before scoring; a `start-of-game` one likewise before
+the first turn. A player with no use in a phase is skipped.
+
+A grant of the `last-tile-taken` phase is a reaction: when a move in a player's turn takes the
+last tile of a hex, each other player its `to` names, in seat order from the turn's player's
+left, gets a turn of their own within that turn, with only those actions (and `end`, to pass);
+then the turn's player goes on where they were. `current` is the player to move; `turn_player`
+the player whose turn it is.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from kbdsl.engine.pieces import Pieces
 
-from kbdsl.engine.tiles import Holdings, Tile
+#: The phases of play (`State.phase`): the players' turns, the phases of the grants, and a
+#: reaction on another player's turn (offered when a tile hex's last tile is taken).
+TURNS, START, END, REACT = 0, 1, 2, 3
+PHASES = {"turns": TURNS, "start-of-game": START, "end-of-game": END, "last-tile-taken": REACT}
+#: What a reaction sets aside of the turn's player's turn, to give back when it is over.
+TURN_FIELDS = (
+    *("current", "mand_left", "built", "mand_built", "pending", "pending_left", "pending_up_to", "hit"),
+    *("waived", "choosing", "drawn", "turn_supply"),
+)
 
 
-class Grants(Holdings):
-    """Taking tiles, and the given tiles that come with them."""
+class Grants(Pieces):
+    """The uses of granted actions left to each player, and the phase of the game."""
 
     __slots__ = ()  # the attributes live in State's slots
 
-    ctx: Any  # the evaluation context of a player (kbdsl.engine.targets)
+    grant_left: list[dict[str, int]]  # per player: grant -> uses left (this turn, or this game for `once`)
+    phase: int  # TURNS, START, END or REACT
+    phase_turns: int  # players who have had their turn of the phase so far
+    reacting: bool  # a move of this turn took a hex's last tile: reactions are due once it is done
+    react_queue: tuple[int, ...]  # players still to be offered the reactions
+    react_saved: tuple | None  # the turn's player's TURN_FIELDS while others react
 
-    def gain(self, p: int, i: int) -> None:
-        held = len(self.tiles[p])
-        super().gain(p, i)
-        if self.game.given and len(self.tiles[p]) > held:
-            self.grant(p, self.tiles[p][-1].at)
+    def _init_grants(self, players: int) -> None:
+        self.grant_left = [{} for _ in range(players)] if self.game.grants else []
+        self.phase = TURNS
+        self.phase_turns = 0
+        self.reacting = False
+        self.react_queue, self.react_saved = (), None
 
-    def grant(self, p: int, at: int) -> None:
-        """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
+    def _copy_grants(self, s: Grants) -> None:
+        s.grant_left = [dict(x) for x in self.grant_left] if self.grant_left else self.grant_left
+        s.phase, s.phase_turns = self.phase, self.phase_turns
+        s.reacting, s.react_queue, s.react_saved = self.reacting, self.react_queue, self.react_saved
+
+    @property
+    def turn_player(self) -> int:
+        """The player whose turn it is (`current`, the player to move, but during a reaction)."""
+        return self.react_saved[0] if self.react_saved is not None else self.current
+
+    def granted(self, p: int) -> list[str]:
+        """The granted actions p may use now (in the current phase, with a use left)."""
+        left = self.grant_left[p]
+        return [name for name, (phase, *_) in self.game.grants.items() if phase == self.phase and left.get(name, 0) > 0]
+
+    def use_grant(self, p: int, name: str) -> None:
+        self.grant_left[p][name] -= 1
+
+    def give_grants(self, p: int) -> None:
+        """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
         g = self.game
-        for kind, when in g.given.items():
-            if any(x.kind == kind for x in self.tiles[p]) or not self.given_left(kind):
+        left = self.grant_left[p]
+        for name, (phase, to, times, once) in g.grants.items():
+            if phase != self.phase or (once and name in left):
                 continue
-            if when(self.ctx(p)):
-                self.tiles[p].append(Tile(kind, at, False, kind in g.wait_a_turn))
+            c = self.ctx(p)
+            left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1
 
-    def given_left(self, kind: str) -> int:
-        """Copies of a given tile left in its stock."""
-        supply = self.game.rules.tiles[kind].supply or 0
-        return supply - sum(1 for ts in self.tiles for x in ts if x.kind == kind)
+    def grants_json(self) -> dict:
+        """The phase, the uses left and a reaction under way, for saves (only in rule sets with grants)."""
+        if not self.game.grants:
+            return {}
+        out = {"phase": self.phase, "phase_turns": self.phase_turns, "grant_left": [dict(x) for x in self.grant_left]}
+        if self.game.reactions:
+            out["turn_player"] = self.turn_player
+            out["reaction"] = {
+                "due": self.reacting,
+                "queue": list(self.react_queue),
+                "saved": None if self.react_saved is None else dict(zip(TURN_FIELDS, self.react_saved, strict=True)),
+            }
+        return out
+
+    def grants_from_json(self, data: dict) -> None:
+        """grants_json's fields back (saves; the game's rules decide which are there)."""
+        self.phase, self.phase_turns = data["phase"], data["phase_turns"]
+        self.grant_left = [{k: v for k, v in x.items() if k in self.game.grants} for x in data["grant_left"]]
+        if self.game.reactions:
+            r = data["reaction"]
+            self.reacting, self.react_queue = bool(r["due"]), tuple(r["queue"])
+            self.react_saved = None if r["saved"] is None else tuple(r["saved"][k] for k in TURN_FIELDS)

@@ -26,7 +26,8 @@ class Kinds(Pieces):
     def _init_kinds(self, players: int) -> None:
         kinds = self.game.rules.kinds
         self.kind_own = {k: [0] * players for k in kinds}
-        self.kind_supply = {k: [n] * players for k, n in kinds.items()}
+        late = self.game.with_tiles  # kinds that come with tiles: none at the start
+        self.kind_supply = {k: [0 if k in late else n] * players for k, n in kinds.items()}
         self.blocked = 0
 
     def _copy_kinds(self, s: Kinds) -> None:
@@ -38,6 +39,13 @@ class Kinds(Pieces):
         """Replace the pieces of every kind at once (set-ups and saves): they must be in `own` too."""
         self.kind_own = {k: list(kind_own.get(k, [0] * self.players)) for k in self.game.rules.kinds}
         self._block()
+
+    def receive(self, p: int, n: int, kind: str) -> None:
+        """p gets n pieces of `kind` with a tile, as many as the kind's supply leaves (on the board
+        and in p's supply together, never more than the supply the rules give)."""
+        total = self.game.rules.kinds[kind]
+        have = self.kind_supply[kind][p] + len(self.centres(kind, self.kind_own[kind][p]))
+        self.kind_supply[kind][p] += max(0, min(n, total - have))
 
     # -- queries -----------------------------------------------------------------
     def kind_at(self, p: int, i: int) -> str | None:

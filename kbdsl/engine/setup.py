@@ -14,6 +14,8 @@ from typing import Any
 
 from kbdsl.bitset import bit_list
 from kbdsl.deckops import deck_without, removals
+from kbdsl.engine.grants import PHASES, REACT
+from kbdsl.engine.placements import mark
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -100,6 +102,7 @@ class BaseGame:
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
         *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
+        *("grants", "gives", "with_tiles", "marks", "reactions"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -116,7 +119,10 @@ class BaseGame:
         self.setup = setup
         self.options = resolve_options(rules, setup.options)
         self.board = Board.of(rules, setup.layout, self.options)
+        self.marks: dict[str, int] = {}  # marker terrain -> the hexes put at set-up (kbdsl.engine.placements)
         self.tables = self.board.tables
+        if rules.placements:
+            self.marks, self.tables = mark(rules, self.board, setup.seed, self.options)
         self.tile_names = list(rules.tiles)
         self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
         self.kind_index = {k: i for i, k in enumerate(self.kinds)}
@@ -181,7 +187,7 @@ class BaseGame:
         self.leave_choice = frozenset(
             card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
         )
-        self.given = dict(rules.given)  # tiles given from a stock (kbdsl.engine.grants) -> when
+        self.given = dict(rules.given)  # tiles given from a stock (kbdsl.engine.given) -> when
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
@@ -194,6 +200,14 @@ class BaseGame:
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
         self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
+        self.with_tiles = frozenset(k for k, v in kind_life.items() if v["arrives"] == "with-tiles")
+        self.gives = {name: t.gives for name, t in rules.tiles.items() if t.gives is not None}  # tile -> (n, kind)
+        # grant -> (phase, to, times, once) (kbdsl.engine.grants)
+        self.grants: dict[str, tuple[int, Any, Any, bool]] = {}
+        for name, (to, times) in rules.grants.items():
+            st = rules.grant_settings[name].resolve(self.options)
+            self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
+        self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"

@@ -36,6 +36,7 @@ class State(Turn):
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
         *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
         "later",
+        *("grant_left", "phase", "phase_turns", "reacting", "react_queue", "react_saved"),
     )
 
     def __init__(self, game: BaseGame):
@@ -55,12 +56,13 @@ class State(Turn):
         s._init_hand(n)
         s._init_gold(n)
         s._init_later(n)
+        s._init_grants(n)
         s.current = s.start_player = 0
         s.turn = 1
         s.ending = s.over = False
         s.idle = 0
         s.log = []
-        s._new_turn()
+        s._begin()
         return s
 
     def clone(self) -> State:
@@ -165,6 +167,8 @@ class State(Turn):
             "gold": [dict(sorted(x.items())) for x in self.gold],
             "hand": list(self.hand),
             **self._kinds_json(),
+            **self.grants_json(),
+            **({"marks": {k: g.tables.names(m) for k, m in g.marks.items()}} if g.marks else {}),
             "tiles": [
                 [{"tile": x.kind, "at": ids[x.at], "used": x.used, "new": x.new} for x in ts] for ts in self.tiles
             ],
@@ -242,6 +246,7 @@ class State(Turn):
         spare: Sequence[Sequence[str]] | None = None,
         deck: Sequence[str] | None = None,
         discard: Sequence[str] | None = None,
+        kind_supply: Mapping[str, Sequence[int]] | None = None,
     ) -> State:
         """A position set up by hand (scenarios, puzzles, analysis) instead of by play.
 
@@ -253,7 +258,9 @@ class State(Turn):
         piece covering several hexes by its centre), from each player's supply of the kind;
         `spare` gives the cards in hand beside the played one (the player to move chooses);
         `deck` puts these cards on top of the deck, the next one to be drawn first; `discard`
-        moves cards from the deck onto the discard pile.
+        moves cards from the deck onto the discard pile. `kind_supply` gives each player's pieces
+        of a kind left (any number the kind's supply leaves beside those on the board); without
+        it, a kind that comes with tiles (`arrives: with-tiles`) has what the tiles held give.
         """
         s = cls.start(game)
         n, t, board = s.players, game.tables, game.board
@@ -294,13 +301,14 @@ class State(Turn):
                     kind_own[kind][p] |= cover
                     own[p] |= cover
                     occ |= cover
-                    s.kind_supply[kind][p] -= 1
+                    s.kind_supply[kind][p] -= kind not in game.with_tiles  # (those: _arrange_kind_supply)
                     if s.kind_supply[kind][p] < 0:
                         raise SetupError(
                             f"player {p} has more {kind} pieces than the supply of {game.rules.kinds[kind]}"
                         )
         s._set_pieces(own, placed)
         s._set_kinds(kind_own)
+        s._arrange_kind_supply(kind_supply or {}, tiles or ())
         for h, name in (dealt or {}).items():
             at = t.index[board.hex(h)]
             if at not in s.dealt or game.rules.tiles.get(name) is None or game.rules.tiles[name].pool is None:
@@ -376,6 +384,27 @@ class State(Turn):
         s._settle()
         return s
 
+    def _arrange_kind_supply(self, given: Mapping[str, Sequence[int]], tiles: Sequence[Sequence[Mapping]]) -> None:
+        """arrange's supplies of the other kinds: as given, else what the tiles held give for kinds
+        that come with tiles (the others: their supply less the pieces placed)."""
+        g, n = self.game, self.players
+        for kind, total in g.rules.kinds.items():
+            placed = [len(self.centres(kind, m)) for m in self.kind_own[kind]]
+            if kind in given:
+                left = list(given[kind])
+                pairs = zip(left, placed, strict=False)
+                bad = len(left) != n or any(not _whole(v) or v < 0 or v + k > total for v, k in pairs)
+                if bad:
+                    raise SetupError(f"kind_supply: {kind} needs, per player, 0 to {total} less the pieces placed")
+                self.kind_supply[kind] = left
+            elif kind in g.with_tiles:
+                if max(placed, default=0) > total:
+                    raise SetupError(f"a player has more {kind} pieces than the supply of {total}")
+                for p in range(n):
+                    held = [g.gives.get(x["tile"]) for x in (tiles[p] if p < len(tiles) else ())]
+                    got = sum(x[0] for x in held if x is not None and x[1] == kind)
+                    self.kind_supply[kind][p] = max(0, min(got, total) - placed[p])
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any], game: BaseGame) -> State:
         """Rebuild a state saved by to_json (the game must be made from the same rules and setup).
@@ -437,6 +466,9 @@ class State(Turn):
         s.idle, s.turn_supply = data["idle_turns"], data["turn_supply"]
         s.log = [game.to_code(Move.from_json(m)) for m in data["log"]]
         s.later_from_json(data.get("later"), game.setup.players)
+        s._init_grants(game.setup.players)
+        if game.grants:
+            s.grants_from_json(data)
         return s
 
     def key(self) -> tuple:
@@ -479,6 +511,12 @@ class State(Turn):
             self.turn_supply,
             tuple(self.log),
             tuple(self.later),
+            self.phase,
+            self.phase_turns,
+            tuple(tuple(sorted(x.items())) for x in self.grant_left),
+            self.reacting,
+            self.react_queue,
+            self.react_saved,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -568,9 +606,9 @@ def _impossible_kinds(s: State) -> str | None:
             centres = s.centres(kind, masks[p])
             if masks[p] & ~s.own[p] or sum(s.cover(kind, i) for i in centres) != masks[p]:
                 return f"kinds: player {p}'s {kind} pieces must be among their settlements, each whole"
-            if not _whole(supply[p]) or supply[p] + len(centres) != g.rules.kinds[kind]:
+            if not _whole(supply[p]) or supply[p] < 0 or supply[p] + len(centres) > g.rules.kinds[kind]:
                 total = g.rules.kinds[kind]
-                return f"kind_supply: player {p}'s {kind} pieces on the board and in the supply must make {total}"
+                return f"kind_supply: player {p}'s {kind} pieces on the board and in the supply make at most {total}"
     return None
 
 

@@ -101,9 +101,14 @@ class Holdings(Pieces):
         for tile in self.tiles[p]:
             if tile.fresh is tile and tile.kind not in seen:
                 seen.append(tile.kind)
+        if self.game.grants:  # and the actions the board grants (in a phase of grants, only they)
+            return seen + self.granted(p) if not self.phase else self.granted(p)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
+        if name in self.game.grants:
+            self.use_grant(p, name)
+            return
         held = self.tiles[p]
         for k, tile in enumerate(held):
             if tile.kind == name and tile.fresh is tile:
@@ -163,9 +168,13 @@ class Holdings(Pieces):
         location_of = g.tables.location_of
         for loc in self.gains(p, i):
             self.loc_supply[loc] -= 1
+            if not self.loc_supply[loc] and g.reactions and not self.phase:  # the last tile: reactions are due
+                self.reacting = True
             self.taken[p] |= 1 << loc
             kind = location_of[loc] or self.dealt.pop(loc)
             self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))
+            if kind in g.gives:  # the pieces that come with the tile
+                self.receive(p, *g.gives[kind])
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""

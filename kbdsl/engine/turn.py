@@ -10,7 +10,8 @@ import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
-from kbdsl.engine.grants import Grants
+from kbdsl.engine.given import Given
+from kbdsl.engine.grants import END, REACT, START, TURN_FIELDS, TURNS, Grants
 from kbdsl.engine.groups import MoveGroup, OriginTable
 from kbdsl.engine.later import Later
 from kbdsl.engine.targets import Targets
@@ -20,7 +21,7 @@ from kbdsl.scoring import score, totals
 from kbdsl.seeds import below
 
 
-class Turn(Grants, Targets, Gold, Later):
+class Turn(Given, Grants, Targets, Gold, Later):
     """Whose turn it is, how far it has got, and the rules that move it on."""
 
     __slots__ = ()  # the attributes live in State's slots
@@ -58,6 +59,7 @@ class Turn(Grants, Targets, Gold, Later):
         )
         s.idle, s.turn_supply, s.waived, s.drawn = self.idle, self.turn_supply, self.waived, self.drawn
         s._mandatory = self._mandatory
+        self._copy_grants(s)
 
     # -- queries ---------------------------------------------------------------
     @property
@@ -413,6 +415,8 @@ class Turn(Grants, Targets, Gold, Later):
                 self.pending_up_to = g.rules.actions[after].up_to
         if self.pending_left or (self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets())):
             self._settle()  # (else it has nothing to do)
+        if self.reacting:  # a hex's last tile was taken: the other players' reactions first
+            self._react()
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
@@ -432,6 +436,8 @@ class Turn(Grants, Targets, Gold, Later):
         loop of playouts)."""
         g = self.game
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
+        grants = g.grants  # actions the board grants: usable with no tile held
+        reactions = g.reactions  # (a move may hand the turn to others: each move through apply_action)
         # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
         bits = [rng.getrandbits for rng in rngs]
@@ -439,7 +445,7 @@ class Turn(Grants, Targets, Gold, Later):
         while not self.over and self.turn < stop_turn and moves < max_moves:
             p = self.current
             rng, getrandbits = rngs[p], bits[p]
-            if self.pending_left or self.choosing or any_time:
+            if self.pending_left or self.choosing or any_time or reactions:
                 moves += 1
                 self.apply_action(self.sample_action(rng))
                 continue
@@ -450,12 +456,12 @@ class Turn(Grants, Targets, Gold, Later):
                 usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
                     # as _runs: the mandatory targets, unless tiles may be used first
-                    if self.built or not (self.tiles[p] and (usable := self.usable_tiles(p))):
+                    if self.built or not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):
                         targets = self.mandatory_targets()
                         if targets:  # the first build drawn from them as sample_action would
                             moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)
                             continue
-                elif not (self.tiles[p] and (usable := self.usable_tiles(p))):  # the only move: the end of the turn
+                elif not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):  # only the end of the turn
                     while getrandbits(1):  # randrange(1)
                         pass
                     self._mandatory = None
@@ -681,6 +687,12 @@ class Turn(Grants, Targets, Gold, Later):
 
     def _end_turn(self) -> None:
         p = self.current
+        if self.phase == REACT:  # a reaction is over: the next player's, or back to the turn
+            self._next_reactor()
+            return
+        if self.phase:  # a turn of a phase of grants: no cards, no tiles to refresh
+            self._phase_turn()
+            return
         if not self.game.plain_hand or self.spare[p] or self.wild is not None:
             self.refill(p)  # the hand the rules and the tiles held now give (kbdsl.engine.hand)
         else:
@@ -690,15 +702,84 @@ class Turn(Grants, Targets, Gold, Later):
         self.idle = 0 if self.supply[p] != self.turn_supply else self.idle + 1
         players = len(self.own)
         if self.idle >= players:
-            self.over = True  # a whole round without a new settlement: nobody can build any more
+            self._finish()  # a whole round without a new settlement: nobody can build any more
             return
         after = (p + 1) % players
         if self.ending and after == self.start_player:
-            self.over = True
+            self._finish()
             return
         self.current = after
         self.turn += 1
         self._new_turn()
+
+    def _begin(self) -> None:
+        """The first turn of the game, or the start-of-game phase of grants before it."""
+        if any(phase == START for phase, *_ in self.game.grants.values()):
+            self.phase, self.phase_turns = START, 0
+            self._phase_turn()
+        else:
+            self._new_turn()
+
+    def _finish(self) -> None:
+        """The end of the game, after its end-of-game phase of grants if the rules have one."""
+        if self.phase != END and any(phase == END for phase, *_ in self.game.grants.values()):
+            self.phase, self.phase_turns = END, 0
+            self._phase_turn()
+        else:
+            self.over = True
+
+    def _phase_turn(self) -> None:
+        """The next turn of a phase of grants: the next player in seat order from the start player
+        with a use of them (the others are skipped); after the last, the phase is over."""
+        n = self.players
+        while self.phase_turns < n:
+            p = (self.start_player + self.phase_turns) % n
+            self.phase_turns += 1
+            self.current = p
+            self.mand_left = self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0
+            self.pending_up_to = self.waived = self.choosing = False
+            if self.drawn is not None:
+                self.set_drawn(None)
+            self.give_grants(p)
+            if self.granted(p):
+                if self.log:
+                    self.turn += 1
+                self.turn_supply = self.supply[p]
+                return
+        if self.phase == START:
+            self.phase, self.current = TURNS, self.start_player
+            if self.log:
+                self.turn += 1
+            self._new_turn()
+        else:
+            self.over = True
+
+    def _react(self) -> None:
+        """Offer the reactions to the other players, in seat order from the turn's player's left."""
+        self.reacting = False
+        p, n = self.current, self.players
+        self.react_saved = tuple(getattr(self, k) for k in TURN_FIELDS)
+        self.react_queue = tuple((p + k) % n for k in range(1, n))
+        self.phase = REACT
+        self._next_reactor()
+
+    def _next_reactor(self) -> None:
+        """The next player of the queue with a use of a reaction gets a turn of it; after the last,
+        the turn's player goes on."""
+        while self.react_queue:
+            q, self.react_queue = self.react_queue[0], self.react_queue[1:]
+            self.current = q
+            self.mand_left = self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0
+            self.pending_up_to = self.waived = self.choosing = False
+            self.give_grants(q)
+            if self.granted(q):
+                self._mandatory = None
+                return
+        for k, v in zip(TURN_FIELDS, self.react_saved, strict=True):
+            setattr(self, k, v)
+        self.react_saved, self.phase, self._mandatory = None, TURNS, None
+        if self._c is not None:
+            self._c.drawn = self.drawn
 
     def _new_turn(self) -> None:
         g, p = self.game, self.current
@@ -716,6 +797,8 @@ class Turn(Grants, Targets, Gold, Later):
         if g.draw_at_start:
             self.fill(p, self.hand_rules(p)[0])
         self.choosing = bool(self.spare[p]) or self.hand[p] in g.faces
+        if g.grants:
+            self.give_grants(p)
         if self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets()):
             self._settle()  # (else it has nothing to do: no action goes on yet)
 

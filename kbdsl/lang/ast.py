@@ -138,6 +138,31 @@ class Tile(Declaration):
     copies: int | None = None
     settings: tuple[Setting, ...] = ()  # lifecycle and card-zone settings of this tile only
     given: Expr | None = None  # no location hex: given from a stock of `supply` when this comes true
+    gives: tuple[int, str] | None = None  # (count, piece kind) the taker gets with the tile
+    grant: Grant | None = None  # a `grant` declaration: an action of the board, held by no one
+
+
+@dataclass(frozen=True)
+class Grant(Node):
+    """Who may use an action the board grants, and how often a turn (None: everyone, once)."""
+
+    to: Expr | None = None
+    uses: Expr | None = None
+
+
+@dataclass(frozen=True)
+class Placement(Declaration):
+    """`count` markers put at set-up on hexes of `on` (at random from the seed): each marked hex
+    is of terrain `marker` too; on each section (`per: section`, only `sections` if named)."""
+
+    name: str
+    title: str
+    marker: str | None = None
+    count: int = 1
+    on: Expr | None = None
+    sections: tuple[str, ...] = ()
+    settings: tuple[Setting, ...] = ()
+    texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -275,4 +300,5 @@ Decl = (
     | TerrainCard
     | ListDecl
     | Family
+    | Placement
 )

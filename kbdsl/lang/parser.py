@@ -283,6 +283,7 @@ class _Build(Transformer):
             self._one(props, "copies"),
             tuple(s[0] for s in props.get("setting", [])),
             self._one(props, "given"),
+            self._one(props, "gives"),
             pos=self._pos(items[0]),
         )
 
@@ -317,6 +318,37 @@ class _Build(Transformer):
         kind, what = items[1]
         values, ref = (what, None) if kind == "values" else ((), what)
         return ast.Family(str(items[0]), values, ref, tuple(items[2:]), pos=self._pos(items[0]))
+
+    def gives(self, meta, items):
+        return ("gives", (int(items[0]), str(items[1])))
+
+    def grant_to(self, meta, items):
+        return ("to", items[0])
+
+    def grant_uses(self, meta, items):
+        return ("uses", items[0])
+
+    def grant(self, meta, items):
+        """A `grant` is a tile held by no one (kbdsl.engine.grants): no letter, no supply."""
+        name, title, props, texts = self._props(items)
+        rule = ast.Grant(self._one(props, "to"), self._one(props, "uses"), pos=self._pos(items[0]))
+        settings = tuple(s[0] for s in props.get("setting", []))
+        action = self._one(props, "action")
+        return ast.Tile(name, title, None, None, action, texts, settings=settings, grant=rule, pos=self._pos(items[0]))
+
+    def placement_put(self, meta, items):
+        count = int(items[0]) if len(items) == 3 else 1
+        return ("put", (count, str(items[-2]), items[-1]))
+
+    def placement_in(self, meta, items):
+        return ("sections", tuple(str(x) for x in items))
+
+    def placement(self, meta, items):
+        name, title, props, texts = self._props(items)
+        count, marker, on = self._one(props, "put", (1, None, None))
+        settings = tuple(s[0] for s in props.get("setting", []))
+        sections = self._one(props, "sections", ())
+        return ast.Placement(name, title, marker, count, on, sections, settings, texts, pos=self._pos(items[0]))
 
     def piece(self, meta, items):
         name, title, props, texts = self._props(items)

@@ -1,0 +1,40 @@
+"""Tiles given from a stock: a tile with `given: CONDITION` lies on no hex; a player takes one the
+moment the condition comes true for them as they take a tile (`given: held(shrine) >= 2` is a
+bonus for the second tile of a kind). Each player holds at most one of each such kind, and the
+stock is the tile's `supply` less the copies players hold. The tile records the hex of the tile
+whose taking gave it, and then follows its lifecycle like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kbdsl.engine.tiles import Holdings, Tile
+
+
+class Given(Holdings):
+    """Taking tiles, and the given tiles that come with them."""
+
+    __slots__ = ()  # the attributes live in State's slots
+
+    ctx: Any  # the evaluation context of a player (kbdsl.engine.targets)
+
+    def gain(self, p: int, i: int) -> None:
+        held = len(self.tiles[p])
+        super().gain(p, i)
+        if self.game.given and len(self.tiles[p]) > held:
+            self.grant(p, self.tiles[p][-1].at)
+
+    def grant(self, p: int, at: int) -> None:
+        """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
+        g = self.game
+        for kind, when in g.given.items():
+            if any(x.kind == kind for x in self.tiles[p]) or not self.given_left(kind):
+                continue
+            if when(self.ctx(p)):
+                self.tiles[p].append(Tile(kind, at, False, kind in g.wait_a_turn))
+
+    def given_left(self, kind: str) -> int:
+        """Copies of a given tile left in its stock."""
+        supply = self.game.rules.tiles[kind].supply or 0
+        return supply - sum(1 for ts in self.tiles for x in ts if x.kind == kind)

@@ -1,0 +1,113 @@
+"""Issue 21's primitives: actions the board grants, their phases (end of game, reactions), set-up
+markers and pieces given by tiles, on the rule sets that use them."""
+
+import random
+
+import pytest
+
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.engine.setup import Setup
+from kbdsl.engine.state import State
+from kbdsl.errors import RuleError, SetupError
+from kbdsl.game import Game
+from kbdsl.position import Layout
+from kbdsl.resources import rules_path
+from kbdsl.ruleset import load
+
+REACTIONS = rules_path("base") / "scenarios" / "fixtures" / "reactions"
+HARVEST = ["harvest-1-placeholder", "harvest-2-placeholder", "harvest-3-placeholder", "harvest-4-placeholder"]
+
+
+@pytest.mark.parametrize("folder", ["harvest", "caves", "capitol", "combined"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_random_game_finishes_and_replays(folder, players):
+    rules = load(folder)
+    game = Game.new(rules, players=players, seed=players)
+    state = play_out(game.new_state(), [RandomBot(f"{players}:{p}") for p in range(players)])
+    assert state.over
+    again = game.new_state()
+    for code in state.log:
+        assert code in again.legal_actions()
+        again.apply_action(code)
+    assert again == state and State.from_json(state.to_json(), game) == state
+
+
+def _walk(rules, players: int, seed: int, seen) -> None:
+    """Play a random game, checking at every position that JSON and clones round-trip, and
+    calling seen(state) on each."""
+    game = Game.new(rules, players=players, seed=seed)
+    state, rng = game.new_state(), random.Random(seed)
+    while not state.over:
+        seen(state)
+        assert State.from_json(state.to_json(), game) == state and state.clone() == state
+        state.apply_action(rng.choice(state.legal_actions()))
+
+
+def test_reactions_hand_the_move_to_other_players_and_back():
+    rules = load(REACTIONS)
+    phases = []
+
+    def seen(s: State) -> None:
+        view = s.view(s.current)
+        assert view["current"] == s.current and view["turn_player"] == s.turn_player
+        if s.react_saved is not None:
+            phases.append(s.current != s.turn_player)
+            assert {m.do for m in s.legal_moves()} <= {"alarm", "end"}
+
+    for seed in range(4):
+        _walk(rules, 4, seed, seen)
+    assert phases and all(phases)  # reactions happened, always by another player than the turn's
+
+
+def test_the_silo_phase_comes_before_scoring_with_only_its_actions():
+    rules = load("harvest")
+    end = []
+
+    def seen(s: State) -> None:
+        if s.phase == 2:
+            end.append(s.current)
+            assert {m.do.split(".")[0] for m in s.legal_moves()} <= {"silo-harvest", "end"}
+
+    for seed in range(3):
+        _walk(rules, 3, seed, seen)
+    assert end
+
+
+def test_markers_follow_the_seed_and_keep_the_printed_terrain():
+    rules = load("caves")
+    layout = Layout.of(rules, ["tavern", "harbor", "tower", "oasis"])
+    a, b = (Game(rules, Setup(2, layout, (), seed)) for seed in (0, 1))
+    again = Game(rules, Setup(2, layout, (), 0))
+    assert a.marks == again.marks and a.marks != b.marks
+    t = a.tables
+    for i in t.names(a.marks["cave"]):
+        k = t.index[i]
+        assert t.terrain_at(k) == "mountain" and (t.terrain["mountain"] >> k) & 1
+    assert a.board.tables.terrain.get("cave") is None  # the shared board is not changed
+
+
+def test_pieces_come_with_tiles_and_positions_state_any_supply():
+    rules = load("crossroads")
+    game = Game(rules, Setup(2, Layout.of(rules, ["lighthouse", "barracks", "city-hall", "monastery"]), ()))
+    assert game.new_state().kind_supply["warrior"] == [0, 0]
+    s = State.arrange(game, kind_supply={"warrior": [1, 0]})
+    assert s.kind_supply["warrior"] == [1, 0]
+    with pytest.raises(SetupError, match="kind_supply: warrior needs, per player, 0 to 2"):
+        State.arrange(game, kinds={"warrior": [["2,13"], []]}, kind_supply={"warrior": [2, 0]})
+    data = s.to_json()
+    data["kind_supply"]["warrior"] = [3, 0]
+    with pytest.raises(SetupError, match="at most 2"):
+        State.from_json(data, game)
+
+
+def test_a_grant_phase_must_be_known(tmp_path):
+    (tmp_path / "game.yaml").write_text("name: t\nextends: " + str(rules_path("base")) + '\nfiles: ["x.kb"]\n')
+    (tmp_path / "x.kb").write_text('grant g "G" {\n  phase: sometimes\n  action: build on buildable\n}\n')
+    with pytest.raises(RuleError, match=r"x.kb:2:10: E105 phase is one of turns"):
+        load(tmp_path)
+
+
+def test_harvest_sections_are_marked_placeholders():
+    rules = load("harvest")
+    for name in HARVEST:
+        assert "PLACEHOLDER" in rules.sections[name].title
