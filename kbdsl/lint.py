@@ -9,8 +9,7 @@ from kbdsl.lang import ast
 from kbdsl.lang.parser import parse, walk
 from kbdsl.resources import MANIFEST
 from kbdsl.ruleset import RuleSet, dedupe, load
-from kbdsl.scenario import SCENARIO_DIR, find
-from kbdsl.yamlio import read_yaml, validate
+from kbdsl.scenario import SCENARIO_DIR, Runner, find
 
 
 def lint_paths(paths: list[str]) -> list[Diagnostic]:
@@ -48,11 +47,9 @@ def lint_paths(paths: list[str]) -> list[Diagnostic]:
             parse(read_source(f), str(f))
         except RuleError as e:
             found.extend(e.diagnostics)
+    runner = Runner()
     for f in sorted(scenarios):
-        try:
-            validate(read_yaml(f), "scenario")
-        except RuleError as e:
-            found.extend(e.diagnostics)
+        found.extend(runner.lint(f))
     return _unique(found)
 
 
