@@ -14,7 +14,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
-from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
+from kbdsl.expr import MAX_EXTENT, Compiler, Ctx, Fn, Vocabulary
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
@@ -24,6 +24,8 @@ from kbdsl.yamlio import KEY, Document, read_yaml, validate
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
 MAX_EXTENDS = 32  # manifests in one extends chain
+MAX_COUNT = 100  # steps of one build, place or move action; tiles per location hex; copies of a pool tile
+MAX_SUPPLY = 1000  # pieces of a kind in a supply (as the manifest's `settlements`)
 
 Flag = bool | str  # a fixed value, or the name of the rule option that decides it
 
@@ -528,7 +530,8 @@ class _Loader:
                 )
         presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
 
-        vocab = Vocabulary(set(terrains), set(tiles), set(options), defines)
+        self._amounts(tiles, pieces)
+        vocab = Vocabulary(set(terrains), set(tiles), set(options), defines, _extent(sections, boards))
         comp = Compiler(vocab)
         actions: dict[str, CompiledAction] = {}
         action_tile: dict[str, str] = {}
@@ -853,13 +856,36 @@ class _Loader:
                 a = a.then
         return tuple(starts)
 
+    def _amounts(self, tiles: dict[str, ast.Tile], pieces: dict[str, ast.Piece]) -> None:
+        """Supplies and copies within their caps (numbers the engine makes pieces or tiles of)."""
+        for t in tiles.values():
+            if t.supply is not None and t.supply > MAX_COUNT:
+                self.err(t.pos, f"tile {t.name!r} has supply {t.supply}: at most {MAX_COUNT} a location hex", "E105")
+            if t.copies is not None and not 1 <= t.copies <= MAX_COUNT:
+                self.err(t.pos, f"tile {t.name!r} has {t.copies} copies: a number from 1 to {MAX_COUNT}", "E105")
+        for d in pieces.values():
+            if d.supply is not None and d.supply > MAX_SUPPLY:
+                self.err(d.pos, f"piece {d.name!r} has supply {d.supply}: at most {MAX_SUPPLY}", "E105")
+
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
-        if a.kind in ("build", "place", "move") and not 1 <= a.count <= 100:
-            self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
+        if a.kind in ("build", "place", "move") and not 1 <= a.count <= MAX_COUNT:
+            self.err(a.pos, f"{a.kind} count must be between 1 and {MAX_COUNT}", "E105")
         target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         return CompiledAction(a, target, source, reads)
+
+
+def _extent(sections: Mapping[str, ast.Section], boards: Mapping[str, BoardSpec]) -> int:
+    """Rows plus columns of the largest board the sections make (an upper bound on any distance or
+    straight line on it): what numbers of steps in expressions are bounded by."""
+    primary = next(iter(boards), None)
+    out = 0
+    for s in sections.values():
+        spec = boards.get(s.board or primary)
+        if spec is not None and s.rows:
+            out = max(out, sum(spec.grid) * max(len(s.rows), *map(len, s.rows)))
+    return out or MAX_EXTENT
 
 
 def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:

@@ -18,6 +18,7 @@ from kbdsl.suggest import did_you_mean
 
 MAX_SOURCE_BYTES = 1_000_000  # a rule file larger than this is refused, not parsed
 MAX_NESTING = 64  # parentheses deeper than this are refused
+MAX_NUMBER = 1_000_000  # the largest number a rule file may write (points, gold, payouts, counts)
 
 
 @lru_cache(maxsize=1)
@@ -141,10 +142,14 @@ def _parse(text: str, path: str) -> tuple[ast.Decl, ...]:
         raise RuleError([_syntax_error(path, err)]) from None
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+    build = _Build(path)
     try:
-        return tuple(_Build(path).transform(tree))
+        decls = tuple(build.transform(tree))
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+    if build.errors:
+        raise RuleError(build.errors)
+    return decls
 
 
 @v_args(meta=True)
@@ -154,6 +159,17 @@ class _Build(Transformer):
     def __init__(self, path: str):
         super().__init__()
         self.path = path
+        self.errors: list[Diagnostic] = []
+
+    def _int(self, tok) -> int:
+        """A number token's value; one above MAX_NUMBER is an error at the token (and reads as the cap,
+        never converting thousands of digits)."""
+        text = str(tok)
+        if len(text) > len(str(MAX_NUMBER)) or int(text) > MAX_NUMBER:
+            end = Pos(self.path, tok.line, tok.column + len(text))
+            self.errors.append(Diagnostic(self._pos(tok), f"numbers are at most {MAX_NUMBER}", "E105", end))
+            return MAX_NUMBER
+        return int(text)
 
     def _pos(self, meta_or_token) -> Pos:
         line = getattr(meta_or_token, "line", 0) or 0
@@ -180,7 +196,7 @@ class _Build(Transformer):
         return ("text", str(items[1])[1:-1])
 
     def supply(self, meta, items):
-        return ("supply", int(items[0]))
+        return ("supply", self._int(items[0]))
 
     def lifecycle_ref(self, meta, items):
         return ("lifecycle", str(items[0]))
@@ -189,14 +205,14 @@ class _Build(Transformer):
         return ("pool", str(items[0]))
 
     def copies(self, meta, items):
-        return ("copies", int(items[0]))
+        return ("copies", self._int(items[0]))
 
     def glyph(self, meta, items):
         return ("glyph", str(items[0])[1:-1])
 
     def hand(self, meta, items):  # a setting whose value is a number
         when = items[1] if len(items) > 1 else None
-        node = ast.Setting("hand", str(items[0]), when, value_pos=self._pos(items[0]), pos=self._pos(meta))
+        node = ast.Setting("hand", str(self._int(items[0])), when, value_pos=self._pos(items[0]), pos=self._pos(meta))
         return ("setting", node)
 
     def deck(self, meta, items):
@@ -364,10 +380,10 @@ class _Build(Transformer):
         return str(items[0])
 
     def exactly(self, meta, items):
-        return ("amount", int(items[0]), False)
+        return ("amount", self._int(items[0]), False)
 
     def up_to(self, meta, items):
-        return ("amount", int(items[0]), True)
+        return ("amount", self._int(items[0]), True)
 
     @staticmethod
     def _amount(items) -> tuple[int, bool, list]:
@@ -400,7 +416,7 @@ class _Build(Transformer):
         return ast.Action("remove", items[0], modifiers=tuple(items[1:]), pos=self._pos(meta))
 
     def gold(self, meta, items):
-        return ast.Action("gold", None, count=int(items[0]), pos=self._pos(meta))
+        return ast.Action("gold", None, count=self._int(items[0]), pos=self._pos(meta))
 
     def ignore(self, meta, items):
         return ast.Action("ignore", None, modifiers=(str(items[0]),), pos=self._pos(meta))
@@ -422,7 +438,7 @@ class _Build(Transformer):
         return ast.BinOp(str(items[1]), items[0], items[2], pos=self._pos(items[1]))
 
     def number(self, meta, items):
-        return ast.Num(int(items[0]), pos=self._pos(items[0]))
+        return ast.Num(self._int(items[0]), pos=self._pos(items[0]))
 
     def ref(self, meta, items):
         return ast.Ref(str(items[0]), pos=self._pos(items[0]))
@@ -434,11 +450,13 @@ class _Build(Transformer):
         return ast.Call(str(items[0]), items[1], pos=self._pos(items[0]))
 
     def payouts(self, meta, items):
-        return tuple(int(i) for i in items)
+        return tuple(self._int(i) for i in items)
 
     def per(self, meta, items):
         where = items[2] if len(items) > 2 else None
-        return ast.Per(int(items[0]), str(items[1]), where, domain_pos=self._pos(items[1]), pos=self._pos(items[0]))
+        return ast.Per(
+            self._int(items[0]), str(items[1]), where, domain_pos=self._pos(items[1]), pos=self._pos(items[0])
+        )
 
     def aggregate(self, meta, items):
         fn, expr, domain = str(items[0]), items[1], items[2]
