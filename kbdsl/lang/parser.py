@@ -76,7 +76,72 @@ def _expected(types: list[str]) -> list[str]:
     return sorted(words, key=lambda w: (not w.startswith("'"), w))
 
 
-def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
+#: Words that begin a declaration (a `{` after one opens its block).
+_DECLARATIONS = frozenset(
+    {"terrain", "tile", "card", "scoring", "section", "turn", "lifecycle", "piece", "pool", "define", "override"}
+)
+_WORD = re.compile(r'"[^"\n]*"|#.*|[{}:]|[A-Za-z][A-Za-z0-9_-]*|\|')
+
+
+def _open_block(text: str, line: int, col: int) -> tuple[str, int, int] | None:
+    """The innermost `{` still open before (line, col): the declaration it belongs to ("tile 'well'")
+    and where that declaration begins. Strings, comments and grid rows are skipped."""
+    stack: list[tuple[str, int, int]] = []
+    decl: list[str] = []  # the declaration words seen since the last brace: keyword, name
+    start = (0, 0)
+    grid = False
+    for n, body in enumerate(text.split("\n")[:line], 1):
+        if grid and body.lstrip().startswith("|"):
+            continue  # a grid row: its characters are hexes
+        grid = False
+        for m in _WORD.finditer(body if n < line else body[: col - 1]):
+            word = m.group()
+            if word == "{":
+                what = f"{decl[0]} {decl[1]!r}" if len(decl) > 1 else (decl[0] if decl else "a block")
+                stack.append((what, *start))
+                decl = []
+            elif word == "}":
+                if stack:
+                    stack.pop()
+                decl = []
+            elif word == ":" and m.start() >= 4 and body[: m.start()].rstrip().endswith("grid"):
+                grid = True
+                if body[m.end() :].lstrip().startswith("|"):
+                    break  # the first row on the same line
+            elif not stack and word in _DECLARATIONS and word != "override":
+                decl, start = [word], (n, m.start() + 1)
+            elif not stack and decl and len(decl) == 1 and word[0].isalpha():
+                decl.append(word)
+    return stack[-1] if stack else None
+
+
+def _unclosed(path: str, err: UnexpectedInput, text: str) -> Diagnostic | None:
+    """A missing `}`, said so: the parser met a new declaration (or the end of the file) where the
+    open block could still close."""
+    if not isinstance(err, (UnexpectedToken, UnexpectedEOF)):
+        return None
+    tok = getattr(err, "token", None)
+    kind = getattr(tok, "type", "$END")
+    if "RBRACE" not in (getattr(err, "accepts", None) or getattr(err, "expected", None) or ()):
+        return None
+    if kind != "$END" and str(tok) not in _DECLARATIONS | {"remove"}:
+        return None
+    line, col = (tok.line, tok.column) if kind != "$END" else (text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1)
+    found = _open_block(text, line, col)
+    if found is None:
+        return None
+    what, at_line, at_col = found
+    seen = "end of file" if kind == "$END" else repr(str(tok))
+    msg = f"unexpected {seen}: {what} (begun at {at_line}:{at_col}) is not closed, a '}}' is missing before it"
+    if kind == "$END":
+        line, col = getattr(err, "line", line) or line, getattr(err, "column", col) or col
+    return Diagnostic(Pos(path, line, col), msg, "E001")
+
+
+def _syntax_error(path: str, err: UnexpectedInput, text: str = "") -> Diagnostic:
+    unclosed = _unclosed(path, err, text)
+    if unclosed is not None:
+        return unclosed
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
     # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
     types = getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
@@ -139,7 +204,7 @@ def _parse(text: str, path: str) -> tuple[ast.Decl, ...]:
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
-        raise RuleError([_syntax_error(path, err)]) from None
+        raise RuleError([_syntax_error(path, err, text)]) from None
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
     build = _Build(path)
