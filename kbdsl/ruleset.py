@@ -569,9 +569,9 @@ class _Loader:
         tile_cards = {name: x[1] for name, x in both.items() if x[1].lines}
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
             if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
-                self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
+                self.err(a.pos, _refused_kind(a, piece_kind, neutral, kinds, pieces), "E101")
             if a.kind in ("move", "return") and a.piece is not None and a.piece not in kinds:
-                self.err(a.pos, f"{a.kind} {a.piece!r}: no piece kind of players has that name", "E101")
+                self.err(a.pos, _refused_kind(a, piece_kind, neutral, kinds, pieces), "E101")
             if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
                 self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
             if "per-opponent" in a.modifiers and a.kind != "remove":
@@ -874,6 +874,32 @@ class _Loader:
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         return CompiledAction(a, target, source, reads)
+
+
+def _refused_kind(
+    a: ast.Action, piece_kind: str, neutral: Mapping[str, int], kinds: Mapping[str, int], pieces: Mapping
+) -> str:
+    """Why an action may not name its kind of piece: which kinds it takes, and what the named one is."""
+    takes = [*kinds, *neutral] if a.kind == "place" else list(kinds)
+    verb = {
+        "place": "puts pieces placed by tiles or owned by nobody",
+        "move": "naming a kind moves only pieces placed by tiles",
+        "return": "takes back one of the player's pieces placed by tiles",
+    }[a.kind]
+    some = f"({', '.join(takes)})" if takes else "(this rule set declares none)"
+    name = a.piece
+    if name == piece_kind:
+        what = {
+            "move": f"{name!r} is the kind `build` places: a move naming no kind moves those",
+            "return": f"{name!r} is the kind `build` places, which `return` never takes back",
+        }.get(a.kind, f"{name!r} is the kind `build` places")
+    elif name in neutral:
+        what = f"{name!r} is owned by nobody"
+    elif name in pieces:
+        what = f"{name!r} is not one of them"
+    else:
+        what = f"there is no piece kind {name!r}{did_you_mean(name, [*takes, piece_kind])}"
+    return f"{a.kind} {name}: `{a.kind}` {verb} {some}; {what}"
 
 
 def _extent(sections: Mapping[str, ast.Section], boards: Mapping[str, BoardSpec]) -> int:
