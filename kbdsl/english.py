@@ -198,12 +198,20 @@ class English:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Not):
-            return f"hexes that are not {self.hexes(node.operand)}"
+            return f"hexes that are not {self._part(node.operand)}"
         if isinstance(node, ast.BoolOp):
+            same = isinstance(node.left, ast.BoolOp) and node.left.op == node.op  # `a & b & c` reads as a list
+            left = self.hexes(node.left) if same else self._part(node.left)
             if node.op == "|":
-                return f"{self.hexes(node.left)} or {self.hexes(node.right)}"
-            return f"{self.hexes(node.left)}, among them only {self.hexes(node.right)}"
+                return f"{left} or {self._part(node.right)}"
+            return f"{left}, among them only {self._part(node.right)}"
         return self.expr(node)
+
+    def _part(self, node: ast.Expr) -> str:
+        """A hex set inside a larger phrase: a combination of sets (`&`, `|`) in brackets, so that
+        `next-to(A & B)` and `next-to(A) & B` never read alike (distinct trees give distinct text)."""
+        text = self.hexes(node)
+        return f"({text})" if isinstance(node, ast.BoolOp) else text
 
     def _call(self, node: ast.Call) -> str:
         args, name = node.args, node.name
@@ -220,23 +228,31 @@ class English:
             return f"{' or '.join(titles)} location hexes"
         if name == "next-to":
             if len(args) == 2:
-                return f"hexes next to at least {self.number(args[1])} of {self.hexes(args[0])}"
-            return f"hexes next to {self.hexes(args[0])}"
+                return f"hexes next to at least {self.number(args[1])} of {self._part(args[0])}"
+            return f"hexes next to {self._part(args[0])}"
         if name == "within":
-            return f"hexes 1 to {self.number(args[0])} steps from {self.hexes(args[1])} (on the same board)"
+            return f"hexes 1 to {self.number(args[0])} steps from {self._part(args[1])} (on the same board)"
         if name == "connected-by-own-to":
-            return f"hexes linked by a chain of their settlements to another of {self.hexes(args[0])}"
+            return f"hexes linked by a chain of their settlements to another of {self._part(args[0])}"
         if name == "line-end":
             return (
-                f"hexes just past either end of a straight line of {self.number(args[1])} or more {self.hexes(args[0])}"
+                f"hexes just past either end of a straight line of {self.number(args[1])} or more {self._part(args[0])}"
             )
         if name == "straight":
             return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved {self.moved}"
         if name == "slide":
             return (
                 f"in each direction, the last hex reached by stepping from the moved {self.moved} through "
-                f"{self.hexes(args[0])}"
+                f"{self._part(args[0])}"
             )
+        if name == "same-terrain":
+            return f"hexes of the terrain of one of {self._part(args[0])}"
+        if name == "straight-run":
+            return f"{self._part(args[0])} in a straight run of at least {self.number(args[1])} in a row"
+        if name == "diagonal-run":
+            return f"{self._part(args[0])} in a diagonal run of at least {self.number(args[1])} in a row"
+        if name == "aligned":
+            return f"{self._part(args[0])} on a straight line that holds at least {self.number(args[1])} of them"
         return f"{name}({', '.join(self.expr(a) for a in args)})"
 
     def number(self, node: ast.Expr) -> str:
@@ -248,7 +264,7 @@ class English:
             rounded = ", rounded down" if node.op == "//" else ""
             return f"{left} {ARITHMETIC[node.op]} {right}{rounded}"
         if isinstance(node, ast.Call) and node.name == "count":
-            return f"the number of {self.hexes(node.args[0])}" if node.args else "a count"
+            return f"the number of {self._part(node.args[0])}" if node.args else "a count"
         if isinstance(node, ast.Ref) and node.name in self.rules.defines:
             return f"{node.name} ({self.expr(self.rules.defines[node.name].expr)})"
         if isinstance(node, ast.Per):
@@ -266,7 +282,7 @@ class English:
         if where is None:
             return each
         if domain in ("settlement", "hex"):
-            return f"{each} that is one of {self.hexes(where)}"
+            return f"{each} that is one of {self.hexes(where)}"  # the end of its phrase: no brackets needed
         return f"{each} where {self.condition(where, inside=domain)}"
 
     def _aggregate(self, node: ast.Aggregate) -> str:
@@ -294,4 +310,4 @@ class English:
             return f"({self.condition(node.left, inside)}) {word} ({self.condition(node.right, inside)})"
         if isinstance(node, ast.Ref) and node.name in self.rules.defines:
             return f"{node.name} ({self.condition(self.rules.defines[node.name].expr, inside)})"
-        return f"it has {self.hexes(node)}"
+        return f"it has {self._part(node)}"

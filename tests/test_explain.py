@@ -132,3 +132,64 @@ def test_version(capsys):
 ])
 def test_expansion_tiles_name_their_piece_kinds_choices_and_lifecycles(rule_set, name, expected):
     assert English(shipped(rule_set)).explain(name)[0] == expected
+
+
+# -- structure (issue 20, item 14): distinct trees never read alike ------------------------------
+from itertools import product  # noqa: E402
+
+from kbdsl.expr import HEX_WORDS  # noqa: E402
+from kbdsl.lang import ast as kb_ast  # noqa: E402
+from kbdsl.lang.parser import parse, walk  # noqa: E402
+from kbdsl.lang.unparse import unparse  # noqa: E402
+
+
+def tree(text: str):
+    return parse(f"define z = {text}")[0].expr
+
+
+def test_the_issues_two_rules_read_differently():
+    english = English(shipped("base"))
+    inside = english.expr(tree("next-to(terrain(water) & next-to(own))"))
+    outside = english.expr(tree("next-to(terrain(water)) & next-to(own)"))
+    assert inside == "hexes next to (Water hexes, among them only hexes next to their settlements)"
+    assert outside == "hexes next to Water hexes, among them only hexes next to their settlements"
+
+
+def nested_cases() -> list[str]:
+    atoms = ["own", "terrain(water)", "edge", "next-to(own)"]
+    one = [f"!{a}" for a in atoms] + [f"next-to({a})" for a in atoms]
+    one += [f"{a} {op} {b}" for a, b in product(atoms, repeat=2) for op in "&|"]
+    two = []
+    for x, a in product(one, atoms[:2]):
+        two += [f"next-to({x})", f"!({x})", f"within(2, {x})", f"count({x}) >= 2"]
+        two += [f"({x}) {op} {a}" for op in "&|"] + [f"{a} {op} ({x})" for op in "&|"]
+        two += [f"{x} {op} {a}" for op in "&|"]  # unbracketed: the grammar's own grouping
+    return atoms + one + two
+
+
+def expressions_of(rules):
+    roots = [c.score for c in [*rules.cards.values(), *rules.scorings.values()] if c.score is not None]
+    roots += [e for c in [*rules.cards.values(), *rules.scorings.values()] for _, e in c.triggers]
+    roots += [d.expr for d in rules.defines.values()]
+    for a in [*(t.action for t in rules.tiles.values() if t.action), *(m.decl for m in rules.mandatory)]:
+        roots += [n.target for n in walk(a) if isinstance(n, kb_ast.Action) and n.target is not None]
+        roots += [n.source for n in walk(a) if isinstance(n, kb_ast.Action) and n.source is not None]
+    names = set(HEX_WORDS) | set(rules.defines)
+    for root in roots:
+        for n in walk(root):
+            if isinstance(n, kb_ast.Ref) and n.name not in names:
+                continue  # a name given to terrain(), location() or option(), not an expression
+            yield n
+
+
+def test_distinct_trees_never_give_the_same_sentence():
+    """Over every shipped rule (every subexpression) and a set of nested cases: one sentence, one tree."""
+    seen: dict[str, str] = {}
+    for name in (*RULE_SETS, "combined"):
+        rules = shipped(name)
+        english = English(rules)
+        cases = [*expressions_of(rules), *(tree(t) for t in nested_cases())] if name == "base" else expressions_of(rules)
+        for node in cases:
+            sentence, shape = f"{name}: {english.expr(node)}", unparse(node)
+            assert seen.setdefault(sentence, shape) == shape, f"{shape!r} and {seen[sentence]!r} both read {sentence!r}"
+    assert len(seen) > 500
