@@ -270,16 +270,21 @@ class BaseGame:
         return out
 
     # -- action codes --------------------------------------------------------
-    def standable(self, kind: str | None = None) -> int:
+    def standable(self, kind: str | None = None, in_play: bool = False) -> int:
         """Hexes a piece of `kind` (None: the kind `build` places) can ever stand on in this game:
         the union of what every action that builds, places or moves it allows, by the terrains and
-        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it."""
+        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it.
+        `in_play`: only the actions of tiles this board can give (a location hex, a pool's terrain)."""
         r = self.rules
         kind = kind or r.piece_kind
-        if kind in self._standable:
-            return self._standable[kind]
+        key = f"{kind} in play" if in_play else kind
+        if key in self._standable:
+            return self._standable[key]
         moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
         actions = [*r.mandatory[:1], *r.actions.values()]
+        if in_play:
+            given = {n for n in r.tiles if self._on_board(n)}
+            actions = [*r.mandatory[:1], *(a for n, a in r.actions.items() if r.action_tile[n] in given)]
         out = 0
         for a in actions:
             if a.target is None or a.kind not in ("build", "place", "move"):
@@ -287,8 +292,14 @@ class BaseGame:
             piece = a.piece or (r.piece_kind if a.kind == "build" else None)
             if piece == kind or (a.kind == "move" and piece is None and moved_by_any):
                 out |= hex_bound(a.decl.target, self.tables, list(r.deck), r.defines)
-        self._standable[kind] = out
+        self._standable[key] = out
         return out
+
+    def _on_board(self, tile: str) -> bool:
+        """Whether this board can give the tile: a location hex of it, or hexes of its pool's terrain."""
+        d, t = self.rules.tiles[tile], self.tables
+        pool = self.rules.pools.get(d.pool) if d.pool else None
+        return bool(t.terrain.get(pool.on, 0) if pool is not None else t.locations.get(tile, 0))
 
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
         n = self.tables.n
