@@ -11,6 +11,7 @@ from __future__ import annotations
 from kbdsl.expr import HEX_WORDS
 from kbdsl.lang import ast
 from kbdsl.ruleset import RuleSet
+from kbdsl.wording import counted
 
 #: Short nouns for the bare hex-set words, where the reference wording (HEX_WORDS) reads long.
 NOUNS = {
@@ -73,9 +74,12 @@ class English:
 
     def tile(self, t: ast.Tile) -> str:
         if t.pool is not None:
-            head = f"Tile {t.title!r} ({t.name}): {t.copies or 1} cop(ies) in the {t.pool} pool, dealt at setup."
+            head = (
+                f"Tile {t.title!r} ({t.name}): {counted(t.copies or 1, 'copy')} in the {t.pool} pool, dealt at setup."
+            )
         else:
-            head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
+            supply = counted(t.supply or 0, "tile")
+            head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {supply} on each location hex."
         hand = self.rules.tile_hand(t.name)
         if hand:
             head += f" Its holder draws {hand} terrain cards at the end of each turn and plays one of them."
@@ -97,7 +101,7 @@ class English:
         if "special" in t.flags:
             traits.append("special (counts as a special hex)")
         cards = self.rules.deck.get(t.name, 0)
-        deck = f"; the deck has {cards} card(s) of it" if cards else "; no card of the deck shows it"
+        deck = f"; the deck has {counted(cards, 'card')} of it" if cards else "; no card of the deck shows it"
         return f"Terrain {t.title!r} ({t.name}): letter {t.letter}, {', '.join(traits)}{deck}."
 
     def section(self, s: ast.Section) -> str:
@@ -290,7 +294,7 @@ class English:
         value = self.number(node.expr)
         if node.fn == "rank":
             pays = ", ".join(
-                f"{gold} to the player(s) with the {ORDINALS[i] if i < len(ORDINALS) else f'{i + 1}th most'}"
+                f"{gold} to each player with the {ORDINALS[i] if i < len(ORDINALS) else f'{i + 1}th most'}"
                 for i, gold in enumerate(node.payouts)
             )
             return f"for {over}, ranking the players by {value} there: {pays}"

@@ -22,6 +22,7 @@ from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
 MAX_DEPTH = 100  # levels of one expression with the definitions it uses written out
@@ -416,8 +417,8 @@ class Compiler:
 
     def _arity(self, node: ast.Call, lo: int, hi: int) -> bool:
         if not lo <= len(node.args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            self._err(node.pos, f"{node.name}() takes {want} argument(s), got {len(node.args)}")
+            want = counted(lo, "argument") if lo == hi else f"{lo} to {hi} arguments"
+            self._err(node.pos, f"{node.name}() takes {want}, got {len(node.args)}")
             return False
         return True
 

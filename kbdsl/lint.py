@@ -12,6 +12,7 @@ from kbdsl.occupancy import NEEDS, occupancies
 from kbdsl.resources import MANIFEST
 from kbdsl.ruleset import RuleSet, dedupe, load
 from kbdsl.scenario import SCENARIO_DIR, Runner, find
+from kbdsl.wording import counted
 
 
 def lint_paths(paths: list[str]) -> list[Diagnostic]:
@@ -88,7 +89,7 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
             out.append(
                 Diagnostic(
                     rules.terrains[name].pos,
-                    f"the deck has {count} card(s) of {name!r}, which is not buildable",
+                    f"the deck has {counted(count, 'card')} of {name!r}, which is not buildable",
                     "W004",
                 )
             )

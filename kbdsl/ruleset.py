@@ -20,6 +20,7 @@ from kbdsl.lang.parser import parse
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
 from kbdsl.suggest import did_you_mean
 from kbdsl.yamlio import KEY, Document, read_yaml, validate
+from kbdsl.wording import counted
 
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
@@ -586,7 +587,9 @@ class _Loader:
         cards_in_play = m.get("cards_in_play", 3)
         if cards_in_play > sum(c.deck is None for c in cards.values()) and not self.diags:
             self.err(
-                pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107"
+                pos_of("cards_in_play"),
+                f"cards_in_play is {cards_in_play} but the rule set has only {counted(len(cards), 'card')}",
+                "E107",
             )
         players = (m["players"].get("min", 2), m["players"].get("max", 4))
         if players[0] > players[1]:
@@ -774,7 +777,9 @@ class _Loader:
                 if len(row) != width:
                     where = row[0].pos if row else s.pos
                     self.err(
-                        where, f"row {i} of section {s.name!r} has {len(row)} hexes, the other rows {width}", "E103"
+                        where,
+                        f"row {i} of section {s.name!r} has {counted(len(row), 'hex')}, the other rows {width}",
+                        "E103",
                     )
                     ok = False
                 for cell in row:

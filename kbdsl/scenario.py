@@ -21,6 +21,7 @@ from kbdsl.resources import MANIFEST, shipped, shipped_path
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.suggest import did_you_mean
 from kbdsl.yamlio import KEY, Document, read_yaml, validate
+from kbdsl.wording import counted
 
 SCENARIO_DIR = "scenarios"
 
@@ -265,7 +266,7 @@ class _Checks:
     def check_scores(self, expected: list[dict[str, int]]) -> None:
         sheets = self.game_state.scores()
         if len(expected) > len(sheets):
-            self.fail(f"scores are given for {len(expected)} players, the game has {len(sheets)}", "scores")
+            self.fail(f"scores are given for {counted(len(expected), 'player')}, the game has {len(sheets)}", "scores")
             return
         for p, exp in enumerate(expected):
             for key, value in exp.items():
@@ -420,7 +421,7 @@ class _Checks:
                     name = s.game.board.hex(h)
                     self.check(
                         simple[key].get(name) == v,
-                        f"location {name}: expected {v} tiles left, got {simple[key].get(name)}",
+                        f"location {name}: expected {counted(v, 'tile')} left, got {simple[key].get(name)}",
                         "state",
                         key,
                         h,

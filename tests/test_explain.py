@@ -33,10 +33,10 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tile(s) on each location hex. Once per turn, its "
+    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tiles on each location hex. Once per turn, its "
                "holder may build one settlement from their supply on hexes of the terrain of the card they played, "
                "next to their own settlements if possible."),
-    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tile(s) on each location hex. Once per turn, its "
+    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tiles on each location hex. Once per turn, its "
                 "holder may move one of their settlements to buildable hexes, among them only hexes exactly 2 steps "
                 "in a straight line from the moved settlement."),
     ("hermits", "Kingdom Builder card 'Hermits' (hermits): at the end of the game each player scores 1 for each of "
@@ -46,8 +46,8 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
                  "rounded down."),
     ("lords", "Kingdom Builder card 'Lords' (lords): at the end of the game each player scores for each sector where "
               "(not (the rule option 'lords-presence-required' is on)) or (the number of their settlements is at "
-              "least 1), ranking the players by the number of their settlements there: 12 to the player(s) with the "
-              "most, 6 to the player(s) with the second most."),
+              "least 1), ranking the players by the number of their settlements there: 12 to each player with the "
+              "most, 6 to each player with the second most."),
     ("site", "Definition 'site': location hexes (of any tile) or Castle hexes."),
 ])
 def test_explanations_follow_the_syntax_tree(name, expected):
@@ -107,26 +107,26 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("rule_set, name, expected", [
     ("crossroads", "lighthouse",
-     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tile(s) on each location hex. Once per turn, its holder "
+     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its holder "
      "may place one ship from their supply on Water hexes, next to their own settlements if possible; or move their "
      "ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up to 3 times; or take "
      "one ship of theirs back from the board to their supply."),
     ("crossroads", "fort",
-     "Tile 'Fort' (fort): location letter z, 2 tile(s) on each location hex. Once per turn, its holder may draw the "
+     "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw the "
      "top terrain card and put it face up on the discard pile, then build one settlement from their supply on hexes "
      "of the terrain of the card the action drew, next to their own settlements if possible."),
     ("crossroads", "crossroads",
-     "Tile 'Crossroads' (crossroads): location letter u, 2 tile(s) on each location hex. Its holder draws 2 terrain "
+     "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 terrain "
      "cards at the end of each turn and plays one of them."),
     ("nomads", "quarry",
-     "Tile 'Quarry' (quarry): location letter q, 2 tile(s) on each location hex. Once per turn, its holder may place "
+     "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may place "
      "one stone wall from the shared supply on hexes of the terrain of the card they played, among them only hexes "
      "next to their settlements, up to 2 times."),
     ("nomads", "treasure",
-     "Tile 'Treasure' (treasure): 2 cop(ies) in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
+     "Tile 'Treasure' (treasure): 2 copies in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
      "holder may gain 3 gold."),
     ("nomads", "sword",
-     "Tile 'Sword' (sword): 2 cop(ies) in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
+     "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
      "its holder may remove one piece of each other player standing on other players' settlements, back to its "
      "owner's supply."),
 ])

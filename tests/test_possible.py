@@ -88,8 +88,10 @@ def test_an_arranged_position_round_trips_and_says_so():
         State.from_json(data, game)
 
 
-@pytest.mark.parametrize("terrain", ["water", "castle", "mountain"])
+@pytest.mark.parametrize("terrain", ["castle", "mountain"])
 def test_arrange_refuses_a_settlement_where_no_action_puts_one(terrain):
+    """Where no action of the rule set puts one: water is allowed (the Harbor moves settlements there,
+    on a board that has it), a castle or a mountain is not."""
     game = Game.new(shipped("base"), 2, preset="first-game", seed=3)
     with pytest.raises(SetupError, match=f"settlements: player 1 has a settlement on .* \\({terrain}\\)"):
         State.arrange(game, [[], [hex_of(game, terrain)]])
@@ -97,5 +99,7 @@ def test_arrange_refuses_a_settlement_where_no_action_puts_one(terrain):
 
 def test_arrange_refuses_a_piece_of_a_kind_where_no_action_puts_it():
     game = Game.new(shipped("crossroads"), 2, seed=3)
-    with pytest.raises(SetupError, match="kinds: player 0 has a ship on .* where no action puts one"):
-        State.arrange(game, kinds={"ship": [[hex_of(game, "grass")]]})
+    t = game.tables
+    inland = next(t.ids[i] for i in range(t.n) if t.terrain_at(i) == "water" and t.nbr_mask[i].bit_count() == 6)
+    with pytest.raises(SetupError, match="kinds: player 0 has a city-hall on .* \\(water\\), where no action puts one"):
+        State.arrange(game, kinds={"city-hall": [[inland]]})

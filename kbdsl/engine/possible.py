@@ -2,8 +2,8 @@
 shape checks of kbdsl.engine.state, and what `State.arrange` refuses of the pieces it is given.
 
 A piece stands only where some action that builds, places or moves its kind may put it
-(BaseGame.standable: a settlement never on a terrain no card or tile builds on, nor on a castle or
-a location hex unless a rule says so); a list of hexes names each hex once; a game is over only
+(BaseGame.standable: a settlement never on a terrain no card or tile of the game builds on, nor on a
+castle or a location hex unless a rule says so); a list of hexes names each hex once; a game is over only
 after a supply ran out or a whole round passed without a settlement; and a saved game's pieces
 come from its moves, unless the position was set up by hand (`"arranged": true`).
 """
@@ -16,22 +16,24 @@ from typing import Any
 from kbdsl.engine.turn import Turn
 
 
-def misplaced(s: Turn) -> str | None:
-    """The first piece standing where no action of the rules could put one (naming the field)."""
+def misplaced(s: Turn, in_play: bool = True) -> str | None:
+    """The first piece standing where no action could put one (naming the field). `in_play`: no action
+    of this game (of the tiles its board gives); else of the rule set (what State.arrange asks: a
+    scenario may put a settlement where only a tile of another board would)."""
     g = s.game
     kinds_of = [0] * len(s.own)
     for kind, masks in s.kind_own.items():
         for p, m in enumerate(masks):
             kinds_of[p] |= m
-            bad = m & ~g.standable(kind, in_play=True)
+            bad = m & ~g.standable(kind, in_play)
             if bad:
                 return f"kinds: player {p} has a {kind} on {_hex(s, bad)}, where no action puts one"
     for p, m in enumerate(s.own):
-        bad = m & ~kinds_of[p] & ~g.standable(in_play=True)
+        bad = m & ~kinds_of[p] & ~g.standable(in_play=in_play)
         if bad:
             return f"settlements: player {p} has a {g.rules.piece_kind} on {_hex(s, bad)}, where no action puts one"
     for kind, m in s.neutral.items():
-        bad = m & ~g.standable(kind, in_play=True)
+        bad = m & ~g.standable(kind, in_play)
         if bad:
             return f"neutral: a {kind} stands on {_hex(s, bad)}, where no action puts one"
     return None

@@ -22,6 +22,7 @@ from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
 from kbdsl.seeds import new_seed, shuffle, stream
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,9 @@ class Setup:
         other = [c for c in self.cards if c in rules.cards and rules.cards[c].deck is not None]
         dealt = len(self.cards) - len(other)  # cards of other decks are dealt by sections
         if dealt != rules.cards_in_play:
-            raise SetupError(f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {dealt}")
+            raise SetupError(
+                f"a game of {rules.title} uses {counted(rules.cards_in_play, 'Kingdom Builder card')}, not {dealt}"
+            )
         placed = {board for board, sections in self.layout.boards if sections}
         for b in rules.boards:
             if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:

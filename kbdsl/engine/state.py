@@ -363,7 +363,7 @@ class State(Turn):
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
         s.turn_supply = s.supply[current] + built
-        problem = misplaced(s)
+        problem = misplaced(s, in_play=False)
         if problem:
             raise SetupError(problem)
         s._settle()
