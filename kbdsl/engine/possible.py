@@ -70,20 +70,32 @@ def arranged(s: Turn) -> bool:
 
 
 def _twice(s: Turn, data: Mapping[str, Any]) -> str | None:
-    """A hex named twice in one list, or two names of one hex among a mapping's keys."""
-    board = s.game.board
-    lists: list[tuple[str, Any]] = [("settlements", hs) for hs in data["settlements"]]
-    lists += [("neutral", hs) for hs in data["neutral"].values()]
-    lists += [("kinds", hs) for per in data.get("kinds", {}).values() for hs in per]
-    lists += [("taken", hs) for hs in data["taken"]]
-    lists += [("mandatory_hexes", data["mandatory_hexes"]), ("dealt", list(data["dealt"]))]
-    lists.append(("location_supply", list(data["location_supply"])))
-    for field, hexes in lists:
-        named = [board.hex(h) for h in hexes]
-        if len(set(named)) != len(named):
-            again = next(h for i, h in enumerate(named) if h in named[:i])
-            return f"{field}: {again} is named twice"
+    """A hex named twice in one list, or two names of one hex among a mapping's keys: the rebuilt
+    masks hold fewer hexes than the lists name (the names are parsed again only then; the lists'
+    lengths are checked before)."""
+    own = zip(data["settlements"], s.own, strict=True)
+    lists: list[tuple[str, Any, int]] = [("settlements", hs, m) for hs, m in own]
+    lists += [("neutral", data["neutral"].get(k, []), m) for k, m in s.neutral.items()]
+    kinds = data.get("kinds", {})
+    for k, ms in s.kind_own.items():
+        lists += [("kinds", hs, m) for hs, m in zip(kinds.get(k) or [[] for _ in ms], ms, strict=True)]
+    lists += [("taken", hs, m) for hs, m in zip(data["taken"], s.taken, strict=True)]
+    lists.append(("mandatory_hexes", data["mandatory_hexes"], s.mand_built))
+    for field, hexes, mask in lists:
+        if mask.bit_count() != len(hexes):
+            return f"{field}: {_again(s, hexes)} is named twice"
+    if len(s.dealt) != len(data["dealt"]):
+        return f"dealt: {_again(s, list(data['dealt']))} is named twice"
+    supply = data["location_supply"]
+    if len({s.game.board.hex(h) for h in supply}) != len(supply):
+        return f"location_supply: {_again(s, list(supply))} is named twice"
     return None
+
+
+def _again(s: Turn, hexes: list[str]) -> str:
+    """The first hex a list names a second time (by another spelling, maybe)."""
+    named = [s.game.board.hex(h) for h in hexes]
+    return next((h for i, h in enumerate(named) if h in named[:i]), "a hex")
 
 
 def _hex(s: Turn, mask: int) -> str:
