@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -83,7 +84,7 @@ def placements(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], options: 
             continue
         rows_n, cols_n = spec.grid
         if len(placed) != rows_n * cols_n:
-            raise SetupError(f"board {spec.name!r} takes {rows_n * cols_n} section(s), got {len(placed)}")
+            raise SetupError(f"board {spec.name!r} takes {counted(rows_n * cols_n, 'section')}, got {len(placed)}")
         names = [p.name for p in placed]
         if len(set(names)) != len(names):
             raise SetupError(f"board {spec.name!r}: each section may be used once, got {', '.join(names)}")

@@ -17,6 +17,7 @@ from typing import Any
 from kbdsl.errors import SetupError
 from kbdsl.game import Game, State
 from kbdsl.seeds import shuffle
+from kbdsl.wording import counted
 
 
 def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
@@ -70,7 +71,7 @@ def deal(
     cards = list(unseen)
     shuffle(rng, cards)
     if len(cards) < deck_size:
-        raise SetupError(f"the view's deck holds {deck_size} cards, but only {len(cards)} are unseen")
+        raise SetupError(f"the view's deck holds {counted(deck_size, 'card')}, but only {len(cards)} are unseen")
     hidden = len(cards) - deck_size
     others = [p for p in range(len(hands)) if p != viewer]
     if hidden < sum(1 + len(spare[p]) for p in others if spare[p]):

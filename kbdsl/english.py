@@ -12,6 +12,7 @@ from kbdsl.expr import HEX_WORDS
 from kbdsl.lang import ast
 from kbdsl.lang.unparse import unparse
 from kbdsl.ruleset import RuleSet
+from kbdsl.wording import counted
 
 #: Short nouns for the bare hex-set words, where the reference wording (HEX_WORDS) reads long.
 NOUNS = {
@@ -118,9 +119,12 @@ class English:
                 f"{self.condition(t.given)}, as they take a tile."
             )
         elif t.pool is not None:
-            head = f"Tile {t.title!r} ({t.name}): {t.copies or 1} cop(ies) in the {t.pool} pool, dealt at setup."
+            head = (
+                f"Tile {t.title!r} ({t.name}): {counted(t.copies or 1, 'copy')} in the {t.pool} pool, dealt at setup."
+            )
         else:
-            head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {t.supply} tile(s) on each location hex."
+            supply = counted(t.supply or 0, "tile")
+            head = f"Tile {t.title!r} ({t.name}): location letter {t.letter}, {supply} on each location hex."
         hand = self.rules.tile_hand(t.name)
         if hand:
             head += f" Its holder draws {hand} terrain cards at the end of each turn and plays one of them."
@@ -142,7 +146,7 @@ class English:
         if "special" in t.flags:
             traits.append("special (counts as a special hex)")
         cards = self.rules.deck.get(t.name, 0)
-        deck = f"; the deck has {cards} card(s) of it" if cards else "; no card of the deck shows it"
+        deck = f"; the deck has {counted(cards, 'card')} of it" if cards else "; no card of the deck shows it"
         return f"Terrain {t.title!r} ({t.name}): letter {t.letter}, {', '.join(traits)}{deck}."
 
     def section(self, s: ast.Section) -> str:
@@ -247,12 +251,20 @@ class English:
         if isinstance(node, ast.Call):
             return self._call(node)
         if isinstance(node, ast.Not):
-            return f"hexes that are not {self.hexes(node.operand)}"
+            return f"hexes that are not {self._part(node.operand)}"
         if isinstance(node, ast.BoolOp):
+            same = isinstance(node.left, ast.BoolOp) and node.left.op == node.op  # `a & b & c` reads as a list
+            left = self.hexes(node.left) if same else self._part(node.left)
             if node.op == "|":
-                return f"{self.hexes(node.left)} or {self.hexes(node.right)}"
-            return f"{self.hexes(node.left)}, among them only {self.hexes(node.right)}"
+                return f"{left} or {self._part(node.right)}"
+            return f"{left}, among them only {self._part(node.right)}"
         return self.expr(node)
+
+    def _part(self, node: ast.Expr) -> str:
+        """A hex set inside a larger phrase: a combination of sets (`&`, `|`) in brackets, so that
+        `next-to(A & B)` and `next-to(A) & B` never read alike (distinct trees give distinct text)."""
+        text = self.hexes(node)
+        return f"({text})" if isinstance(node, ast.BoolOp) else text
 
     def _call(self, node: ast.Call) -> str:
         args, name = node.args, node.name
@@ -271,15 +283,15 @@ class English:
             return f"{' or '.join(titles)} location hexes"
         if name == "next-to":
             if len(args) == 2:
-                return f"hexes next to at least {self.number(args[1])} of {self.hexes(args[0])}"
-            return f"hexes next to {self.hexes(args[0])}"
+                return f"hexes next to at least {self.number(args[1])} of {self._part(args[0])}"
+            return f"hexes next to {self._part(args[0])}"
         if name == "within":
-            return f"hexes 1 to {self.number(args[0])} steps from {self.hexes(args[1])} (on the same board)"
+            return f"hexes 1 to {self.number(args[0])} steps from {self._part(args[1])} (on the same board)"
         if name == "connected-by-own-to":
-            return f"hexes linked by a chain of their settlements to another of {self.hexes(args[0])}"
+            return f"hexes linked by a chain of their settlements to another of {self._part(args[0])}"
         if name == "line-end":
             return (
-                f"hexes just past either end of a straight line of {self.number(args[1])} or more {self.hexes(args[0])}"
+                f"hexes just past either end of a straight line of {self.number(args[1])} or more {self._part(args[0])}"
             )
         if name == "straight":
             return f"hexes exactly {self.number(args[0])} steps in a straight line from the moved {self.moved}"
@@ -291,8 +303,16 @@ class English:
         if name == "slide":
             return (
                 f"in each direction, the last hex reached by stepping from the moved {self.moved} through "
-                f"{self.hexes(args[0])}"
+                f"{self._part(args[0])}"
             )
+        if name == "same-terrain":
+            return f"hexes of the terrain of one of {self._part(args[0])}"
+        if name == "straight-run":
+            return f"{self._part(args[0])} in a straight run of at least {self.number(args[1])} in a row"
+        if name == "diagonal-run":
+            return f"{self._part(args[0])} in a diagonal run of at least {self.number(args[1])} in a row"
+        if name == "aligned":
+            return f"{self._part(args[0])} on a straight line that holds at least {self.number(args[1])} of them"
         return f"{name}({', '.join(self.expr(a) for a in args)})"
 
     def number(self, node: ast.Expr) -> str:
@@ -304,7 +324,7 @@ class English:
             rounded = ", rounded down" if node.op == "//" else ""
             return f"{left} {ARITHMETIC[node.op]} {right}{rounded}"
         if isinstance(node, ast.Call) and node.name == "count":
-            return f"the number of {self.hexes(node.args[0])}" if node.args else "a count"
+            return f"the number of {self._part(node.args[0])}" if node.args else "a count"
         if isinstance(node, ast.Ref) and node.name in self.rules.defines:
             return f"{node.name} ({self.expr(self.rules.defines[node.name].expr)})"
         if isinstance(node, ast.Per):
@@ -322,7 +342,7 @@ class English:
         if where is None:
             return each
         if domain in ("settlement", "hex"):
-            return f"{each} that is one of {self.hexes(where)}"
+            return f"{each} that is one of {self.hexes(where)}"  # the end of its phrase: no brackets needed
         return f"{each} where {self.condition(where, inside=domain)}"
 
     def _aggregate(self, node: ast.Aggregate) -> str:
@@ -330,7 +350,7 @@ class English:
         value = self.number(node.expr)
         if node.fn == "rank":
             pays = ", ".join(
-                f"{gold} to the player(s) with the {ORDINALS[i] if i < len(ORDINALS) else f'{i + 1}th most'}"
+                f"{gold} to each player with the {ORDINALS[i] if i < len(ORDINALS) else f'{i + 1}th most'}"
                 for i, gold in enumerate(node.payouts)
             )
             return f"for {over}, ranking the players by {value} there: {pays}"
@@ -350,4 +370,4 @@ class English:
             return f"({self.condition(node.left, inside)}) {word} ({self.condition(node.right, inside)})"
         if isinstance(node, ast.Ref) and node.name in self.rules.defines:
             return f"{node.name} ({self.condition(self.rules.defines[node.name].expr, inside)})"
-        return f"it has {self.hexes(node)}"
+        return f"it has {self._part(node)}"

@@ -22,9 +22,11 @@ from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 HEX, INT, BOOL = "hex set", "number", "truth value"
 MAX_DEPTH = 100  # levels of one expression with the definitions it uses written out
+MAX_EXTENT = 1024  # rows plus columns of the largest board kbdsl.ruleset allows (8x8 sections of 64x64)
 
 #: Bare words that denote hex sets, with what they mean (the guide lists these).
 HEX_WORDS = {
@@ -186,12 +188,14 @@ class Vocabulary:
         options: set[str],
         defines: dict[str, ast.Define],
         faces: Mapping[str, Sequence[str]] | None = None,
+        extent: int = MAX_EXTENT,
     ):
         self.terrains = terrains
         self.tiles = tiles
         self.options = options
         self.defines = defines
         self.faces = dict(faces or {})  # a terrain card of several choices -> its terrains
+        self.extent = extent  # rows plus columns of the largest board: no distance or line on a board is longer
 
 
 class Compiler:
@@ -406,17 +410,28 @@ class Compiler:
                 names.append(arg.name)
         return names
 
-    def _int_arg(self, node: ast.Call, i: int) -> int:
+    def _int_arg(self, node: ast.Call, i: int, hi: int | None = None, why: str = "") -> int:
+        """Argument i, a whole number written out; with `hi`, one from 1 to hi (`why` says why), so that
+        no rule asks the engine for more steps than a board has (a located error at load time)."""
         arg = node.args[i] if i < len(node.args) else None
         if not isinstance(arg, ast.Num):
             self._err((arg or node).pos, f"{node.name}() needs a whole number as argument {i + 1}")
             return 1
+        if hi is not None and not 1 <= arg.value <= hi:
+            msg = f"{node.name}() takes a number from 1 to {hi} as argument {i + 1} ({why}), not {arg.value}"
+            self._err(arg.pos, msg, length=len(str(arg.value)))
+            return max(1, min(arg.value, hi))
         return arg.value
+
+    def _steps_arg(self, node: ast.Call, i: int) -> int:
+        """A distance or a line's length: at most the extent of the rule set's largest board."""
+        why = f"no distance or line on this rule set's boards is longer than {self.v.extent}"
+        return self._int_arg(node, i, self.v.extent, why)
 
     def _arity(self, node: ast.Call, lo: int, hi: int) -> bool:
         if not lo <= len(node.args) <= hi:
-            want = str(lo) if lo == hi else f"{lo} to {hi}"
-            self._err(node.pos, f"{node.name}() takes {want} argument(s), got {len(node.args)}")
+            want = counted(lo, "argument") if lo == hi else f"{lo} to {hi} arguments"
+            self._err(node.pos, f"{node.name}() takes {want}, got {len(node.args)}")
             return False
         return True
 
@@ -452,12 +467,12 @@ class Compiler:
             f = inner.fn
             if len(node.args) == 1:
                 return self._maybe_static(HEX, lambda c: c.t.grow(f(c)), inner.static)
-            n = self._int_arg(node, 1)
+            n = self._int_arg(node, 1, 6, "a hex has 6 neighbours")
             return self._maybe_static(HEX, lambda c: _touching(f(c), n, c.t), inner.static)
         if name == "within":
             if not self._arity(node, 2, 2):
                 return Compiled(HEX, lambda c: 0, True)
-            n = self._int_arg(node, 0)
+            n = self._steps_arg(node, 0)
             inner = self._expect(node.args[1], HEX, **kw)
             f = inner.fn
             return self._maybe_static(HEX, lambda c: _within(f(c), n, c.t), inner.static)
@@ -474,6 +489,7 @@ class Compiler:
             if n < 1:
                 self._err(node.args[1].pos, "line-end() needs a line of at least 1 hex")
                 return Compiled(HEX, lambda c: 0, True)
+            n = self._steps_arg(node, 1)
             f, key = inner.fn, ("line-end", n)
             own = f is _own  # read inline: one Python frame fewer on a tile's hot path
 
@@ -489,7 +505,7 @@ class Compiler:
         if name == "straight":
             if not move:
                 return self._err(node.pos, "straight() only makes sense in the target of a move")
-            n = self._int_arg(node, 0) if self._arity(node, 1, 1) else 1
+            n = self._steps_arg(node, 0) if self._arity(node, 1, 1) else 1
             return Compiled(HEX, lambda c: _straight(c.origin, n, c.t))
         if name == "slide":
             if not move:
@@ -557,7 +573,7 @@ class Compiler:
         if not self._arity(node, 2, 2):
             return Compiled(HEX, lambda c: 0, True)
         inner = self._expect(node.args[0], HEX, **kw)
-        n = self._int_arg(node, 1)
+        n = self._steps_arg(node, 1)
         f = inner.fn
         return self._maybe_static(HEX, lambda c: fn(f(c), n, c.t), inner.static)
 

@@ -7,10 +7,12 @@ from pathlib import Path
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse, walk
+from kbdsl.lang.unparse import unparse
+from kbdsl.occupancy import NEEDS, occupancies
 from kbdsl.resources import MANIFEST
 from kbdsl.ruleset import RuleSet, dedupe, load
-from kbdsl.scenario import SCENARIO_DIR, find
-from kbdsl.yamlio import read_yaml, validate
+from kbdsl.scenario import SCENARIO_DIR, Runner, find
+from kbdsl.wording import counted
 
 
 def lint_paths(paths: list[str]) -> list[Diagnostic]:
@@ -48,11 +50,9 @@ def lint_paths(paths: list[str]) -> list[Diagnostic]:
             parse(read_source(f), str(f))
         except RuleError as e:
             found.extend(e.diagnostics)
+    runner = Runner()
     for f in sorted(scenarios):
-        try:
-            validate(read_yaml(f), "scenario")
-        except RuleError as e:
-            found.extend(e.diagnostics)
+        found.extend(runner.lint(f))
     return _unique(found)
 
 
@@ -93,11 +93,47 @@ def warnings(rules: RuleSet) -> list[Diagnostic]:
                 out.append(
                     Diagnostic(
                         rules.terrains[name].pos,
-                        f"the deck has {count} card(s) of {name!r}, which is not buildable",
+                        f"the deck has {counted(count, 'card')} of {name!r}, which is not buildable",
                         "W004",
                     )
                 )
     out += _identical_never_applies(rules)
+    out += _never_a_target(rules)
+    out += _unread_files(rules)
+    return out
+
+
+def _never_a_target(rules: RuleSet) -> list[Diagnostic]:
+    """Actions whose target (or source) can hold no hex they need, whatever the position: `remove
+    from own` (remove takes another player's piece), `build on occupied`, `move from other`."""
+    out = []
+    for action in (*rules.mandatory, *rules.actions.values()):
+        a = action.decl
+        for role, expr in (("target", a.target), ("source", a.source)):
+            need = NEEDS.get((a.kind, role))
+            if need is None or expr is None:
+                continue
+            if need[0] not in occupancies(expr, rules.defines, move=a.kind == "move" and role == "target"):
+                message = f"`{unparse(a)}` never has a {role}: `{a.kind}` {need[1]}, and `{unparse(expr)}` holds none"
+                out.append(Diagnostic(expr.pos, message, "W006"))
+    return out
+
+
+def _unread_files(rules: RuleSet) -> list[Diagnostic]:
+    """Rule files in the rule folder (outside scenarios and other rule folders) that no pattern of
+    the manifest's `files` matches: they are never read, which is seldom what their author meant."""
+    read = {Path(f).resolve() for f in rules.files}
+    root = rules.root
+    out = []
+    for f in sorted(root.rglob("*.kb")):
+        inside = f.relative_to(root).parts[:-1]
+        if SCENARIO_DIR in inside or any(
+            (root.joinpath(*inside[: i + 1]) / MANIFEST).is_file() for i in range(len(inside))
+        ):
+            continue  # a test rule set beside the scenarios, or a rule folder of its own
+        if f.resolve() not in read:
+            message = f"rule file {f.name!r} is never read: no pattern of {MANIFEST}'s `files` matches it"
+            out.append(Diagnostic(Pos(str(f), 1, 1), message, "W007"))
     return out
 
 

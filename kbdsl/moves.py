@@ -31,7 +31,9 @@ class Move(NamedTuple):
             raise ValueError(f"not a move: {data!r} (expected an object with 'do')")
         extra = set(data) - {"do", "to", "from", "discard"}
         if extra:
-            raise ValueError(f"not a move: unknown field(s) {', '.join(sorted(extra))}")
+            raise ValueError(
+                f"not a move: unknown {'field' if len(extra) == 1 else 'fields'} {', '.join(sorted(extra))}"
+            )
         return cls(data["do"], data.get("to"), data.get("from"), data.get("discard")).checked()
 
     def checked(self) -> Move:

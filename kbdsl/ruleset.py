@@ -14,17 +14,20 @@ from typing import Any
 from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
-from kbdsl.expr import Compiler, Ctx, Fn, Vocabulary
+from kbdsl.expr import MAX_EXTENT, Compiler, Ctx, Fn, Vocabulary
 from kbdsl.family import expand
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
 from kbdsl.suggest import did_you_mean
 from kbdsl.yamlio import KEY, Document, read_yaml, validate
+from kbdsl.wording import counted
 
 MAX_GRID = 64  # a section larger than this in either direction is refused
 MAX_FILES = 500
 MAX_EXTENDS = 32  # manifests in one extends chain
+MAX_COUNT = 100  # steps of one build, place or move action; tiles per location hex; copies of a pool tile
+MAX_SUPPLY = 1000  # pieces of a kind in a supply (as the manifest's `settlements`)
 
 Flag = bool | str  # a fixed value, or the name of the rule option that decides it
 
@@ -595,8 +598,14 @@ class _Loader:
                 )
         presets = self._presets(m["presets"], sections, all_cards, boards, pos_of)
 
+        self._amounts(tiles, pieces)
         vocab = Vocabulary(
-            set(terrains), set(tiles), set(options), defines, {k: [t for t, _ in v] for k, v in faces.items()}
+            set(terrains),
+            set(tiles),
+            set(options),
+            defines,
+            faces={k: [t for t, _ in v] for k, v in faces.items()},
+            extent=_extent(sections, boards),
         )
         comp = Compiler(vocab)
         actions: dict[str, CompiledAction] = {}
@@ -657,14 +666,14 @@ class _Loader:
         tile_cards = {name: x[1] for name, x in both.items() if x[1].lines}
         for name, a in ((action_tile[k], v.decl) for k, v in actions.items()):
             if a.kind == "place" and a.piece not in neutral and a.piece not in kinds:
-                self.err(a.pos, f"place {a.piece!r}: no piece kind of that name can be placed", "E101")
+                self.err(a.pos, _refused_kind(a, piece_kind, neutral, kinds, pieces), "E101")
             if a.kind == "later" and a.modifiers and a.modifiers != ("adjacent-if-possible",):
                 self.err(a.pos, "`next-turn ignore` takes adjacent-if-possible, the modifier a build can skip", "E105")
-            if a.kind == "later" and not a.modifiers and not 1 <= a.count <= 100:
-                self.err(a.pos, "next-turn extra takes a count between 1 and 100", "E105")
+            if a.kind == "later" and not a.modifiers and not 1 <= a.count <= MAX_COUNT:
+                self.err(a.pos, f"next-turn extra takes a count between 1 and {MAX_COUNT}", "E105")
             own_back = a.kind == "return" and a.piece == piece_kind  # one's own settlement back to the supply
             if a.kind in ("move", "return") and a.piece is not None and a.piece not in kinds and not own_back:
-                self.err(a.pos, f"{a.kind} {a.piece!r}: no piece kind of players has that name", "E101")
+                self.err(a.pos, _refused_kind(a, piece_kind, neutral, kinds, pieces), "E101")
             if a.kind != "gold" and ("first-use", "when-gained") in {k[:2] for k in tile_life[name].lines}:
                 self.err(a.pos, f"tile {name!r} is used when gained, so its action may not ask for a choice", "E105")
             if "per-opponent" in a.modifiers and a.kind != "remove":
@@ -683,7 +692,9 @@ class _Loader:
         cards_in_play = m.get("cards_in_play", 3)
         if cards_in_play > sum(c.deck is None for c in cards.values()) and not self.diags:
             self.err(
-                pos_of("cards_in_play"), f"cards_in_play is {cards_in_play} but only {len(cards)} cards exist", "E107"
+                pos_of("cards_in_play"),
+                f"cards_in_play is {cards_in_play} but the rule set has only {counted(len(cards), 'card')}",
+                "E107",
             )
         players = (m["players"].get("min", 2), m["players"].get("max", 4))
         if players[0] > players[1]:
@@ -927,7 +938,9 @@ class _Loader:
                 if len(row) != width:
                     where = row[0].pos if row else s.pos
                     self.err(
-                        where, f"row {i} of section {s.name!r} has {len(row)} hexes, the other rows {width}", "E103"
+                        where,
+                        f"row {i} of section {s.name!r} has {counted(len(row), 'hex')}, the other rows {width}",
+                        "E103",
                     )
                     ok = False
                 for cell in row:
@@ -1009,13 +1022,61 @@ class _Loader:
                 a = a.then
         return tuple(starts)
 
+    def _amounts(self, tiles: dict[str, ast.Tile], pieces: dict[str, ast.Piece]) -> None:
+        """Supplies and copies within their caps (numbers the engine makes pieces or tiles of)."""
+        for t in tiles.values():
+            if t.supply is not None and t.supply > MAX_COUNT:
+                self.err(t.pos, f"tile {t.name!r} has supply {t.supply}: at most {MAX_COUNT} a location hex", "E105")
+            if t.copies is not None and not 1 <= t.copies <= MAX_COUNT:
+                self.err(t.pos, f"tile {t.name!r} has {t.copies} copies: a number from 1 to {MAX_COUNT}", "E105")
+        for d in pieces.values():
+            if d.supply is not None and d.supply > MAX_SUPPLY:
+                self.err(d.pos, f"piece {d.name!r} has supply {d.supply}: at most {MAX_SUPPLY}", "E105")
+
     def _action(self, comp: Compiler, a: ast.Action) -> CompiledAction:
-        if a.kind in ("build", "place", "move") and not 1 <= a.count <= 100:
-            self.err(a.pos, f"{a.kind} count must be between 1 and 100", "E105")
+        if a.kind in ("build", "place", "move") and not 1 <= a.count <= MAX_COUNT:
+            self.err(a.pos, f"{a.kind} count must be between 1 and {MAX_COUNT}", "E105")
         target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         return CompiledAction(a, target, source, reads)
+
+
+def _refused_kind(
+    a: ast.Action, piece_kind: str, neutral: Mapping[str, int], kinds: Mapping[str, int], pieces: Mapping
+) -> str:
+    """Why an action may not name its kind of piece: which kinds it takes, and what the named one is."""
+    takes = [*kinds, *neutral] if a.kind == "place" else list(kinds)
+    verb = {
+        "place": "puts pieces placed by tiles or owned by nobody",
+        "move": "naming a kind moves only pieces placed by tiles",
+        "return": f"takes back one of the player's own pieces: {piece_kind!r}, or a kind placed by tiles",
+    }[a.kind]
+    some = f"({', '.join(takes)})" if takes else "(this rule set declares none)"
+    name = a.piece
+    if name == piece_kind:  # (`return` takes it back: never refused)
+        what = {
+            "move": f"{name!r} is the kind `build` places: a move naming no kind moves those",
+        }.get(a.kind, f"{name!r} is the kind `build` places")
+    elif name in neutral:
+        what = f"{name!r} is owned by nobody"
+    elif name in pieces:
+        what = f"{name!r} is not one of them"
+    else:
+        what = f"there is no piece kind {name!r}{did_you_mean(name, [*takes, piece_kind])}"
+    return f"{a.kind} {name}: `{a.kind}` {verb} {some}; {what}"
+
+
+def _extent(sections: Mapping[str, ast.Section], boards: Mapping[str, BoardSpec]) -> int:
+    """Rows plus columns of the largest board the sections make (an upper bound on any distance or
+    straight line on it): what numbers of steps in expressions are bounded by."""
+    primary = next(iter(boards), None)
+    out = 0
+    for s in sections.values():
+        spec = boards.get(s.board or primary)
+        if spec is not None and s.rows:
+            out = max(out, sum(spec.grid) * max(len(s.rows), *map(len, s.rows)))
+    return out or MAX_EXTENT
 
 
 def _not_an_option_test(node: ast.Expr) -> ast.Expr | None:

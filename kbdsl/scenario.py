@@ -17,10 +17,11 @@ from kbdsl.game import Game, Setup, State
 from kbdsl.moves import Move
 from kbdsl.perft import perft
 from kbdsl.position import Layout
-from kbdsl.resources import MANIFEST
+from kbdsl.resources import MANIFEST, shipped, shipped_path
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.suggest import did_you_mean
 from kbdsl.yamlio import KEY, Document, read_yaml, validate
+from kbdsl.wording import counted
 
 SCENARIO_DIR = "scenarios"
 
@@ -61,11 +62,10 @@ class Runner:
         self._rules: dict[Path, RuleSet] = {}
 
     def rules_for(self, doc: Document) -> RuleSet:
-        spec = doc.data.get("rules", "base")
-        local = Path(doc.path).parent / spec
-        key = local.resolve() if local.exists() else Path(spec)
+        folder = rules_folder(doc)
+        key = folder.resolve()
         if key not in self._rules:
-            self._rules[key] = load(local if local.exists() else spec)
+            self._rules[key] = load(folder)
         return self._rules[key]
 
     @staticmethod
@@ -79,6 +79,22 @@ class Runner:
 
     def run(self, path: str | Path) -> Outcome:
         out = Outcome(str(path), Path(path).stem)
+        arranged = self._arranged(path, out)
+        if arranged is not None:
+            _Checks(*arranged, out).run()
+        return out
+
+    def lint(self, path: str | Path) -> list[Diagnostic]:
+        """What `kbdsl lint` reports about a scenario: all `run` finds before it judges the expectations
+        (schema, rules, names, hexes, moves), and the action names and hexes the expectations use."""
+        out = Outcome(str(path), Path(path).stem)
+        arranged = self._arranged(path, out)
+        if arranged is not None:
+            _Checks(*arranged, out).check_names()
+        return out.failures
+
+    def _arranged(self, path: str | Path, out: Outcome) -> tuple[Document, State] | None:
+        """The scenario's document and position, or None with the findings in `out`."""
         try:
             doc = read_yaml(path)
             validate(doc, "scenario")
@@ -86,17 +102,14 @@ class Runner:
             rules = self.rules_for(doc)
         except RuleError as e:
             out.failures.extend(e.diagnostics)
-            return out
+            return None
         try:
-            state = self.arrange(doc, rules)
+            return doc, self.arrange(doc, rules)
         except RuleError as e:
             out.failures.extend(e.diagnostics)
-            return out
         except KbdslError as e:
             out.failures.append(Diagnostic(doc.pos(), f"cannot set up the scenario: {e}", "S001"))
-            return out
-        _Checks(doc, state, out).run()
-        return out
+        return None
 
     def arrange(self, doc: Document, rules: RuleSet) -> State:
         """The scenario's position; a bad value raises RuleError at its own line and column (S001)."""
@@ -161,6 +174,20 @@ class Runner:
                 except IllegalMove as e:
                     raise SetupError(f"move {i + 1} ({e.move}) is illegal: {e.reason}") from None
         return state
+
+
+def rules_folder(doc: Document) -> Path:
+    """The rule folder a scenario's `rules` names: a folder relative to the scenario file that holds
+    a game manifest, else a shipped rule set of that name (never a folder of the working directory)."""
+    spec = doc.data.get("rules", "base")
+    local = Path(doc.path).parent / spec
+    if (local / MANIFEST).is_file() or (local.name == MANIFEST and local.is_file()):
+        return local
+    found = shipped_path(spec)
+    if found is not None:
+        return found
+    hint = "" if "/" in spec else f", and no shipped rule set of that name{did_you_mean(spec, shipped())}"
+    raise doc.error(f"rules {spec!r}: no game manifest at {local} (relative to the scenario file){hint}", "rules")
 
 
 def scenario_position(path: str | Path) -> State:
@@ -243,7 +270,7 @@ class _Checks:
     def check_scores(self, expected: list[dict[str, int]]) -> None:
         sheets = self.game_state.scores()
         if len(expected) > len(sheets):
-            self.fail(f"scores are given for {len(expected)} players, the game has {len(sheets)}", "scores")
+            self.fail(f"scores are given for {counted(len(expected), 'player')}, the game has {len(sheets)}", "scores")
             return
         for p, exp in enumerate(expected):
             for key, value in exp.items():
@@ -265,13 +292,25 @@ class _Checks:
                 self.fail(str(e), *where, i)
         return sorted(out, key=self.game_state.game.tables.index.get)
 
+    def _known_action(self, action: str, i: int) -> bool:
+        rules = self.game_state.game.rules
+        if action != "build" and action not in rules.actions:
+            hint = did_you_mean(action, ["build", *rules.actions])
+            self.fail(f"unknown action {action!r} (build or a tile){hint}", "targets", i, "action")
+            return False
+        return True
+
+    def check_names(self) -> None:
+        """The action names and hexes of `expect.targets`, without judging them (for `kbdsl lint`)."""
+        for i, item in enumerate(self.expect.get("targets", [])):
+            self._known_action(item["action"], i)
+            for key in ("hexes", "include", "exclude", "sources"):
+                self._hexes(item.get(key, []), "targets", i, key)
+
     def check_targets(self, items: list[dict]) -> None:
         for i, item in enumerate(items):
             action, frm = item["action"], item.get("from")
-            rules = self.game_state.game.rules
-            if action != "build" and action not in rules.actions:
-                hint = did_you_mean(action, ["build", *rules.actions])
-                self.fail(f"unknown action {action!r} (build or a tile){hint}", "targets", i, "action")
+            if not self._known_action(action, i):
                 continue
             got = self.game_state.targets(action, frm)
             if "hexes" in item:
@@ -386,7 +425,7 @@ class _Checks:
                     name = s.game.board.hex(h)
                     self.check(
                         simple[key].get(name) == v,
-                        f"location {name}: expected {v} tiles left, got {simple[key].get(name)}",
+                        f"location {name}: expected {counted(v, 'tile')} left, got {simple[key].get(name)}",
                         "state",
                         key,
                         h,

@@ -20,6 +20,7 @@ import yaml
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.resources import data_dir
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 MAX_YAML_BYTES = 2_000_000
 MAX_DEPTH = 32
@@ -281,12 +282,12 @@ def _message(err: jsonschema.ValidationError, schema_name: str = "", title: str 
         return f"{subject} must be {word} {err.validator_value}, not {err.instance}"
     if err.validator in ("minItems", "maxItems"):
         word = "at least" if err.validator == "minItems" else "at most"
-        return f"{subject} must list {word} {err.validator_value} item(s), not {len(err.instance)}"
+        return f"{subject} must list {word} {counted(err.validator_value, 'item')}, not {len(err.instance)}"
     if err.validator == "minLength" and err.validator_value == 1:
         return f"{subject} may not be empty"
     if err.validator in ("minLength", "maxLength"):
         word = "at least" if err.validator == "minLength" else "at most"
-        return f"{subject} must be {word} {err.validator_value} character(s) long"
+        return f"{subject} must be {word} {counted(err.validator_value, 'character')} long"
     if err.validator == "minProperties":
         return f"{subject} must not be empty"
     if err.validator in ("pattern", "not") and "description" in err.schema:

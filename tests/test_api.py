@@ -150,7 +150,7 @@ def test_a_json_move_with_a_number_for_a_hex_is_an_illegal_move(state):
 def test_end_before_the_mandatory_action(state):
     with pytest.raises(IllegalMove) as info:
         state.play("end")
-    assert str(info.value) == ("illegal move end: the mandatory action is not finished (3 settlement(s) still to "
+    assert str(info.value) == ("illegal move end: the mandatory action is not finished (3 settlements still to "
                                "build) [rulebook: Mandatory Action]")
 
 

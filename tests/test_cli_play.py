@@ -196,7 +196,7 @@ def test_quit_and_save_then_replay_matches(capsys, monkeypatch, tmp_path, rules)
     code, out, err = run(capsys, ["replay", str(path), "--no-color"])
     assert code == 0, err
     assert f"   1 P0: build {first}" in out
-    assert "Replay matches the saved state (1 moves)." in out
+    assert "Replay matches the saved state (1 move)." in out
 
 
 # -- saves and replays ---------------------------------------------------------------------

@@ -126,7 +126,7 @@ def test_an_unfinished_action_names_what_is_still_due_and_its_rule(rules):
     with pytest.raises(IllegalMove) as info:
         state.play(Move("end"))
     assert str(info.value) == (
-        "illegal move end: the Fort action is not finished (1 settlement(s) still to build), and a tile's action"
+        "illegal move end: the Fort action is not finished (1 settlement still to build), and a tile's action"
         " is done in full first [Fort: build on terrain(drawn) adjacent-if-possible]")
 
 

@@ -73,7 +73,7 @@ def test_lint_prints_source_line_and_caret_and_a_summary(capsys, tmp_path, monke
         "typo/cards.kb:2:33: E101 unknown name 'edg' (did you mean 'edge'?)",
         "      score: 1 per settlement where edg",
         "    " + " " * 32 + "^^^",
-        "Found 1 problem(s): 1 error(s).",
+        "Found 1 problem: 1 error.",
     ]
 
 
@@ -89,7 +89,7 @@ def test_warnings_exit_0_unless_strict_and_select_ignore_filter(capsys, tmp_path
     write_warning_only(tmp_path)
     code, out, _ = run(capsys, ["lint", "warn"])
     assert code == 0 and "W001 definition 'unused' is never used" in out
-    assert out.endswith("Found 1 problem(s): 1 warning(s).\n")
+    assert out.endswith("Found 1 problem: 1 warning.\n")
     assert run(capsys, ["lint", "warn", "--strict"])[0] == 1
     code, out, _ = run(capsys, ["lint", "warn", "--strict", "--ignore", "W001"])
     assert (code, out) == (0, "All checks passed!\n")

@@ -33,10 +33,10 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
 
 
 @pytest.mark.parametrize("name, expected", [
-    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tile(s) on each location hex. Once per turn, its "
+    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tiles on each location hex. Once per turn, its "
                "holder may build one settlement from their supply on hexes of the terrain of the card they played, "
                "next to their own settlements if possible."),
-    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tile(s) on each location hex. Once per turn, its "
+    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tiles on each location hex. Once per turn, its "
                 "holder may move one of their settlements to buildable hexes, among them only hexes exactly 2 steps "
                 "in a straight line from the moved settlement."),
     ("hermits", "Kingdom Builder card 'Hermits' (hermits): at the end of the game each player scores 1 for each of "
@@ -46,8 +46,8 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
                  "rounded down."),
     ("lords", "Kingdom Builder card 'Lords' (lords): at the end of the game each player scores for each sector where "
               "(not (the rule option 'lords-presence-required' is on)) or (the number of their settlements is at "
-              "least 1), ranking the players by the number of their settlements there: 12 to the player(s) with the "
-              "most, 6 to the player(s) with the second most."),
+              "least 1), ranking the players by the number of their settlements there: 12 to each player with the "
+              "most, 6 to each player with the second most."),
     ("site", "Definition 'site': location hexes (of any tile) or Castle hexes."),
 ])
 def test_explanations_follow_the_syntax_tree(name, expected):
@@ -107,28 +107,89 @@ def test_version(capsys):
 
 @pytest.mark.parametrize("rule_set, name, expected", [
     ("crossroads", "lighthouse",
-     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tile(s) on each location hex. Once per turn, its holder "
+     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its holder "
      "may place one ship from their supply on Water hexes, next to their own settlements if possible; or move their "
      "ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up to 3 times; or take "
      "one ship of theirs back from the board to their supply."),
     ("crossroads", "fort",
-     "Tile 'Fort' (fort): location letter z, 2 tile(s) on each location hex. Once per turn, its holder may draw the "
+     "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw the "
      "top terrain card and put it face up on the discard pile, then build one settlement from their supply on hexes "
      "of the terrain of the card the action drew, next to their own settlements if possible."),
     ("crossroads", "crossroads",
-     "Tile 'Crossroads' (crossroads): location letter u, 2 tile(s) on each location hex. Its holder draws 2 terrain "
+     "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 terrain "
      "cards at the end of each turn and plays one of them."),
     ("nomads", "quarry",
-     "Tile 'Quarry' (quarry): location letter q, 2 tile(s) on each location hex. Once per turn, its holder may place "
+     "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may place "
      "one stone wall from the shared supply on hexes of the terrain of the card they played, among them only hexes "
      "next to their settlements, up to 2 times."),
     ("nomads", "treasure",
-     "Tile 'Treasure' (treasure): 2 cop(ies) in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
+     "Tile 'Treasure' (treasure): 2 copies in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
      "holder may gain 3 gold."),
     ("nomads", "sword",
-     "Tile 'Sword' (sword): 2 cop(ies) in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
+     "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
      "its holder may remove one piece of each other player standing on other players' settlements, back to its "
      "owner's supply."),
 ])
 def test_expansion_tiles_name_their_piece_kinds_choices_and_lifecycles(rule_set, name, expected):
     assert English(shipped(rule_set)).explain(name)[0] == expected
+
+
+# -- structure (issue 20, item 14): distinct trees never read alike ------------------------------
+from itertools import product  # noqa: E402
+
+from kbdsl.expr import HEX_WORDS  # noqa: E402
+from kbdsl.lang import ast as kb_ast  # noqa: E402
+from kbdsl.lang.parser import parse, walk  # noqa: E402
+from kbdsl.lang.unparse import unparse  # noqa: E402
+
+
+def tree(text: str):
+    return parse(f"define z = {text}")[0].expr
+
+
+def test_the_issues_two_rules_read_differently():
+    english = English(shipped("base"))
+    inside = english.expr(tree("next-to(terrain(water) & next-to(own))"))
+    outside = english.expr(tree("next-to(terrain(water)) & next-to(own)"))
+    assert inside == "hexes next to (Water hexes, among them only hexes next to their settlements)"
+    assert outside == "hexes next to Water hexes, among them only hexes next to their settlements"
+
+
+def nested_cases() -> list[str]:
+    atoms = ["own", "terrain(water)", "edge", "next-to(own)"]
+    one = [f"!{a}" for a in atoms] + [f"next-to({a})" for a in atoms]
+    one += [f"{a} {op} {b}" for a, b in product(atoms, repeat=2) for op in "&|"]
+    two = []
+    for x, a in product(one, atoms[:2]):
+        two += [f"next-to({x})", f"!({x})", f"within(2, {x})", f"count({x}) >= 2"]
+        two += [f"({x}) {op} {a}" for op in "&|"] + [f"{a} {op} ({x})" for op in "&|"]
+        two += [f"{x} {op} {a}" for op in "&|"]  # unbracketed: the grammar's own grouping
+    return atoms + one + two
+
+
+def expressions_of(rules):
+    roots = [c.score for c in [*rules.cards.values(), *rules.scorings.values()] if c.score is not None]
+    roots += [e for c in [*rules.cards.values(), *rules.scorings.values()] for _, e in c.triggers]
+    roots += [d.expr for d in rules.defines.values()]
+    for a in [*(t.action for t in rules.tiles.values() if t.action), *(m.decl for m in rules.mandatory)]:
+        roots += [n.target for n in walk(a) if isinstance(n, kb_ast.Action) and n.target is not None]
+        roots += [n.source for n in walk(a) if isinstance(n, kb_ast.Action) and n.source is not None]
+    names = set(HEX_WORDS) | set(rules.defines)
+    for root in roots:
+        for n in walk(root):
+            if isinstance(n, kb_ast.Ref) and n.name not in names:
+                continue  # a name given to terrain(), location() or option(), not an expression
+            yield n
+
+
+def test_distinct_trees_never_give_the_same_sentence():
+    """Over every shipped rule (every subexpression) and a set of nested cases: one sentence, one tree."""
+    seen: dict[str, str] = {}
+    for name in (*RULE_SETS, "combined"):
+        rules = shipped(name)
+        english = English(rules)
+        cases = [*expressions_of(rules), *(tree(t) for t in nested_cases())] if name == "base" else expressions_of(rules)
+        for node in cases:
+            sentence, shape = f"{name}: {english.expr(node)}", unparse(node)
+            assert seen.setdefault(sentence, shape) == shape, f"{shape!r} and {seen[sentence]!r} both read {sentence!r}"
+    assert len(seen) > 500

@@ -389,11 +389,11 @@ def test_10_deeply_nested_yaml_is_refused_at_once_where_it_gets_too_deep(mini, t
 @pytest.mark.parametrize("cards", [[], ["fishermen"], ["fishermen", "knights", "lords", "miners"]])
 def test_11_a_game_has_the_rule_sets_number_of_cards(server, cards):
     error = server.handle({"cmd": "new", "players": 2, "cards": cards})["error"]
-    assert error["code"] == "setup" and f"uses 3 Kingdom Builder card(s), not {len(cards)}" in error["message"]
+    assert error["code"] == "setup" and f"uses 3 Kingdom Builder cards, not {len(cards)}" in error["message"]
     gid = new_game(server)
     save = server.handle({"cmd": "save", "game": gid})["result"]["save"]
     bad = {**save, "setup": {**save["setup"], "cards": cards}}
-    assert "uses 3 Kingdom Builder card(s)" in server.handle({"cmd": "load", "save": bad})["error"]["message"]
+    assert "uses 3 Kingdom Builder cards" in server.handle({"cmd": "load", "save": bad})["error"]["message"]
 
 
 def test_11_a_save_must_place_every_board_of_its_rule_set(server):

@@ -330,7 +330,7 @@ def test_too_large_grid(mini):
     ("1 per area", "1 + option(some-option)", "option", "expected a number here, found a truth value"),
     ("1 per area", "1 per hex where own & 2", "own & 2", "'&' combines hex sets or truth values, not numbers"),
     ("1 per area", "!3", "!", "'!' needs a hex set or a truth value, found a number"),
-    ("1 per area", "count(own, own)", "count", "count() takes 1 argument(s), got 2"),
+    ("1 per area", "count(own, own)", "count", "count() takes 1 argument, got 2"),
     ("terrain(grass)", "next-to(own, own)", "own)", "next-to() needs a whole number as argument 2"),
     ("terrain(grass)", "terrain(1)", "1)", "terrain() takes terrain names"),
     ("terrain(grass)", "straight(2)", "straight", "straight() only makes sense in the target of a move"),
@@ -406,7 +406,7 @@ def test_more_cards_in_play_than_cards(mini):
     text = mini.edit("game.yaml", "cards_in_play: 1", "cards_in_play: 2")
     d = only(mini.error(), "E107")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "2\n"))
-    assert d.message == "cards_in_play is 2 but only 1 cards exist"
+    assert d.message == "cards_in_play is 2 but the rule set has only 1 card"
 
 
 # ---- manifests: schema and YAML ------------------------------------------------------
@@ -419,7 +419,7 @@ def test_more_cards_in_play_than_cards(mini):
      "the key 'players/min' must be a whole number, not the text 'two'"),
     ("default: false", "default: nope", "nope",
      "the key 'options/some-option/default' must be true or false, not the text 'nope'"),
-    ("grid: [1, 1]", "grid: [1]", "[1]", "the key 'boards/0/grid' must list at least 2 item(s), not 1"),
+    ("grid: [1, 1]", "grid: [1]", "[1]", "the key 'boards/0/grid' must list at least 2 items, not 1"),
     ("name: mini", "name: Mini Game", "Mini",
      "the key 'name' must be a name of lower-case letters, digits, - and _ that starts with a letter, "
      "not the text 'Mini Game'"),
@@ -622,7 +622,7 @@ def test_non_utf8_files_name_the_first_bad_byte(mini, name, data, line, col):
                           "not . or ..), not the text '/etc/*.kb'"),
     (".", "E202", "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
                   "not . or ..), not the text '.'"),
-    ("x" * 300, "E202", "item 2 of 'files' must be at most 200 character(s) long"),
+    ("x" * 300, "E202", "item 2 of 'files' must be at most 200 characters long"),
     ("./.", "E204", "bad file pattern './.': tuple index out of range"),
     ("extra/*.kb", "E204", "no rule file matches 'extra/*.kb'"),
 ], ids=["absolute", "dot", "long", "dot-slash-dot", "no-match"])

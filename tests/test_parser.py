@@ -282,3 +282,20 @@ def test_lone_surrogate_does_not_crash():
 def test_empty_and_comment_only_files():
     assert parse("", "t.kb") == []
     assert parse("# nothing\n\n   \n", "t.kb") == []
+
+
+@pytest.mark.parametrize("text, block, begun, seen", [
+    ('tile well "Well" {\n  letter: w  supply: 2\n  action: build on buildable\n\ntile hut { supply: 1 }\n',
+     "tile 'well'", "1:1", "'tile'"),
+    ('override card x "A {" { # a { in a comment\n  score: 1 per area\ncard y { score: 2 }\n', "card 'x'", "1:10", "'card'"),
+    ("section s {\n  grid:\n    | G } D\n    | D G\n\nterrain lava { letter: L }\n", "section 's'", "1:1", "'terrain'"),
+    ("terrain grass { letter: G }\nturn {\n  mandatory: build 3 on terrain(card)\n", "turn", "2:1", "end of file"),
+    ("card a { score: 1 per settlement where own\n  | edge\ndefine x = own\n", "card 'a'", "1:1", "'define'"),
+])
+def test_a_missing_brace_names_the_block_left_open_and_where_it_began(text, block, begun, seen):
+    """Issue 20, item 17: not `unexpected 'tile'` with 33 expected tokens."""
+    d = err(text)
+    assert d.code == "E001"
+    assert d.message == f"unexpected {seen}: {block} (begun at {begun}) is not closed, a '}}' is missing before it"
+    if seen != "end of file":
+        assert at(d) == ("t.kb", *locate(text, seen[1:-1], nth=text.count(seen[1:-1]) - 1))

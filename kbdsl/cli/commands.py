@@ -13,6 +13,7 @@ from kbdsl.render.terminal import score_table
 from kbdsl.resources import shipped, user_path
 from kbdsl.suggest import did_you_mean
 from kbdsl.scenario import Outcome, Runner, find, scenario_position
+from kbdsl.wording import counted
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,9 +86,9 @@ def select(found: list[Diagnostic], chosen: list[str], ignored: list[str]) -> li
 def summary(errors: int, warnings: int) -> str:
     if not errors and not warnings:
         return "All checks passed!"
-    parts = [f"{errors} error(s)"] if errors else []
-    parts += [f"{warnings} warning(s)"] if warnings else []
-    return f"Found {errors + warnings} problem(s): {', '.join(parts)}."
+    parts = [counted(errors, "error")] if errors else []
+    parts += [counted(warnings, "warning")] if warnings else []
+    return f"Found {counted(errors + warnings, 'problem')}: {', '.join(parts)}."
 
 
 def cmd_test(args) -> int:
@@ -113,7 +114,7 @@ def cmd_test(args) -> int:
         results.append((out, time.perf_counter() - start))
         if out.ok:
             if args.verbose:
-                print(f"PASS {f}: {out.name} ({out.checks} checks)")
+                print(f"PASS {f}: {out.name} ({counted(out.checks, 'check')})")
         else:
             print(f"FAIL {f}: {out.name}")
             for d in out.failures:

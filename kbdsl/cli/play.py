@@ -28,6 +28,7 @@ from kbdsl.render.terminal import fit, grid_for, render, render_board, render_le
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.saves import differences, game_of, read_save, replay_save, save
 from kbdsl.undo import undo, undoable
+from kbdsl.wording import counted
 
 HUMAN = "human"
 BOOLS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -160,7 +161,7 @@ def parse_seats(players: int | None, bots: str | None, *, default: int = 2, peop
     if len(kinds) == 1:
         return kinds * (players if players is not None else default)
     if players is not None and players != len(kinds):
-        raise KbdslError(f"--players {players} but --bots names {len(kinds)} seats ({SEATS_HELP})")
+        raise KbdslError(f"--players {players} but --bots names {counted(len(kinds), 'seat')} ({SEATS_HELP})")
     return kinds
 
 
@@ -435,7 +436,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         given = "--bots" if args.bots else "the save"
         seats = parse_seats(None, args.bots or ",".join(data.get("seats", [])), default=players)
         if len(seats) != players:
-            raise KbdslError(f"{args.resume} is a game of {players} players; {given} names {len(seats)} seat(s)")
+            raise KbdslError(
+                f"{args.resume} is a game of {players} players; {given} names {counted(len(seats), 'seat')}"
+            )
     else:
         seats = parse_seats(args.players, args.bots)
         state = game_from_args(args, len(seats)).new_state()
@@ -452,7 +455,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if target:
         save(session.state, target, seats)
         if not args.quiet:
-            print(f"Saved to {target} ({len(session.state.log)} moves)")
+            print(f"Saved to {target} ({counted(len(session.state.log), 'move')})")
     return 0
 
 
@@ -504,7 +507,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if fields:
         print(f"kbdsl replay: the replayed game differs from the saved state in: {', '.join(fields)}", file=sys.stderr)
         return 1
-    print(f"Replay matches the saved state ({len(data['log'])} moves).")
+    print(f"Replay matches the saved state ({counted(len(data['log']), 'move')}).")
     return 0
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kbdsl.cli.play import SEATS_HELP
 from kbdsl.errors import KbdslError
+from kbdsl.wording import counted
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -168,7 +169,9 @@ def text_report(report: dict, args, bots: tuple[str, ...]) -> str:
     lines.append("card report (gold per player in games with it; leader's win rate minus chance):")
     for name in report["card_report"]["by_mean_gold"]:
         c = report["cards"][name]
-        lines.append(f"  {name:<22}{ci(c['mean_gold']):>20}  effect {c['win_rate_effect']:+.3f}  ({c['games']} games)")
+        lines.append(
+            f"  {name:<22}{ci(c['mean_gold']):>20}  effect {c['win_rate_effect']:+.3f}  ({counted(c['games'], 'game')})"
+        )
     lines.append("most decisive first: " + ", ".join(report["card_report"]["by_win_rate_effect"]))
     lines.append("tile uses per game:")
     for name, uses in report["tile_uses_per_game"].items():

@@ -12,6 +12,7 @@ from kbdsl.lang import ast
 from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
 from kbdsl.ruleset import CompiledAction
+from kbdsl.wording import counted
 
 if TYPE_CHECKING:
     from kbdsl.engine.setup import BaseGame
@@ -169,10 +170,12 @@ def _still_due(game: BaseGame, action: CompiledAction | None, left: int) -> str:
     if action is None or action.kind in ("build", "place"):
         piece = piece_title(game, action.piece if action is not None else None)
         verb = "build" if action is None or action.kind == "build" else "place"
-        return f"{left} {piece}(s) still to {verb}"
+        return f"{counted(left, piece)} still to {verb}"
     if action.kind == "move":
-        return f"{left} step(s) still to move" + (f" your {piece_title(game, action.piece)}" if action.piece else "")
-    return f"{left} step(s) still due"
+        return f"{counted(left, 'step')} still to move" + (
+            f" your {piece_title(game, action.piece)}" if action.piece else ""
+        )
+    return f"{counted(left, 'step')} still due"
 
 
 def why_target(state: Turn, action: CompiledAction, p: int, to: int, what: str, frm: int = -1) -> str:

@@ -18,11 +18,8 @@ the player whose turn it is.
 from __future__ import annotations
 
 from kbdsl.engine.pieces import Pieces
+from kbdsl.engine.phases import TURNS
 
-#: The phases of play (`State.phase`): the players' turns, the phases of the grants, and a
-#: reaction on another player's turn (offered when a tile hex's last tile is taken).
-TURNS, START, END, REACT = 0, 1, 2, 3
-PHASES = {"turns": TURNS, "start-of-game": START, "end-of-game": END, "last-tile-taken": REACT}
 #: What a reaction sets aside of the turn's player's turn, to give back when it is over.
 TURN_FIELDS = (
     *("current", "mand_left", "built", "mand_built", "pending", "pending_left", "pending_up_to", "hit"),

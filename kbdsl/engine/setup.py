@@ -14,8 +14,8 @@ from typing import Any
 
 from kbdsl.bitset import bit_list
 from kbdsl.deckops import deck_without, removals
-from kbdsl.engine.grants import PHASES, REACT
 from kbdsl.engine.placements import mark
+from kbdsl.engine.phases import PHASES, REACT
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -25,6 +25,7 @@ from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
 from kbdsl.seeds import new_seed, shuffle, stream
 from kbdsl.suggest import did_you_mean
+from kbdsl.wording import counted
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,9 @@ class Setup:
         other = [c for c in self.cards if c in rules.cards and rules.cards[c].deck is not None]
         dealt = len(self.cards) - len(other)  # cards of other decks are dealt by sections
         if dealt != rules.cards_in_play:
-            raise SetupError(f"a game of {rules.title} uses {rules.cards_in_play} Kingdom Builder card(s), not {dealt}")
+            raise SetupError(
+                f"a game of {rules.title} uses {counted(rules.cards_in_play, 'Kingdom Builder card')}, not {dealt}"
+            )
         placed = {board for board, sections in self.layout.boards if sections}
         for b in rules.boards:
             if b.name not in placed and len(rules.sections_for(b.name)) >= b.grid[0] * b.grid[1]:
@@ -299,16 +302,21 @@ class BaseGame:
         return out
 
     # -- action codes --------------------------------------------------------
-    def standable(self, kind: str | None = None) -> int:
+    def standable(self, kind: str | None = None, in_play: bool = False) -> int:
         """Hexes a piece of `kind` (None: the kind `build` places) can ever stand on in this game:
         the union of what every action that builds, places or moves it allows, by the terrains and
-        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it."""
+        board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it.
+        `in_play`: only the actions of tiles this board can give (a location hex, a pool's terrain)."""
         r = self.rules
         kind = kind or r.piece_kind
-        if kind in self._standable:
-            return self._standable[kind]
+        key = f"{kind} in play" if in_play else kind
+        if key in self._standable:
+            return self._standable[key]
         moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
         actions = [*r.mandatory[:1], *r.actions.values()]
+        if in_play:
+            given = {n for n in r.tiles if self._on_board(n)}
+            actions = [*r.mandatory[:1], *(a for n, a in r.actions.items() if r.action_tile[n] in given)]
         out = 0
         for a in actions:
             if a.target is None or a.kind not in ("build", "place", "move"):
@@ -316,8 +324,14 @@ class BaseGame:
             piece = a.piece or (r.piece_kind if a.kind == "build" else None)
             if piece == kind or (a.kind == "move" and piece is None and moved_by_any):
                 out |= hex_bound(a.decl.target, self.tables, r.deck_terrains(), r.defines)
-        self._standable[kind] = out
+        self._standable[key] = out
         return out
+
+    def _on_board(self, tile: str) -> bool:
+        """Whether this board can give the tile: a location hex of it, or hexes of its pool's terrain."""
+        d, t = self.rules.tiles[tile], self.tables
+        pool = self.rules.pools.get(d.pool) if d.pool else None
+        return bool(t.terrain.get(pool.on, 0) if pool is not None else t.locations.get(tile, 0))
 
     def encode(self, kind: int, to: int = 0, frm: int = 0, discard: int = 0) -> int:
         n = self.tables.n

@@ -13,6 +13,7 @@ from typing import Any
 from kbdsl.bitset import bit_list
 from kbdsl.engine.events import Event, changes, snapshot
 from kbdsl.engine.explain import why_illegal
+from kbdsl.engine.possible import arranged, impossible_play, misplaced
 from kbdsl.engine.setup import BaseGame
 from kbdsl.engine.tiles import Tile
 from kbdsl.engine.turn import Turn
@@ -180,6 +181,7 @@ class State(Turn):
             "removed": list(self.removed),
             "reshuffles": self.reshuffles,
             "log": [g.decode(c).to_json() for c in self.log],
+            **({"arranged": True} if arranged(self) else {}),  # set up by hand: its pieces come from no move
         }
 
     def _kinds_json(self) -> dict[str, Any]:
@@ -381,6 +383,9 @@ class State(Turn):
         s.mand_left = max((game.mandatory.count if game.mandatory else 0) - built, 0)
         s.built = built
         s.turn_supply = s.supply[current] + built
+        problem = misplaced(s, in_play=False)
+        if problem:
+            raise SetupError(problem)
         s._settle()
         return s
 
@@ -590,7 +595,7 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
             return f"dealt: {t.ids[at]} is not a pool hex, or {kind!r} is not a tile of a pool"
     if s.pending_left and (not _whole(s.pending_left) or s.pending_left < 0 or s.pending < 2):
         return "pending must name a tile and a whole number of steps left"
-    return None
+    return impossible_play(s, data)
 
 
 def _impossible_kinds(s: State) -> str | None:

@@ -11,9 +11,10 @@ import random
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.given import Given
-from kbdsl.engine.grants import END, REACT, START, TURN_FIELDS, TURNS, Grants
+from kbdsl.engine.grants import TURN_FIELDS, Grants
 from kbdsl.engine.groups import MoveGroup, OriginTable
 from kbdsl.engine.later import Later
+from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.engine.targets import Targets
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move

@@ -18,6 +18,7 @@ from kbdsl.suggest import did_you_mean
 
 MAX_SOURCE_BYTES = 1_000_000  # a rule file larger than this is refused, not parsed
 MAX_NESTING = 64  # parentheses deeper than this are refused
+MAX_NUMBER = 1_000_000  # the largest number a rule file may write (points, gold, payouts, counts)
 
 
 @lru_cache(maxsize=1)
@@ -75,7 +76,72 @@ def _expected(types: list[str]) -> list[str]:
     return sorted(words, key=lambda w: (not w.startswith("'"), w))
 
 
-def _syntax_error(path: str, err: UnexpectedInput) -> Diagnostic:
+#: Words that begin a declaration (a `{` after one opens its block).
+_DECLARATIONS = frozenset(
+    {"terrain", "tile", "card", "scoring", "section", "turn", "lifecycle", "piece", "pool", "define", "override"}
+)
+_WORD = re.compile(r'"[^"\n]*"|#.*|[{}:]|[A-Za-z][A-Za-z0-9_-]*|\|')
+
+
+def _open_block(text: str, line: int, col: int) -> tuple[str, int, int] | None:
+    """The innermost `{` still open before (line, col): the declaration it belongs to ("tile 'well'")
+    and where that declaration begins. Strings, comments and grid rows are skipped."""
+    stack: list[tuple[str, int, int]] = []
+    decl: list[str] = []  # the declaration words seen since the last brace: keyword, name
+    start = (0, 0)
+    grid = False
+    for n, body in enumerate(text.split("\n")[:line], 1):
+        if grid and body.lstrip().startswith("|"):
+            continue  # a grid row: its characters are hexes
+        grid = False
+        for m in _WORD.finditer(body if n < line else body[: col - 1]):
+            word = m.group()
+            if word == "{":
+                what = f"{decl[0]} {decl[1]!r}" if len(decl) > 1 else (decl[0] if decl else "a block")
+                stack.append((what, *start))
+                decl = []
+            elif word == "}":
+                if stack:
+                    stack.pop()
+                decl = []
+            elif word == ":" and m.start() >= 4 and body[: m.start()].rstrip().endswith("grid"):
+                grid = True
+                if body[m.end() :].lstrip().startswith("|"):
+                    break  # the first row on the same line
+            elif not stack and word in _DECLARATIONS and word != "override":
+                decl, start = [word], (n, m.start() + 1)
+            elif not stack and decl and len(decl) == 1 and word[0].isalpha():
+                decl.append(word)
+    return stack[-1] if stack else None
+
+
+def _unclosed(path: str, err: UnexpectedInput, text: str) -> Diagnostic | None:
+    """A missing `}`, said so: the parser met a new declaration (or the end of the file) where the
+    open block could still close."""
+    if not isinstance(err, (UnexpectedToken, UnexpectedEOF)):
+        return None
+    tok = getattr(err, "token", None)
+    kind = getattr(tok, "type", "$END")
+    if "RBRACE" not in (getattr(err, "accepts", None) or getattr(err, "expected", None) or ()):
+        return None
+    if kind != "$END" and str(tok) not in _DECLARATIONS | {"remove"}:
+        return None
+    line, col = (tok.line, tok.column) if kind != "$END" else (text.count("\n") + 1, len(text.rsplit("\n", 1)[-1]) + 1)
+    found = _open_block(text, line, col)
+    if found is None:
+        return None
+    what, at_line, at_col = found
+    seen = "end of file" if kind == "$END" else repr(str(tok))
+    msg = f"unexpected {seen}: {what} (begun at {at_line}:{at_col}) is not closed, a '}}' is missing before it"
+    if kind == "$END":
+        line, col = getattr(err, "line", line) or line, getattr(err, "column", col) or col
+    return Diagnostic(Pos(path, line, col), msg, "E001")
+
+
+def _syntax_error(path: str, err: UnexpectedInput, text: str = "") -> Diagnostic:
+    unclosed = _unclosed(path, err, text)
+    if unclosed is not None:
+        return unclosed
     pos = Pos(path, getattr(err, "line", 0) or 0, getattr(err, "column", 0) or 0)
     # `accepts` (what the parser state really takes) is tighter than `expected` (what the lexer allowed)
     types = getattr(err, "accepts", None) or getattr(err, "expected", None) or getattr(err, "allowed", None) or []
@@ -138,13 +204,17 @@ def _parse(text: str, path: str) -> tuple[ast.Decl, ...]:
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as err:
-        raise RuleError([_syntax_error(path, err)]) from None
+        raise RuleError([_syntax_error(path, err, text)]) from None
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+    build = _Build(path)
     try:
-        return tuple(_Build(path).transform(tree))
+        decls = tuple(build.transform(tree))
     except RecursionError:
         raise RuleError([Diagnostic(Pos(path, 1, 1), "expression nested too deeply", "E002")]) from None
+    if build.errors:
+        raise RuleError(build.errors)
+    return decls
 
 
 @v_args(meta=True)
@@ -154,6 +224,17 @@ class _Build(Transformer):
     def __init__(self, path: str):
         super().__init__()
         self.path = path
+        self.errors: list[Diagnostic] = []
+
+    def _int(self, tok) -> int:
+        """A number token's value; one above MAX_NUMBER is an error at the token (and reads as the cap,
+        never converting thousands of digits)."""
+        text = str(tok)
+        if len(text) > len(str(MAX_NUMBER)) or int(text) > MAX_NUMBER:
+            end = Pos(self.path, tok.line, tok.column + len(text))
+            self.errors.append(Diagnostic(self._pos(tok), f"numbers are at most {MAX_NUMBER}", "E105", end))
+            return MAX_NUMBER
+        return int(text)
 
     def _pos(self, meta_or_token) -> Pos:
         line = getattr(meta_or_token, "line", 0) or 0
@@ -180,7 +261,7 @@ class _Build(Transformer):
         return ("text", str(items[1])[1:-1])
 
     def supply(self, meta, items):
-        return ("supply", int(items[0]))
+        return ("supply", self._int(items[0]))
 
     def lifecycle_ref(self, meta, items):
         return ("lifecycle", str(items[0]))
@@ -189,14 +270,14 @@ class _Build(Transformer):
         return ("pool", str(items[0]))
 
     def copies(self, meta, items):
-        return ("copies", int(items[0]))
+        return ("copies", self._int(items[0]))
 
     def glyph(self, meta, items):
         return ("glyph", str(items[0])[1:-1])
 
     def hand(self, meta, items):  # a setting whose value is a number
         when = items[1] if len(items) > 1 else None
-        node = ast.Setting("hand", str(items[0]), when, value_pos=self._pos(items[0]), pos=self._pos(meta))
+        node = ast.Setting("hand", str(self._int(items[0])), when, value_pos=self._pos(items[0]), pos=self._pos(meta))
         return ("setting", node)
 
     def deck(self, meta, items):
@@ -431,10 +512,10 @@ class _Build(Transformer):
         return str(items[0])
 
     def exactly(self, meta, items):
-        return ("amount", int(items[0]), False)
+        return ("amount", self._int(items[0]), False)
 
     def up_to(self, meta, items):
-        return ("amount", int(items[0]), True)
+        return ("amount", self._int(items[0]), True)
 
     @staticmethod
     def _amount(items) -> tuple[int, bool, list]:
@@ -467,7 +548,7 @@ class _Build(Transformer):
         return ast.Action("remove", items[0], modifiers=tuple(items[1:]), pos=self._pos(meta))
 
     def gold(self, meta, items):
-        return ast.Action("gold", None, count=int(items[0]), pos=self._pos(meta))
+        return ast.Action("gold", None, count=self._int(items[0]), pos=self._pos(meta))
 
     def ignore(self, meta, items):
         return ast.Action("ignore", None, modifiers=(str(items[0]),), pos=self._pos(meta))
@@ -495,7 +576,7 @@ class _Build(Transformer):
         return ast.BinOp(str(items[1]), items[0], items[2], pos=self._pos(items[1]))
 
     def number(self, meta, items):
-        return ast.Num(int(items[0]), pos=self._pos(items[0]))
+        return ast.Num(self._int(items[0]), pos=self._pos(items[0]))
 
     def ref(self, meta, items):
         return ast.Ref(str(items[0]), pos=self._pos(items[0]))
@@ -507,11 +588,13 @@ class _Build(Transformer):
         return ast.Call(str(items[0]), items[1], pos=self._pos(items[0]))
 
     def payouts(self, meta, items):
-        return tuple(int(i) for i in items)
+        return tuple(self._int(i) for i in items)
 
     def per(self, meta, items):
         where = items[2] if len(items) > 2 else None
-        return ast.Per(int(items[0]), str(items[1]), where, domain_pos=self._pos(items[1]), pos=self._pos(items[0]))
+        return ast.Per(
+            self._int(items[0]), str(items[1]), where, domain_pos=self._pos(items[1]), pos=self._pos(items[0])
+        )
 
     def aggregate(self, meta, items):
         fn, expr, domain = str(items[0]), items[1], items[2]

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from kbdsl.errors import KbdslError
 from kbdsl.game import State
 from kbdsl.ruleset import RuleSet
+from kbdsl.wording import counted
 
 
 @dataclass(frozen=True)
@@ -257,7 +258,7 @@ def render_status(
         if data.get("drawn"):
             head.append(f"drawn: {rules.terrains[data['drawn']].title}")
         if data["mandatory_left"]:
-            head.append(f"{data['mandatory_left']} mandatory build(s) left")
+            head.append(f"{counted(data['mandatory_left'], 'mandatory build')} left")
         if data["ending"]:
             head.append("last round")
     cards = " · ".join(rules.cards[c].title for c in state.game.setup.cards)
@@ -317,7 +318,7 @@ def render_legend(rules: RuleSet, color: bool = False, width: int = 80) -> str:
             text = text.replace(f"{letter}\0", paint(letter, code, color) + " ", 1)
         lines.append(f"{head} {text.replace(chr(160), ' ')}")
     neutral = "".join(f", {glyph(rules, k)} a {rules.pieces[k].title}" for k in rules.neutral)
-    pools = "".join(f", 1 a {p.title} tile lying there" for p in rules.pools.values())
+    pools = "".join(f", 1 a tile of the {p.title} pool lying there" for p in rules.pools.values())
     pieces = [f"{glyph(rules, k)} {rules.pieces[k].title}" for k in rules.kinds]
     if pieces:
         lines.append(fit(["Pieces (in place of the letter): " + pieces[0], *pieces[1:]], width, "  "))
@@ -339,7 +340,7 @@ def render(
     grid: Grid = WIDE,
     width: int = 80,
 ) -> str:
-    """Board(s) and status panel together, as a person sees them between moves."""
+    """The boards and the status panel together, as a person sees them between moves."""
     data = state.view(viewer if viewer is not None else -1)
     board = render_board(state, highlight, sources, color, data, last, grid)
     return board + "\n\n" + render_status(state, seats, viewer, color, data, width)
