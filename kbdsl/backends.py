@@ -102,6 +102,7 @@ class Worker:
 
 def _serve(conn: Connection, warm: Callable[[], object] | None) -> None:
     """A worker's loop: play each batch it is sent and answer with its rows (or the error)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops us
     if warm is not None:
         warm()
     while True:
@@ -143,6 +144,11 @@ class Processes:
         tries = [0] * len(work)
         done: dict[int, list[dict]] = {}
         out = 0
+        for i, w in enumerate(self.workers):
+            if w.batch is not None:  # left playing a batch of a run that was abandoned
+                w.proc.kill()
+                w.stop()
+                self.workers[i] = Worker(self.ctx, self.warm)
         try:
             while out < len(work):
                 for w in self.workers:
@@ -165,7 +171,7 @@ class Processes:
                         if tries[lost] > self.retries:
                             raise KbdslError(
                                 f"a worker process died ({how}) while playing {games}, for the second time: "
-                                "stopped, with no rows kept (run it again, or with fewer --jobs if memory is short)"
+                                "stopped (run it again, or with fewer --jobs if memory is short)"
                             )
                         if self.notice is not None:
                             again = "it" if len(work[lost]) == 1 else "them"
@@ -174,6 +180,7 @@ class Processes:
                         continue
                     kind, value = answer
                     if kind == "error":
+                        w.batch = None
                         raise value
                     done[w.batch] = value
                     w.batch = None
@@ -181,7 +188,9 @@ class Processes:
                     yield from done.pop(out)
                     out += 1
         except BaseException:
-            self._restart_busy()  # a worker still playing an abandoned batch is of no use
+            for w in self.workers:  # still playing batches of no use: the next run replaces them
+                if w.batch is not None:
+                    w.proc.kill()
             raise
 
     @staticmethod
