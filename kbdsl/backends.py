@@ -1,68 +1,253 @@
-"""Where simulated games run: this process, a pool of processes, or a Dask cluster.
+"""Where simulated games run: this process, worker processes, or a Dask cluster.
 
 Work comes as batches of games and a picklable task that plays one batch (kbdsl.simulate gives
-`play_batch`), so a worker loads the rule set once and each task runs for about a second rather
-than a few milliseconds; rows come back in game order whatever finishes first. Each game's row
-depends only on the plan and its index, so every backend gives the same rows. This module knows
-nothing of games: it sits below kbdsl.simulate.
+`play_batch`); rows come back in game order whatever finishes first. Each game's row depends only
+on the plan and its index, so every backend gives the same rows. A backend is started once
+(`start`), before any timing, and then plays any number of runs (`Backend.run`): worker
+processes stay warm, with the rule set loaded, and are fed one batch at a time. A worker process
+that dies (killed, out of memory) is noticed at once: its batch is played again once by a fresh
+worker, and a batch that loses its worker twice stops the run with an error, so no game is ever
+lost silently. This module knows nothing of games: it sits below kbdsl.simulate.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import signal
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from multiprocessing.connection import Connection, wait
+from typing import Any, Protocol
 
 from kbdsl.errors import KbdslError
 
 BACKENDS = ("local", "process", "dask")
 
-
 #: A batch task: (plan, range of game indices) -> one row per game, in order.
 Task = Callable[[Any, range], list[dict]]
+#: Told, in one sentence, when a lost worker's games are played again.
+Notice = Callable[[str], None]
 
 
-def run(
-    task: Task, plan: Any, work: Sequence[range], backend: str, jobs: int, address: str | None = None
-) -> Iterator[dict]:
-    """The rows of `task(plan, b)` for every batch `b` of `work`, in order."""
+class Backend(Protocol):
+    def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
+        """The rows of `task(plan, b)` for every batch `b` of `work`, in order."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def start(
+    backend: str,
+    jobs: int,
+    address: str | None = None,
+    warm: Callable[[], object] | None = None,
+    notice: Notice | None = None,
+) -> Backend:
+    """A started backend: "local" (this process), "process" (`jobs` worker processes) or "dask"
+    (the scheduler at `address`, else a local cluster of `jobs` workers). `warm()` runs where
+    the games will run before any batch (say, loading the rule set), so that a run's time is the
+    games' time."""
     if backend == "local":
+        if warm is not None:
+            warm()
+        return Local()
+    if backend == "process":
+        return Processes(jobs, warm, notice)
+    if backend == "dask":
+        return Dask(jobs, address, warm)
+    raise KbdslError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+
+
+class Local:
+    """Every batch in this process, one after the other."""
+
+    def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         for b in work:
             yield from task(plan, b)
-    elif backend == "process":
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            for rows in pool.imap(_batch, [(task, plan, b) for b in work]):
-                yield from rows
-    elif backend == "dask":
-        yield from _dask(task, plan, work, jobs, address)
-    else:
-        raise KbdslError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+
+    def close(self) -> None:
+        pass
 
 
-def _batch(args: tuple[Task, Any, range]) -> list[dict]:
-    task, plan, b = args
-    return task(plan, b)
+class Worker:
+    """One worker process and the pipe it takes batches from and answers on."""
+
+    def __init__(self, ctx: multiprocessing.context.BaseContext, warm: Callable[[], object] | None):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, warm), daemon=True)
+        self.proc.start()
+        child.close()
+        self.batch: int | None = None  # the index of the batch it is playing
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            with contextlib.suppress(OSError):
+                self.conn.send(None)
+            self.proc.join(1)
+            if self.proc.is_alive():
+                self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+    def death(self) -> str:
+        """How the process ended, for people."""
+        self.proc.join()
+        code = self.proc.exitcode
+        if code is not None and code < 0:
+            return f"killed by signal {-code} ({signal.Signals(-code).name})"
+        return f"exit status {code}"
 
 
-def _dask(task: Task, plan: Any, work: Sequence[range], jobs: int, address: str | None) -> Iterator[dict]:
-    """Dask.distributed: a scheduler at `address` (tcp://host:8786), else a local cluster of
-    `jobs` worker processes (one job: a worker thread in this process). Each worker needs kbdsl
-    installed (and the rule folder, if it is not a shipped one)."""
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        raise KbdslError('the dask backend needs Dask: python3 -m pip install ".[dask]" in the kbdsl folder') from None
-    if address:
-        client, cluster = Client(address), None
-    else:
-        # One job: a worker thread in this process (Dask's local mode); more: worker processes.
-        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=jobs > 1, dashboard_address=None)
-        client = Client(cluster)
-    try:
-        futures = [client.submit(task, plan, b, pure=False) for b in work]
+def _serve(conn: Connection, warm: Callable[[], object] | None) -> None:
+    """A worker's loop: play each batch it is sent and answer with its rows (or the error)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops us
+    if warm is not None:
+        warm()
+    while True:
+        try:
+            job = conn.recv()
+        except EOFError:
+            return
+        if job is None:
+            return
+        task, plan, b = job
+        try:
+            answer = ("rows", task(plan, b))
+        except Exception as e:  # the parent raises it, as if the batch had run there
+            answer = ("error", e)
+        try:
+            conn.send(answer)
+        except Exception as e:  # an error that does not pickle: send its text
+            conn.send(("error", KbdslError(f"{type(e).__name__}: {e}")))
+
+
+class Processes:
+    """`jobs` worker processes started at once and kept for every run. On Linux they are forked,
+    so they start in milliseconds with whatever the parent loaded (the rule set) already there;
+    elsewhere they are spawned. Each holds one batch at a time, so a lost worker's batch is known."""
+
+    retries = 1  # how many times a batch whose worker died is played again
+
+    def __init__(self, jobs: int, warm: Callable[[], object] | None = None, notice: Notice | None = None):
+        methods = multiprocessing.get_all_start_methods()
+        self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        if warm is not None and "fork" in methods:
+            warm()  # once, here: the forked workers inherit it
+            warm = None
+        self.warm, self.notice = warm, notice
+        self.workers = [Worker(self.ctx, warm) for _ in range(max(jobs, 1))]
+
+    def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
+        todo = deque(range(len(work)))
+        tries = [0] * len(work)
+        done: dict[int, list[dict]] = {}
+        out = 0
+        for i, w in enumerate(self.workers):
+            if w.batch is not None:  # left playing a batch of a run that was abandoned
+                w.proc.kill()
+                w.stop()
+                self.workers[i] = Worker(self.ctx, self.warm)
+        try:
+            while out < len(work):
+                for w in self.workers:
+                    if w.batch is None and todo:
+                        w.batch = todo.popleft()
+                        tries[w.batch] += 1
+                        w.conn.send((task, plan, work[w.batch]))
+                busy = [w for w in self.workers if w.batch is not None]
+                ready = set(wait([x for w in busy for x in (w.conn, w.proc.sentinel)]))
+                for i, w in enumerate(self.workers):
+                    if w.batch is None or (w.conn not in ready and w.proc.sentinel not in ready):
+                        continue
+                    answer = self._answer(w)
+                    if answer is None:  # the process died with the batch
+                        lost, how = w.batch, w.death()
+                        w.batch = None
+                        w.stop()
+                        self.workers[i] = Worker(self.ctx, self.warm)
+                        games = _games(work[lost])
+                        if tries[lost] > self.retries:
+                            raise KbdslError(
+                                f"a worker process died ({how}) while playing {games}, for the second time: "
+                                "stopped (run it again, or with fewer --jobs if memory is short)"
+                            )
+                        if self.notice is not None:
+                            again = "it" if len(work[lost]) == 1 else "them"
+                            self.notice(f"a worker process died ({how}) while playing {games}: playing {again} again")
+                        todo.appendleft(lost)
+                        continue
+                    kind, value = answer
+                    if kind == "error":
+                        w.batch = None
+                        raise value
+                    done[w.batch] = value
+                    w.batch = None
+                while out in done:
+                    yield from done.pop(out)
+                    out += 1
+        except BaseException:
+            for w in self.workers:  # still playing batches of no use: the next run replaces them
+                if w.batch is not None:
+                    w.proc.kill()
+            raise
+
+    @staticmethod
+    def _answer(w: Worker) -> tuple[str, Any] | None:
+        """The worker's answer, or None if its process died before giving one."""
+        try:
+            if w.conn.poll():
+                return w.conn.recv()
+        except (EOFError, OSError):
+            pass
+        return None
+
+    def _restart_busy(self) -> None:
+        for i, w in enumerate(self.workers):
+            if w.batch is not None:
+                w.proc.kill()
+                w.stop()
+                self.workers[i] = Worker(self.ctx, self.warm)
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.stop()
+
+
+def _games(b: range) -> str:
+    return f"game {b.start}" if len(b) == 1 else f"games {b.start}-{b.stop - 1}"
+
+
+class Dask:
+    """Dask.distributed: a scheduler at `address` (tcp://host:8786), else a local cluster of `jobs`
+    worker processes (one job: a worker thread in this process). Each worker needs kbdsl installed
+    (and the rule folder, if it is not a shipped one). Dask runs a lost worker's tasks again itself."""
+
+    def __init__(self, jobs: int, address: str | None = None, warm: Callable[[], object] | None = None):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise KbdslError(
+                'the dask backend needs Dask: python3 -m pip install ".[dask]" in the kbdsl folder'
+            ) from None
+        if address:
+            self.client, self.cluster = Client(address), None
+        else:
+            # One job: a worker thread in this process (Dask's local mode); more: worker processes.
+            self.cluster = LocalCluster(
+                n_workers=jobs, threads_per_worker=1, processes=jobs > 1, dashboard_address=None
+            )
+            self.client = Client(self.cluster)
+        if warm is not None:
+            self.client.run(warm)
+
+    def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
+        futures = [self.client.submit(task, plan, b, pure=False) for b in work]
         for future in futures:  # in order: a row is yielded once all before it are in
             yield from future.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

@@ -23,12 +23,23 @@ from kbdsl.wording import counted
 def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
     """The terrain cards the viewer has not seen: the deck's cards minus the discard pile, the
     removed cards and the cards in hand shown in the view (sorted, so the result names no order)."""
-    left = Counter(game.rules.deck)
     hands = list(view["hand"])
     if view.get("wild") is not None:  # the viewer plays a card as another terrain: the card is what it holds
         hands[view["current"]] = view["wild"]
     spare = [c for x in view.get("spare") or () for c in x]
-    seen = [*view["discard"], *view["removed"], *(c for c in [*hands, *spare] if c is not None)]
+    return _unseen(game, [*view["discard"], *view["removed"], *(c for c in [*hands, *spare] if c is not None)])
+
+
+def unseen_in(state: State, viewer: int) -> list[str]:
+    """`unseen_cards(game, state.view(viewer))` without building the view: only the cards the
+    view shows are read (the viewer's own hand, the played card behind a wild one, the piles)."""
+    hand = state.wild if state.wild is not None and viewer == state.current else state.hand[viewer]
+    shown = [c for c in [hand, *state.spare[viewer]] if c is not None]
+    return _unseen(state.game, [*state.discard, *state.removed, *shown])
+
+
+def _unseen(game: Game, seen: list[str]) -> list[str]:
+    left = Counter(game.rules.deck)
     left.subtract(seen)
     if min(left.values(), default=0) < 0:
         raise SetupError("the view shows more cards of a terrain than the deck holds")

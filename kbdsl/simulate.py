@@ -13,8 +13,9 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
-from kbdsl.backends import run
+from kbdsl.backends import Backend, Notice, start
 from kbdsl.bots import make_bot, play_out
 from kbdsl.game import Game
 from kbdsl.ruleset import RuleSet, load
@@ -204,23 +205,48 @@ def simulate(
     jobs: int = 1,
     *,
     backend: str | None = None,
-    batch: int = 8,
+    batch: int | None = None,
     address: str | None = None,
     progress=None,
+    notice: Notice | None = None,
+    workers: Backend | None = None,
 ) -> Summary:
     """Play `games` games and collect their rows in game order. `backend`: "local" (this
-    process), "process" (a pool of `jobs` processes, the default when jobs > 1) or "dask"
-    (`address` of a scheduler, or a local cluster of `jobs` worker processes). `progress(done)` is called
-    as rows arrive."""
+    process), "process" (`jobs` worker processes, the default when jobs > 1) or "dask"
+    (`address` of a scheduler, or a local cluster of `jobs` worker processes); or `workers`, a
+    backend already started (`start_workers`), kept open for more runs. `batch`: games per task
+    (None: `batch_size`). `progress(done)` is called as rows arrive; `notice(text)` when games
+    whose worker died are played again."""
     summary = Summary()
-    work = list(batches(games, max(batch, 1)))
-    for row in run(play_batch, plan, work, backend or ("process" if jobs > 1 else "local"), jobs, address):
-        summary.add(row)
-        if progress is not None:
-            progress(len(summary.rows))
+    own = workers is None
+    if own:
+        workers = start_workers(plan, jobs, backend=backend, address=address, notice=notice)
+    work = list(batches(games, batch or batch_size(games, jobs)))
+    try:
+        for row in workers.run(play_batch, plan, work):
+            summary.add(row)
+            if progress is not None:
+                progress(len(summary.rows))
+    finally:
+        if own:
+            workers.close()
     return summary
 
 
+def start_workers(
+    plan: Plan, jobs: int, *, backend: str | None = None, address: str | None = None, notice: Notice | None = None
+) -> Backend:
+    """Start where the plan's games will run, with its rule set already loaded there."""
+    name = backend or ("process" if jobs > 1 else "local")
+    return start(name, jobs, address, partial(rules_for, plan.rules), notice)
+
+
+def batch_size(games: int, jobs: int) -> int:
+    """Games per task: about 32 tasks a worker, so the last tasks leave no worker idle for long
+    (an uneven end costs at most a thirty-second of the run), and at most 64 games a task."""
+    return max(1, min(64, math.ceil(games / (max(jobs, 1) * 32))))
+
+
 def batches(games: int, size: int) -> Iterator[range]:
-    for start in range(0, games, size):
-        yield range(start, min(start + size, games))
+    for first in range(0, games, size):
+        yield range(first, min(first + size, games))

@@ -83,6 +83,29 @@ def test_a_determinisation_agrees_with_the_view_and_deals_only_unseen_cards(midg
     assert sample.game.setup.seed == 0 and sample.deck_seed not in (0, midgame.game.setup.seed)
 
 
+@pytest.mark.parametrize("name,players", [("base", 2), ("nomads", 5), ("crossroads", 3), ("combined", 4)])
+def test_a_seat_is_the_determinisation_of_the_players_view(name, players):
+    """Seat.of builds its position without JSON (a copy with the hidden things dealt anew): it is
+    the state `determinize(view)` builds with the same seed, its view is the real state's, and
+    its legal moves are the real ones, at every decision of whole games of every kind of rule set."""
+    from conftest import shipped
+
+    checked = 0
+    for seed in range(2):
+        game = Game.new(shipped(name), players=players, seed=seed)
+        state, bot = game.new_state(), RandomBot(seed)
+        while not state.over:
+            me = state.current
+            seat, view = Seat.of(state), state.view(me)
+            reference = determinize(seat.game, view, random.Random(0))
+            assert seat.public.key() == reference.key() and seat.public.deck_seed == reference.deck_seed
+            assert seat.public.game.setup.seed == 0 and seat.view == view
+            assert seat.legal_actions() == state.legal_actions()
+            checked += 1
+            state.apply_action(bot.choose(state))
+    assert checked > 100
+
+
 def test_a_determinisation_deals_the_cards_an_opponent_holds_beside_the_played_one():
     """With hands of two (Crossroads' tile), the view says how many cards an opponent holds but
     not which: a determinisation deals that many unseen cards, and every search bot can move."""

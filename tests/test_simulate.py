@@ -89,3 +89,54 @@ def test_the_dask_backend_gives_the_local_rows():
     plan = Plan("base", 2, ("random",), seed=9)
     local = simulate(plan, 4).rows
     assert simulate(plan, 4, backend="dask", jobs=1, batch=2).rows == local
+
+
+def test_warm_workers_serve_several_runs_with_the_rows_of_one_process():
+    """Workers started once play several plans; every batch size gives the rows of this process."""
+    from kbdsl.simulate import start_workers
+
+    plans = [Plan("base", 2, ("random", "greedy"), seed=3), Plan("base", 3, ("random",), seed=8, rotate=True)]
+    workers = start_workers(plans[0], 2, backend="process")
+    try:
+        for plan in plans:
+            local = simulate(plan, 7).rows
+            for batch in (None, 1, 3, 7):
+                assert simulate(plan, 7, 2, batch=batch, workers=workers).rows == local
+    finally:
+        workers.close()
+    assert all(not w.proc.is_alive() for w in workers.workers)
+
+
+def test_a_batch_size_leaves_every_worker_many_short_tasks():
+    """About 32 tasks a worker (so the run's end is even) unless a task would pass 64 games."""
+    import math
+
+    from kbdsl.simulate import batch_size
+
+    for games in (1, 10, 200, 2000, 10**6):
+        for jobs in (1, 2, 4, 16):
+            size = batch_size(games, jobs)
+            tasks = math.ceil(games / size)
+            assert 1 <= size <= 64 and (size == 1 or size == 64 or tasks >= 16 * jobs), (games, jobs)
+            assert size == 64 or tasks <= 32 * jobs or size == 1, (games, jobs)
+
+
+def test_a_bot_error_in_a_worker_is_raised_here_and_the_workers_stay_usable(tmp_path, capsys):
+    """A plug-in bot that chooses an illegal move fails the run with its message, as in one process."""
+    from kbdsl.errors import KbdslError
+    from kbdsl.simulate import start_workers
+
+    plan = Plan("base", 2, ("tests.test_simulate:wrong_bot", "random"), seed=1)
+    workers = start_workers(plan, 2, backend="process")
+    try:
+        with pytest.raises(KbdslError, match="which is not a legal move here"):
+            simulate(plan, 4, 2, workers=workers)
+        good = Plan("base", 2, ("random",), seed=1)
+        assert simulate(good, 4, 2, workers=workers).rows == simulate(good, 4).rows
+    finally:
+        workers.close()
+
+
+def wrong_bot(seat):
+    """A plug-in that always ends its turn at once, legal or not."""
+    return "end"

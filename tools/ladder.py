@@ -1,14 +1,17 @@
-"""Bot strength ladder: two-player games per pairing on random setups, seats swapped.
+"""Bot strength ladder: games per pairing on random setups, with a fair seat rotation.
 
-    python tools/ladder.py [--games 200] [--jobs 2] [--seed 0] [--out ladder.md]
-        [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's four pairings)
+    python tools/ladder.py [--games 200] [--players 2] [--jobs 2] [--seed 0] [--out ladder.md]
+        [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's three pairings)
 
-Game 2k and 2k+1 of a pairing share the random setup of seed `seed + k` and swap the seats, so
-neither bot gains from the first move or the board. A bot is named as for `make_bot`, optionally
-with budget settings: `montecarlo/playouts=64/horizon=2`. Budgets are counted in playouts, so
-the table is the same on any machine; the processor time per decision it took here is measured
-and printed (processor time, so that other work on a shared machine does not inflate it).
-A win counts 1, a shared win 1/2; the interval is Wilson's 95% score interval.
+With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
+share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
+setup, so neither bot gains from the first move or the board (two players: the seats are swapped).
+A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`.
+Budgets are counted in playouts, so the table is the same on any machine; the processor time per
+decision it took here is measured and printed (processor time, so that other work on a shared
+machine does not inflate it).
+A win counts 1, a win shared by k players 1/k; the interval is Wilson's 95% score interval (a
+bot as strong as B wins 1/n).
 """
 
 from __future__ import annotations
@@ -45,15 +48,20 @@ def build(spec: str, seed: str):
     return bot
 
 
-def play(args: tuple[str, str, int, int, str]) -> dict:
-    """Game i of pairing a-b: the result for a, and per-decision times of both."""
-    a, b, i, seed, rules = args
-    game = Game.new(rules_for(rules), players=2, seed=seed + i // 2)
-    a_seat = i % 2
-    specs = [a, b] if a_seat == 0 else [b, a]
+def seats(a: str, b: str, i: int, players: int) -> tuple[int, list[str]]:
+    """A's seat in game i and the bot of every seat: the rotation that makes the ladder fair."""
+    a_seat = i % players
+    return a_seat, [a if p == a_seat else b for p in range(players)]
+
+
+def play(args: tuple[str, str, int, int, str, int]) -> dict:
+    """Game i of pairing a-b: the result for a, and per-decision times of A and of the B seats."""
+    a, b, i, seed, rules, players = args
+    game = Game.new(rules_for(rules), players=players, seed=seed + i // players)
+    a_seat, specs = seats(a, b, i, players)
     bots = [build(spec, f"{seed}:{i}:{p}") for p, spec in enumerate(specs)]
     state = game.new_state()
-    times: list[list[float]] = [[], []]
+    times: list[list[float]] = [[] for _ in range(players)]
     while not state.over:
         p = state.current
         start = time.process_time()
@@ -61,8 +69,8 @@ def play(args: tuple[str, str, int, int, str]) -> dict:
         times[p].append(time.process_time() - start)
         state.apply_action(code)
     winners = state.winners()
-    score = 1.0 if winners == [a_seat] else 0.5 if a_seat in winners else 0.0
-    return {"score": score, "a": times[a_seat], "b": times[1 - a_seat]}
+    score = 1 / len(winners) if a_seat in winners else 0.0
+    return {"score": score, "a": times[a_seat], "b": [t for p in range(players) if p != a_seat for t in times[p]]}
 
 
 def ms(times: list[float]) -> str:
@@ -72,7 +80,8 @@ def ms(times: list[float]) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=200, help="games per pairing (even: seats are swapped)")
+    ap.add_argument("--games", type=int, default=200, help="games per pairing (a multiple of --players)")
+    ap.add_argument("--players", type=int, default=2, help="A in one seat, B in the others (default 2)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rules", default="base")
@@ -81,8 +90,9 @@ def main() -> None:
     args = ap.parse_args()
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
     lines = [
-        f"{args.games} two-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
-        "seats swapped; CPU ms per decision (mean / 99th percentile, one core of this machine)",
+        f"{args.games} {args.players}-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
+        f"A in each seat once a setup (B in the others); a win shared by k counts 1/k; chance {1 / args.players:.0%}; "
+        "CPU ms per decision (mean / 99th percentile, one core of this machine)",
         "",
         "| bot A | bot B | A's win rate | 95% interval | A ms/decision | B ms/decision |",
         "|---|---|---|---|---|---|",
@@ -91,7 +101,7 @@ def main() -> None:
     with ctx.Pool(args.jobs) as pool:
         for a, b in pairs:
             start = time.time()
-            work = [(a, b, i, args.seed, args.rules) for i in range(args.games)]
+            work = [(a, b, i, args.seed, args.rules, args.players) for i in range(args.games)]
             results = pool.map(play, work, chunksize=1)
             wins = sum(r["score"] for r in results)
             rate = wilson(wins, len(results))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from kbdsl.determinize import determinize, redeal, unseen_cards
+from kbdsl.determinize import redeal, unseen_in
 from kbdsl.errors import KbdslError
 from kbdsl.game import Game, State
 from kbdsl.moves import Move
@@ -19,23 +19,41 @@ from kbdsl.bots.random_bot import RandomBot
 
 
 class Seat:
-    """One player's view of a position, with the legal moves and determinisations of it."""
+    """One player's view of a position, with the legal moves and determinisations of it.
 
-    def __init__(self, game: Game, view: dict):
-        self.game = game.with_seed(0)  # the game without its seed, which would foretell the deck
-        self.view = view
-        self.player: int = view["viewer"]
-        self._unseen = unseen_cards(self.game, view)
-        # Legal moves depend only on what the player sees: any determinisation has the same ones.
-        self.public = determinize(self.game, view, random.Random(0))
+    `public` is one determinisation (the unseen cards dealt by a fixed seed): what bots search
+    from, as legal moves depend only on what the player sees. `view`, the JSON view, is built
+    only when asked for (plug-ins read it; the built-in bots never do)."""
+
+    def __init__(self, game: Game, player: int, public: State, unseen: list[str], actions: list[int] | None = None):
+        self.game, self.player, self.public, self._unseen = game, player, public, unseen
+        self._actions = actions
+        self._view: dict | None = None
 
     @classmethod
-    def of(cls, state: State) -> Seat:
-        """The seat of the player to move in `state` (through its view only)."""
-        return cls(state.game, state.view(state.current))
+    def of(cls, state: State, actions: list[int] | None = None) -> Seat:
+        """The seat of the player to move in `state` (`actions`: its legal moves, if known). No
+        JSON: a copy of the state whose every hidden thing (other hands, deck order, seed, future
+        reshuffles) is dealt anew from the cards the player has not seen, exactly as
+        `determinize(view)` deals them, for a fraction of the cost."""
+        game, player = _seedless(state.game), state.current
+        unseen = unseen_in(state, player)
+        public = state.clone()
+        public.game = game  # the game without its seed, which would foretell the deck
+        redeal(public, player, unseen, len(state.deck), random.Random(0))
+        return cls(game, player, public, unseen, actions)
+
+    @property
+    def view(self) -> dict:
+        """The player's JSON view (docs/protocol.md): the same as the real state's."""
+        if self._view is None:
+            self._view = self.public.view(self.player)
+        return self._view
 
     def legal_actions(self) -> list[int]:
-        return self.public.legal_actions()
+        if self._actions is None:
+            self._actions = self.public.legal_actions()
+        return list(self._actions)
 
     def legal_moves(self) -> list[Move]:
         return self.public.legal_moves()
@@ -57,6 +75,19 @@ class Seat:
         return self.game.to_code(move)
 
 
+_SEEDLESS: dict[int, tuple[Game, Game]] = {}
+
+
+def _seedless(game: Game) -> Game:
+    """`game.with_seed(0)`, made once per game (a bot decides many times in one game)."""
+    known = _SEEDLESS.get(id(game))
+    if known is None or known[0] is not game:
+        if len(_SEEDLESS) > 64:  # games come and go (simulations play thousands)
+            _SEEDLESS.clear()
+        known = _SEEDLESS[id(game)] = (game, game.with_seed(0))
+    return known[1]
+
+
 class Bot(Protocol):
     """What the engine asks of a bot: `choose(state)` returns the action code of its move for the
     player to move. Built-in bots derive from SeatBot, which only passes on that player's Seat."""
@@ -70,6 +101,7 @@ class SeatBot:
     """Base of the built-in bots: `act(seat)` decides from the player's view alone."""
 
     name = "bot"
+    forced_too = False  # whether act() is asked when only one move is legal (plug-ins are)
 
     def __init__(self, seed: int | str = 0):
         self.rng = random.Random(seed)
@@ -77,7 +109,10 @@ class SeatBot:
     def choose(self, state: State) -> int:
         if state.over:
             raise KbdslError("the game is over: there is no move to choose")
-        seat = Seat.of(state)
+        actions = state.legal_actions()  # the same as the player's seat would give
+        if len(actions) == 1 and not self.forced_too:  # a forced move needs no seat, a built-in bot no thought
+            return actions[0]
+        seat = Seat.of(state, actions)
         return seat.code(self.act(seat))
 
     def act(self, seat: Seat) -> int | Move:

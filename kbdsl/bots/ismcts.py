@@ -46,7 +46,7 @@ class IsmctsBot(SeatBot):
     def __init__(
         self,
         seed: int | str = 0,
-        playouts: int = 192,
+        playouts: int = 200,
         horizon: int | None = 2,
         c: float = 0.4,
         scale: float = 10.0,

@@ -22,7 +22,7 @@ class MonteCarloBot(SeatBot):
     def __init__(
         self,
         seed: int | str = 0,
-        playouts: int = 192,
+        playouts: int = 200,
         width: int = 6,
         horizon: int | None = 2,
         tile_gold: float = 3.0,

@@ -78,7 +78,9 @@ def load_plugin(spec: str, seed: int | str = 0) -> Bot:
 
 
 class PluginBot(SeatBot):
-    """A plug-in function `f(seat) -> move` as a bot."""
+    """A plug-in function `f(seat) -> move` as a bot, asked at every decision (forced ones too)."""
+
+    forced_too = True
 
     def __init__(self, name: str, fn: Callable[[Seat], object], seed: int | str = 0):
         super().__init__(seed)

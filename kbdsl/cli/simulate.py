@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     p.add_argument("--backend", choices=["local", "process", "dask"], help="default: process if --jobs > 1")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--batch", type=int, default=8, help="games per task (default 8)")
+    p.add_argument("--batch", type=int, help="games per task (default: about 32 tasks a worker, at most 64 games)")
     p.add_argument("--out", metavar="FILE", help="one row per game: FILE.jsonl (JSON lines) or FILE.csv")
     p.add_argument("--plot", metavar="DIR", help="PNG plots into DIR (needs matplotlib, the plot extra)")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -39,20 +39,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_simulate(args) -> int:
     from kbdsl.cli.play import parse_options, parse_seats, split_list
-    from kbdsl.ruleset import load
-    from kbdsl.simulate import Plan, simulate
+    from kbdsl.simulate import Plan, rules_for, simulate, start_workers
 
     if not split_list(args.bots):
         raise KbdslError("--bots names no bot")
     bots = tuple(parse_seats(args.players, args.bots, default=4, people=False))
     players = len(bots)
-    if args.games < 1 or args.jobs < 1 or args.batch < 1:
+    if args.games < 1 or args.jobs < 1 or (args.batch is not None and args.batch < 1):
         raise KbdslError("--games, --jobs and --batch must be at least 1")
     if args.out and Path(args.out).suffix not in (".jsonl", ".csv"):
         raise KbdslError(f"--out {args.out}: name a .jsonl or a .csv file")
     if args.plot:
         _need_matplotlib()
-    load(args.rules)  # report rule errors once, here, rather than in every worker
+    rules_for(args.rules)  # report rule errors once, here, rather than in every worker
     split = lambda v: tuple(split_list(v)) if v else None  # noqa: E731
     plan = Plan(
         args.rules,
@@ -66,16 +65,21 @@ def cmd_simulate(args) -> int:
         args.rotate_seats,
     )
     backend = args.backend or ("dask" if args.scheduler else None)
-    start = time.perf_counter()
-    with Progress(args.games, enabled=not args.no_progress) as progress:
-        summary = simulate(
-            plan, args.games, args.jobs, backend=backend, batch=args.batch, address=args.scheduler, progress=progress
-        )
-    seconds = round(time.perf_counter() - start, 2)
+    begun = time.perf_counter()
+    tell = lambda text: print(f"kbdsl simulate: {text}", file=sys.stderr)  # noqa: E731
+    workers = start_workers(plan, args.jobs, backend=backend, address=args.scheduler, notice=tell)
+    try:  # the clock starts once the workers are up, with the rule set loaded
+        start = time.perf_counter()
+        with Progress(args.games, enabled=not args.no_progress) as progress:
+            summary = simulate(plan, args.games, args.jobs, batch=args.batch, progress=progress, workers=workers)
+        seconds = round(time.perf_counter() - start, 2)
+    finally:
+        workers.close()
     if args.out:
         write_rows(summary.rows, Path(args.out))
     report = summary.report()
     report["seconds"] = seconds
+    report["start_seconds"] = round(start - begun, 2)
     if args.plot:
         plot(summary.rows, report, Path(args.plot))
     if args.format == "json":
@@ -155,7 +159,8 @@ def text_report(report: dict, args, bots: tuple[str, ...]) -> str:
     ci = lambda d: f"{d['mean']:.1f} ({d['low']:.1f}-{d['high']:.1f})"  # noqa: E731
     lines = [
         f"{report['games']} games of {args.rules}, {len(bots)} players ({', '.join(bots)}), "
-        f"{report['seconds']} s; {ci(report['turns_per_game'])} turns, {ci(report['moves_per_game'])} moves a game; "
+        f"{report['seconds']} s (workers started in {report['start_seconds']} s); "
+        f"{ci(report['turns_per_game'])} turns, {ci(report['moves_per_game'])} moves a game; "
         f"{report['shared_wins']} shared wins",
         "win rate by seat:  " + "  ".join(f"P{p} {w:.1%}" for p, w in enumerate(report["win_rate_by_seat"])),
         "by bot (95% intervals):",
