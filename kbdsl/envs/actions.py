@@ -85,6 +85,16 @@ class Choice:
         """The legal actions now, in increasing order."""
         return sorted(self._keys)
 
+    def copy(self) -> Choice:
+        """An independent copy (the lists it holds are never changed in place)."""
+        other = object.__new__(Choice)
+        other.space, other.codes, other._keys = self.space, self.codes, self._keys
+        other.stage, other.kind, other.source = self.stage, self.kind, self.source
+        return other
+
+    def allows(self, action: int) -> bool:
+        return action in self._keys
+
     def take(self, action: int) -> int | None:
         """Narrow the choice by a legal action: the engine code once one move is left, else None.
         ValueError for an action that is not legal."""

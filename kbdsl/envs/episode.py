@@ -24,6 +24,16 @@ def rule_set(rules: str | RuleSet) -> RuleSet:
     return load(rules) if isinstance(rules, str) else rules
 
 
+def returns_of(s: State, reward: str) -> list[float]:
+    """Per seat at the end: its gold minus the best other seat's ("margin"), or +1 for a winner
+    (shared wins too) and -1 for the others ("win")."""
+    totals = [sheet["total"] for sheet in s.scores()]
+    if reward == "win":
+        best = max(totals)
+        return [1.0 if t == best else -1.0 for t in totals]
+    return [float(t - max(v for q, v in enumerate(totals) if q != p)) for p, t in enumerate(totals)]
+
+
 class Episode:
     """A game of one rule set and player count, from `reset(seed)` to its end."""
 
@@ -91,6 +101,11 @@ class Episode:
             self._new_choice()
         return code
 
+    def play_code(self, code: int) -> None:
+        """Apply a whole engine move (a bot's choice) for the player to move."""
+        self.state.apply_action(code)
+        self._new_choice()
+
     def observe(self, player: int) -> np.ndarray:
         """`player`'s observation now (a fresh array)."""
         c = self.choice
@@ -103,13 +118,7 @@ class Episode:
     def returns(self) -> list[float]:
         """Per seat: its final gold minus the best other seat's ("margin"), or 1 for a winner
         (shared wins included) and -1 for the others ("win"); 0 before the end."""
-        if not self.state.over:
-            return [0.0] * self.players
-        totals = [sheet["total"] for sheet in self.state.scores()]
-        if self.reward == "win":
-            best = max(totals)
-            return [1.0 if t == best else -1.0 for t in totals]
-        return [float(t - max(v for q, v in enumerate(totals) if q != p)) for p, t in enumerate(totals)]
+        return returns_of(self.state, self.reward) if self.state.over else [0.0] * self.players
 
     def scores(self) -> list[Mapping[str, int]]:
         return self.state.scores()

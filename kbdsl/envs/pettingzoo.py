@@ -27,11 +27,14 @@ def env(rules: str | RuleSet = "base", players: int = 2, **kwargs: Any) -> AECEn
     return wrappers.OrderEnforcingWrapper(raw_env(rules, players, **kwargs))
 
 
+HIGH = 10_000.0  # above any count, turn or gold a game reaches (every value is at least 0)
+
+
 def observation_space(episode: Episode) -> spaces.Dict:
     """The space of one agent's observation (also that of the Gymnasium environment)."""
     return spaces.Dict(
         {
-            "observation": spaces.Box(0.0, np.inf, episode.enc.shape, np.float32),
+            "observation": spaces.Box(0.0, HIGH, episode.enc.shape, np.float32),
             "action_mask": spaces.Box(0, 1, (episode.num_actions,), np.int8),
         }
     )
