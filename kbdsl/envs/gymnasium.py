@@ -2,7 +2,7 @@
 
 Importing this module registers `kbdsl/KingdomBuilder-v0`:
 
-    env = gymnasium.make("kbdsl/KingdomBuilder-v0", rules="nomads", players=3, opponents=["greedy", "random"])
+    env = gymnasium.make("kbdsl/KingdomBuilder-v0", rules="base", players=3, opponents=["greedy", "random"])
 
 `opponents` names the bots of the other seats in seat order after the agent's, as on the command
 line (built-in names, levels or `module:attribute` plug-ins, kbdsl.bots.registry); one name

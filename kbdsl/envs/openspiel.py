@@ -1,6 +1,6 @@
 """An OpenSpiel game of any rule set: importing this module registers `python_kbdsl`.
 
-    game = pyspiel.load_game("python_kbdsl", {"rules": "nomads", "players": 3})
+    game = pyspiel.load_game("python_kbdsl", {"rules": "base", "players": 3})
 
 Parameters: `rules` (a shipped rule set's name or a folder), `players`, `options` (rule options
 as `name=true,other=false`), `reward` ("win": +1 for a winner, -1 for the others; "margin": the
