@@ -28,10 +28,12 @@ class ActionSpace:
         self.cells = enc.grid.cells
         self.kinds = len(enc.kinds)
         self.size = self.kinds * self.cells + len(DISCARDS)
-        self.cell = [enc.grid.cell(h) for h in game.tables.ids]
+        self.cell = enc.grid.cells_of(game.tables.ids)
         rules = game.rules
         self.moves = [k >= 2 and rules.actions[name].kind == "move" for k, name in enumerate(game.kinds)]
         self.no_hex = [k == 1 or name in game.no_hex for k, name in enumerate(game.kinds)]
+        # per kind, whether its first action names the source (a move) and its offset in the space
+        self.first = [(self.moves[k] and not self.no_hex[k], k * self.cells, self.no_hex[k]) for k in range(self.kinds)]
 
     def key(self, code: int, stage: int) -> int:
         """The action that stands for engine move `code` at `stage`."""
@@ -55,7 +57,7 @@ class ActionSpace:
 class Choice:
     """The engine moves still possible while one is being chosen action by action."""
 
-    __slots__ = ("space", "codes", "stage", "kind", "source", "_keys")
+    __slots__ = ("space", "codes", "stage", "kind", "source", "_keys", "_legal")
 
     def __init__(self, space: ActionSpace, codes: list[int]):
         self.space = space
@@ -65,9 +67,27 @@ class Choice:
         self._advance()
 
     def _group(self) -> dict[int, list[int]]:
-        key, stage, out = self.space.key, self.stage, {}
+        out: dict[int, list[int]] = {}
+        if self.stage != CHOOSE:
+            key, stage = self.space.key, self.stage
+            for c in self.codes:
+                out.setdefault(key(c, stage), []).append(c)
+            return out
+        sp = self.space  # the first stage, on every move: ActionSpace.key inline
+        n, first, cell = sp.game.tables.n, sp.first, sp.cell
+        nn = n * n
         for c in self.codes:
-            out.setdefault(key(c, stage), []).append(c)
+            kd, rest = divmod(c, nn)
+            by_source, base, no_hex = first[kd >> 2]
+            if no_hex:
+                k = base
+            else:
+                frm, to = divmod(rest, n)
+                k = base + cell[frm if by_source else to]
+            if k in out:
+                out[k].append(c)
+            else:
+                out[k] = [c]
         return out
 
     def _advance(self) -> None:
@@ -75,20 +95,20 @@ class Choice:
         while True:
             keys = self._group()
             if len(keys) > 1 or len(self.codes) == 1 or self.stage == DISCARD:
-                self._keys = keys
+                self._keys, self._legal = keys, sorted(keys)
                 return
             self.stage += 1
             if self.stage == TARGET and not self.space.moves[self.space.game.split(self.codes[0])[0]]:
                 self.stage = DISCARD
 
     def legal(self) -> list[int]:
-        """The legal actions now, in increasing order."""
-        return sorted(self._keys)
+        """The legal actions now, in increasing order (do not change the list)."""
+        return self._legal
 
     def copy(self) -> Choice:
         """An independent copy (the lists it holds are never changed in place)."""
         other = object.__new__(Choice)
-        other.space, other.codes, other._keys = self.space, self.codes, self._keys
+        other.space, other.codes, other._keys, other._legal = self.space, self.codes, self._keys, self._legal
         other.stage, other.kind, other.source = self.stage, self.kind, self.source
         return other
 

@@ -27,6 +27,9 @@ VERSION = 1
 STAGES = ("choose", "target", "discard")  # kbdsl.envs.actions: the steps of one engine move
 
 
+_CELLS: dict[int, tuple[list[str], list[int]]] = {}  # id of a board shape's ids -> (ids, cells)
+
+
 @dataclass(frozen=True)
 class Grid:
     """Where each board's hexes lie on the observation grid: boards stacked, rows then columns."""
@@ -53,6 +56,16 @@ class Grid:
     @property
     def cells(self) -> int:
         return self.rows * self.cols
+
+    def cells_of(self, ids: list[str]) -> list[int]:
+        """The grid cell of each hex of a board (boards of one shape share `ids`: computed once)."""
+        key = id(ids)
+        hit = _CELLS.get(key)
+        if hit is None or hit[0] is not ids:
+            if len(_CELLS) > 64:
+                _CELLS.clear()
+            hit = _CELLS[key] = (ids, [self.cell(h) for h in ids])
+        return hit[1]
 
     def cell(self, hex_id: str) -> int:
         """The grid cell of a hex name ('r,c' on the primary board, 'board:r,c' on another)."""
@@ -148,7 +161,7 @@ class Observer:
     def __init__(self, enc: Encoding, game: BaseGame, player: int):
         self.enc, self.game, self.player = enc, game, player
         n, g, t = enc.players, enc.grid, game.tables
-        self.cell = [g.cell(h) for h in t.ids]  # hex index -> grid cell
+        self.cell = g.cells_of(t.ids)  # hex index -> grid cell
         self.buf = np.zeros(enc.size, np.float32)
         self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
         self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
@@ -160,6 +173,20 @@ class Observer:
             self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
         self._set(pi["location"], game.tile_hexes)
         self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
+        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
+        self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
+        self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
+        self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
+        self.fixed = (pi["blocked"], pi["built-this-turn"], pi["chosen-source"])
+        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
+        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
+        self.cards = [float(c in game.setup.cards) for c in rules.cards]
+        self.vec_at = enc.size - enc.vector_size
+        # value -> position, for the one-hot fields
+        self.deck_index = {c: i for i, c in enumerate(enc.deck)}
+        self.seat_index = {s: s for s in range(n)}
+        self.kind_index = {k: k for k in range(len(enc.kinds))}
+        self.stage_index = {k: k for k in range(len(STAGES))}
 
     def _set(self, plane: int, mask: int) -> None:
         """Make a binary plane hold `mask`, writing only the hexes that changed."""
@@ -184,72 +211,80 @@ class Observer:
     def update(self, state: State, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
         """Bring the observation up to `state` (and the environment's partial choice of a move:
         `stage`, the chosen action kind and source hex) and return the buffer (not a copy)."""
-        enc, game, p = self.enc, self.game, self.player
-        pi, seat, n = enc.plane_index, self.seat, enc.players
+        enc, game, p, n = self.enc, self.game, self.player, self.enc.players
         # planes
         by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
-        loc_of = game.tables.location_of
+        loc_of, dealt = game.tables.location_of, state.dealt
         for at, left in state.loc_supply.items():
-            name = loc_of[at] or state.dealt.get(at)
-            if name is not None and left:
-                by_kind[name][at] = left
+            if left:
+                name = loc_of[at] or dealt.get(at)
+                if name is not None:
+                    by_kind[name][at] = left
+        tile_plane = self.tile_plane
         for name, values in by_kind.items():
-            self._set_counts(self.tile_plane[name], values)
-        kinds = enc.piece_kinds
+            self._set_counts(tile_plane[name], values)
+        others = self.enc.piece_kinds[1:]
+        kind_own, taken, put = state.kind_own, state.taken, self._set
         for s in range(n):
-            r = seat[s]
+            planes = self.piece_planes[s]
             own = state.own[s]
-            for k in kinds[1:]:
-                m = state.kind_own[k][s]
-                own &= ~m
-                self._set(pi[f"seat{r}:{k}"], m)
-            self._set(pi[f"seat{r}:{kinds[0]}"], own)
-            self._set(pi[f"seat{r}:taken"], state.taken[s])
+            for k, plane in zip(others, planes[1:], strict=True):
+                m = kind_own[k][s]
+                own ^= own & m
+                put(plane, m)
+            put(planes[0], own)
+            put(self.taken_plane[s], taken[s])
         for k, m in state.neutral.items():
-            self._set(pi[f"neutral:{k}"], m)
-        self._set(pi["blocked"], state.blocked)
-        self._set(pi["built-this-turn"], state.mand_built)
-        self._set(pi["chosen-source"], 1 << source if source >= 0 else 0)
+            put(self.neutral_plane[k], m)
+        blocked, built, chosen = self.fixed
+        put(blocked, state.blocked)
+        put(built, state.mand_built)
+        put(chosen, 1 << source if source >= 0 else 0)
         # the vector, written whole (a few hundred numbers)
-        deck = enc.deck
+        deck, order, hot = enc.deck, self.order, _one_hot
         vec: list[float] = []
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         vec += [mine.count(c) for c in deck]
-        vec += _one_hot(deck, state.wild if p == state.current else None)
-        vec += _one_hot(deck, state.drawn)
+        vec += hot(self.deck_index, state.wild if p == state.current else None)
+        vec += hot(self.deck_index, state.drawn)
         vec += [state.discard.count(c) for c in deck]
         vec += [state.removed.count(c) for c in deck]
         vec.append(len(state.deck))
-        order = sorted(range(n), key=seat.__getitem__)  # absolute seats in relative order
         vec += [len(state.spare[s]) for s in order]
         vec.append(float(state.choosing))
-        names = enc.tile_names
+        index, width = self.tile_index, len(self.tile_index)
         for s in order:
-            unused, used, new = [0] * len(names), [0] * len(names), [0] * len(names)
-            index = {name: i for i, name in enumerate(names)}
+            counts = [0] * (3 * width)  # unused, used, new
             for x in state.tiles[s]:
                 i = index[x.kind]
-                (used if x.used else unused)[i] += 1
-                new[i] += x.new
-            vec += unused + used + new
+                counts[i + width * x.used] += 1
+                counts[i + 2 * width] += x.new
+            vec += counts
         vec += [state.supply[s] for s in order]
         for k in enc.rules.kinds:
-            vec += [state.kind_supply[k][s] for s in order]
+            supply = state.kind_supply[k]
+            vec += [supply[s] for s in order]
         vec += [state.stock[k] for k in enc.rules.neutral]
-        cards = game.setup.cards
-        vec += [float(c in cards) for c in enc.rules.cards]
-        vec += _one_hot(range(n), seat[state.current])
-        vec += _one_hot(range(n), seat[state.start_player])
+        vec += self.cards
+        seat = self.seat
+        seats, kinds = self.seat_index, self.kind_index
+        vec += hot(seats, seat[state.current])
+        vec += hot(seats, seat[state.start_player])
         vec += [state.turn, state.mand_left, state.built]
-        vec += _one_hot(range(len(enc.kinds)), state.pending if state.pending_left else None)
+        vec += hot(kinds, state.pending if state.pending_left else None)
         vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
         vec += [float(state.ending), float(state.over)]
-        vec += _one_hot(range(len(STAGES)), stage)
-        vec += _one_hot(range(len(enc.kinds)), kind if kind >= 0 else None)
+        vec += hot(self.stage_index, stage)
+        vec += hot(kinds, kind if kind >= 0 else None)
         vec += [sum(state.gold[s].values()) for s in order]
-        self.buf[enc.size - enc.vector_size :] = vec
+        self.buf[self.vec_at :] = vec
         return self.buf
 
 
-def _one_hot(values, value) -> list[float]:
-    return [float(v == value) for v in values]
+def _one_hot(index: dict, value) -> list[float]:
+    """1.0 at the position of `value` in `index` (none if it is absent), 0.0 elsewhere."""
+    out = [0.0] * len(index)
+    at = index.get(value)
+    if at is not None:
+        out[at] = 1.0
+    return out
