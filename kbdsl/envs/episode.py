@@ -101,6 +101,11 @@ class Episode:
             self._new_choice()
         return code
 
+    def action_for(self, code: int) -> int:
+        """The action of this stage that leads to engine move `code` (a bot's choice, or a move
+        to imitate): taking it stage after stage plays the move."""
+        return self.space.key(code, self.choice.stage)
+
     def play_code(self, code: int) -> None:
         """Apply a whole engine move (a bot's choice) for the player to move."""
         self.state.apply_action(code)
