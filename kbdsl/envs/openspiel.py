@@ -14,9 +14,9 @@ of a turn is a chance outcome. Cards a single move draws beyond the top one (a c
 under RULINGS 8, a reshuffled deck's first card) come from the set-up's seed.
 
 Players act with the environments' action space (kbdsl.envs.actions). Observations are the
-kbdsl.envs.encoding vector; information states add the player's card history, and their
-strings are the player's JSON view (the whole public move log included) with that history,
-so they have perfect recall. `resample_from_infostate` deals the unseen cards at random
+kbdsl.envs.encoding vector; information states add the player's card history. Strings hold
+what the player's view holds (everything public and its own cards), information-state strings
+also the whole move log and the player's card history, so they have perfect recall. `resample_from_infostate` deals the unseen cards at random
 (kbdsl.determinize), for ISMCTS and other determinising search.
 """
 
@@ -304,17 +304,29 @@ class KbdslObserver:
             self.dict["cards-held"][:] = [counts[t] for t in self.game.deck]
 
     def string_from(self, state: KbdslState, player: int) -> str:
+        """Everything public, the player's own cards and (with perfect recall) the move log and the
+        player's card history; search trees key their nodes by it, so it is built from the state's
+        fields directly rather than from the JSON view (the same information, tests/test_envs.py)."""
         pos = state._pos
-        if pos.state is None:
+        s = pos.state
+        if s is None:
             return f"p{player} (set-up not dealt)"
-        view = pos.state.view(player)
-        if not self.perfect:
-            view.pop("log")
         c = pos.choice
-        view["choice"] = [c.stage, c.kind, c.source] if c is not None else None
+        public = (
+            s.own, sorted(s.neutral.items()), sorted(s.kind_own.items()), sorted(s.kind_supply.items()),
+            sorted(s.stock.items()), s.supply, [sorted(g.items()) for g in s.gold], s.blocked,
+            [[(x.kind, x.at, x.used, x.new) for x in ts] for ts in s.tiles], s.taken,
+            sorted(s.loc_supply.items()), sorted(s.dealt.items()), s.discard, s.removed, len(s.deck),
+            [len(x) for x in s.spare], s.choosing, s.drawn, s.turn, s.current, s.start_player,
+            s.mand_left, s.built, s.mand_built, s.pending, s.pending_left, s.pending_up_to, s.hit,
+            s.waived, s.ending, s.over, s.idle, s.turn_supply,
+            (c.stage, c.kind, c.source) if c is not None else None,
+        )  # fmt: skip
+        private = (s.hand[player], s.spare[player], s.wild if player == s.current else None)
+        text = f"p{player} {public!r} {private!r}"
         if self.perfect:
-            view["cards-held"] = pos.seen[player]
-        return json.dumps(view, sort_keys=True, separators=(",", ":"))
+            text += f" log={s.log!r} held={pos.seen[player]!r}"
+        return text
 
 
 if SHORT_NAME not in pyspiel.registered_names():
