@@ -42,3 +42,19 @@ def test_engine_code_names_no_content():
             for m in pattern.finditer(line):
                 hits.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)!r} in {line.strip()}")
     assert not hits, "content names in engine code:\n" + "\n".join(hits)
+
+
+def test_rl_encoding_and_example_name_no_content():
+    """The environments' encoding (kbdsl/envs/) and the worked example read every plane and field
+    name from the rule set: they are scanned like the engine (the test above covers kbdsl/)."""
+    names = content_names()
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True)) + r")\b", re.I)
+    files = sorted((ROOT / "kbdsl" / "envs").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
+    assert any(p.name == "encoding.py" for p in files)
+    hits = [
+        f"{p.relative_to(ROOT)}:{n}: {m.group(0)!r}"
+        for p in files
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        for m in pattern.finditer(line)
+    ]
+    assert not hits, "content names in the environments or the example:\n" + "\n".join(hits)

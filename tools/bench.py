@@ -189,7 +189,13 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--compare", metavar="DIR", help="another checkout to measure in turns with this one")
     ap.add_argument("--rounds", type=int, default=3, help="turns per checkout with --compare; passes with all")
+    ap.add_argument("--env", action="store_true", help="an environment step against the engine (tools/bench_env.py)")
     args = ap.parse_args()
+    if args.env:
+        import bench_env  # tools/, beside this script
+
+        bench_env.main(args.rules, args.players, rounds=args.rounds)
+        return
     if args.compare:
         compare(args)
         return

@@ -1,0 +1,290 @@
+"""The observation encoding shared by the PettingZoo, Gymnasium and OpenSpiel environments.
+
+An observation is one flat float32 vector: planes over the board grid (every board of the rule
+set stacked top to bottom, each hex at its row and column), then a vector of counts and flags.
+Its layout (`Encoding.planes`, `Encoding.fields`) and so its size depend only on the rule set and
+the player count, never on the setup. Seats are relative to the observer: seat 0 is the observer,
+seat 1 the next to play after it, and so on. Only what the observer may see is read: its own
+cards, never another hand or the deck order (tests/test_envs.py compares with `State.view`).
+
+`Observer` keeps one observer's vector up to date incrementally: each plane remembers the mask it
+last wrote and rewrites only the hexes that changed, so a step costs the move's changes, not the
+board. docs/envs.md describes every plane and field; `VERSION` changes with any layout change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kbdsl.bitset import bit_list
+from kbdsl.engine.setup import BaseGame
+from kbdsl.engine.state import State
+from kbdsl.ruleset import RuleSet
+
+VERSION = 1
+STAGES = ("choose", "target", "discard")  # kbdsl.envs.actions: the steps of one engine move
+
+
+_CELLS: dict[int, tuple[list[str], list[int]]] = {}  # id of a board shape's ids -> (ids, cells)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Where each board's hexes lie on the observation grid: boards stacked, rows then columns."""
+
+    rows: int
+    cols: int
+    offsets: dict[str, int]  # board name -> its first row on the grid
+    primary: str
+
+    @classmethod
+    def of(cls, rules: RuleSet) -> Grid:
+        offsets, row, cols = {}, 0, 0
+        for b in rules.boards:
+            sections = [rules.sections[s] for s in rules.sections_for(b.name)]
+            if not sections:
+                continue
+            srows = max(len(s.rows) for s in sections)
+            scols = max(len(r) for s in sections for r in s.rows)
+            offsets[b.name] = row
+            row += b.grid[0] * srows
+            cols = max(cols, b.grid[1] * scols)
+        return cls(row, cols, offsets, rules.primary_board.name)
+
+    @property
+    def cells(self) -> int:
+        return self.rows * self.cols
+
+    def cells_of(self, ids: list[str]) -> list[int]:
+        """The grid cell of each hex of a board (boards of one shape share `ids`: computed once)."""
+        key = id(ids)
+        hit = _CELLS.get(key)
+        if hit is None or hit[0] is not ids:
+            if len(_CELLS) > 64:
+                _CELLS.clear()
+            hit = _CELLS[key] = (ids, [self.cell(h) for h in ids])
+        return hit[1]
+
+    def cell(self, hex_id: str) -> int:
+        """The grid cell of a hex name ('r,c' on the primary board, 'board:r,c' on another)."""
+        board, _, rc = hex_id.rpartition(":")
+        r, c = (int(x) for x in rc.split(","))
+        return (self.offsets[board or self.primary] + r) * self.cols + c
+
+
+class Encoding:
+    """The layout of observations for one rule set and player count (see the module docstring)."""
+
+    def __init__(self, rules: RuleSet, players: int):
+        self.rules, self.players = rules, players
+        self.grid = Grid.of(rules)
+        self.kinds = ["build", "end", *rules.actions]  # as BaseGame.kinds: the action kinds
+        self.tile_names = list(rules.tiles)
+        self.piece_kinds = [rules.piece_kind, *rules.kinds]
+        self.deck = list(rules.deck)
+        seats = [f"seat{s}" for s in range(players)]
+        self.planes: list[str] = [
+            *(f"terrain:{t}" for t in rules.terrains),
+            "location",
+            *(f"tiles-left:{t}" for t in self.tile_names),
+            *(f"{s}:{k}" for s in seats for k in self.piece_kinds),
+            *(f"{s}:taken" for s in seats),
+            *(f"neutral:{k}" for k in rules.neutral),
+            "blocked",
+            "built-this-turn",
+            "chosen-source",
+        ]
+        fields: list[tuple[str, int]] = [
+            ("hand", len(self.deck)),  # the observer's cards: the played one and any beside it, by terrain
+            ("wild", len(self.deck)),  # the terrain the observer plays its cards as, if it chose one
+            ("drawn", len(self.deck)),  # the card a tile's action drew (face up)
+            ("discard", len(self.deck)),
+            ("removed", len(self.deck)),
+            ("deck", 1),
+            ("spare-cards", players),  # how many cards each seat holds beside the played one (public)
+            ("choosing", 1),
+            *((f"{s}:tiles:{st}", len(self.tile_names)) for s in seats for st in ("unused", "used", "new")),
+            ("supply", players),
+            *((f"supply:{k}", players) for k in rules.kinds),
+            *((f"stock:{k}", 1) for k in rules.neutral),
+            ("cards-in-play", len(rules.cards)),
+            ("current", players),
+            ("start-player", players),
+            ("turn", 1),
+            ("mandatory-left", 1),
+            ("built", 1),
+            ("pending", len(self.kinds)),
+            ("pending-left", 1),
+            ("pending-up-to", 1),
+            ("ending", 1),
+            ("over", 1),
+            ("stage", len(STAGES)),
+            ("chosen-kind", len(self.kinds)),
+            ("gold", players),  # gold won during play so far (cards score at the end)
+        ]
+        self.fields = fields
+        self.plane_index = {name: i for i, name in enumerate(self.planes)}
+        self.field_offset: dict[str, int] = {}
+        at = len(self.planes) * self.grid.cells
+        for name, width in fields:
+            self.field_offset[name] = at
+            at += width
+        self.vector_size = at - len(self.planes) * self.grid.cells
+        self.size = at
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (self.size,)
+
+    def plane_view(self, obs: np.ndarray) -> np.ndarray:
+        """The planes of an observation as (plane, row, column), without copying."""
+        g = self.grid
+        return obs[: len(self.planes) * g.cells].reshape(len(self.planes), g.rows, g.cols)
+
+    def field(self, obs: np.ndarray, name: str) -> np.ndarray:
+        width = dict(self.fields)[name]
+        return obs[self.field_offset[name] : self.field_offset[name] + width]
+
+    def observer(self, game: BaseGame, player: int) -> Observer:
+        return Observer(self, game, player)
+
+    def encode(self, state: State, player: int, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
+        """The observation of `player` from scratch (Observer does the same incrementally)."""
+        return self.observer(state.game, player).update(state, stage, kind, source).copy()
+
+
+class Observer:
+    """One player's observation of one game, updated in place from the state after each move."""
+
+    def __init__(self, enc: Encoding, game: BaseGame, player: int):
+        self.enc, self.game, self.player = enc, game, player
+        n, g, t = enc.players, enc.grid, game.tables
+        self.cell = g.cells_of(t.ids)  # hex index -> grid cell
+        self.buf = np.zeros(enc.size, np.float32)
+        self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
+        self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
+        self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
+        cells = g.cells
+        self.off = {name: i * cells for i, name in enumerate(enc.planes)}
+        rules, pi = enc.rules, enc.plane_index
+        for name in rules.terrains:
+            self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
+        self._set(pi["location"], game.tile_hexes)
+        self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
+        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
+        self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
+        self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
+        self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
+        self.fixed = (pi["blocked"], pi["built-this-turn"], pi["chosen-source"])
+        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
+        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
+        self.cards = [float(c in game.setup.cards) for c in rules.cards]
+        self.vec_at = enc.size - enc.vector_size
+        # value -> position, for the one-hot fields
+        self.deck_index = {c: i for i, c in enumerate(enc.deck)}
+        self.seat_index = {s: s for s in range(n)}
+        self.kind_index = {k: k for k in range(len(enc.kinds))}
+        self.stage_index = {k: k for k in range(len(STAGES))}
+
+    def _set(self, plane: int, mask: int) -> None:
+        """Make a binary plane hold `mask`, writing only the hexes that changed."""
+        old = self.masks.get(plane, 0)
+        if old == mask:
+            return
+        self.masks[plane] = mask
+        base, buf, cell = plane * self.enc.grid.cells, self.buf, self.cell
+        for i in bit_list(old ^ mask):
+            buf[base + cell[i]] = (mask >> i) & 1
+
+    def _set_counts(self, plane: int, values: dict[int, int]) -> None:
+        old = self.counts.get(plane, {})
+        if old == values:
+            return
+        self.counts[plane] = values
+        base, buf, cell = plane * self.enc.grid.cells, self.buf, self.cell
+        for i in old.keys() | values.keys():
+            if old.get(i) != values.get(i):
+                buf[base + cell[i]] = values.get(i, 0)
+
+    def update(self, state: State, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
+        """Bring the observation up to `state` (and the environment's partial choice of a move:
+        `stage`, the chosen action kind and source hex) and return the buffer (not a copy)."""
+        enc, game, p, n = self.enc, self.game, self.player, self.enc.players
+        # planes
+        by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
+        loc_of, dealt = game.tables.location_of, state.dealt
+        for at, left in state.loc_supply.items():
+            if left:
+                name = loc_of[at] or dealt.get(at)
+                if name is not None:
+                    by_kind[name][at] = left
+        tile_plane = self.tile_plane
+        for name, values in by_kind.items():
+            self._set_counts(tile_plane[name], values)
+        others = self.enc.piece_kinds[1:]
+        kind_own, taken, put = state.kind_own, state.taken, self._set
+        for s in range(n):
+            planes = self.piece_planes[s]
+            own = state.own[s]
+            for k, plane in zip(others, planes[1:], strict=True):
+                m = kind_own[k][s]
+                own ^= own & m
+                put(plane, m)
+            put(planes[0], own)
+            put(self.taken_plane[s], taken[s])
+        for k, m in state.neutral.items():
+            put(self.neutral_plane[k], m)
+        blocked, built, chosen = self.fixed
+        put(blocked, state.blocked)
+        put(built, state.mand_built)
+        put(chosen, 1 << source if source >= 0 else 0)
+        # the vector, written whole (a few hundred numbers)
+        deck, order, hot = enc.deck, self.order, _one_hot
+        vec: list[float] = []
+        mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
+        vec += [mine.count(c) for c in deck]
+        vec += hot(self.deck_index, state.wild if p == state.current else None)
+        vec += hot(self.deck_index, state.drawn)
+        vec += [state.discard.count(c) for c in deck]
+        vec += [state.removed.count(c) for c in deck]
+        vec.append(len(state.deck))
+        vec += [len(state.spare[s]) for s in order]
+        vec.append(float(state.choosing))
+        index, width = self.tile_index, len(self.tile_index)
+        for s in order:
+            counts = [0] * (3 * width)  # unused, used, new
+            for x in state.tiles[s]:
+                i = index[x.kind]
+                counts[i + width * x.used] += 1
+                counts[i + 2 * width] += x.new
+            vec += counts
+        vec += [state.supply[s] for s in order]
+        for k in enc.rules.kinds:
+            supply = state.kind_supply[k]
+            vec += [supply[s] for s in order]
+        vec += [state.stock[k] for k in enc.rules.neutral]
+        vec += self.cards
+        seat = self.seat
+        seats, kinds = self.seat_index, self.kind_index
+        vec += hot(seats, seat[state.current])
+        vec += hot(seats, seat[state.start_player])
+        vec += [state.turn, state.mand_left, state.built]
+        vec += hot(kinds, state.pending if state.pending_left else None)
+        vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
+        vec += [float(state.ending), float(state.over)]
+        vec += hot(self.stage_index, stage)
+        vec += hot(kinds, kind if kind >= 0 else None)
+        vec += [sum(state.gold[s].values()) for s in order]
+        self.buf[self.vec_at :] = vec
+        return self.buf
+
+
+def _one_hot(index: dict, value) -> list[float]:
+    """1.0 at the position of `value` in `index` (none if it is absent), 0.0 elsewhere."""
+    out = [0.0] * len(index)
+    at = index.get(value)
+    if at is not None:
+        out[at] = 1.0
+    return out
