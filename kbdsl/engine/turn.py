@@ -410,7 +410,7 @@ class Turn(Holdings, Targets, Gold):
         while not self.over and self.turn < stop_turn and moves < max_moves:
             p = self.current
             rng, getrandbits = rngs[p], bits[p]
-            if self.pending_left or self.choosing or (any_time and self._holds_any_time(p)):
+            if self.pending_left or self.choosing or (any_time and self.tiles[p] and self._holds_any_time(p)):
                 moves += 1
                 self.apply_action(self.sample_action(rng))
                 continue
@@ -418,7 +418,7 @@ class Turn(Holdings, Targets, Gold):
             # outer loop's tests change only then: a new turn, a pending action, or a tile
             # usable between the builds taken)
             while moves < max_moves:
-                if any_time and self._holds_any_time(p):
+                if any_time and self.tiles[p] and self._holds_any_time(p):
                     break
                 moves += 1
                 usable = None  # the player's usable_tiles, once found
@@ -525,7 +525,7 @@ class Turn(Holdings, Targets, Gold):
                 self._mandatory_build(p, to)
                 if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
                     break
-                if g.any_time and self._holds_any_time(p):  # its moves come between the builds now
+                if g.any_time and self.tiles[p] and self._holds_any_time(p):  # its moves come between the builds
                     break
                 targets = self.mandatory_targets()
                 if not targets:
