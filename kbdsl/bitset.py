@@ -83,18 +83,24 @@ def dilate(mask: int, nbr_mask: Sequence[int]) -> int:
     return out
 
 
+def off_axis(steps: Sequence[Sequence[int]], nbr_mask: Sequence[int]) -> list[int]:
+    """Per hex, its neighbours that lie in no direction (`steps[d][i]`: the neighbour of i in
+    direction d, or -1): what masked shifts miss (none on a plain hex grid)."""
+    along = [0] * len(nbr_mask)
+    for step in steps:
+        for i, j in enumerate(step):
+            if j >= 0:
+                along[i] |= 1 << j
+    return [m ^ (m & a) for m, a in zip(nbr_mask, along, strict=True)]
+
+
 def grower(steps: Sequence[Sequence[int]], nbr_mask: Sequence[int]) -> Callable[[int], int]:
     """`dilate(mask, nbr_mask)` as one function compiled once per board shape: a small mask hex by
     hex, a larger one as the masked shifts of its six directions (`steps[d][i]`: the neighbour of
     i in direction d, or -1), plus, hex by hex, any neighbours that lie in no direction. A hex
     costs the loop about four big-int operations, a distinct offset of a direction the shifts
     about two and a half (timed on 400- and 435-hex boards), hence the size where they change."""
-    along = [0] * len(nbr_mask)  # the neighbours of each hex that some direction reaches
-    for step in steps:
-        for i, j in enumerate(step):
-            if j >= 0:
-                along[i] |= 1 << j
-    extra = [m ^ (m & a) for m, a in zip(nbr_mask, along, strict=True)]
+    extra = off_axis(steps, nbr_mask)
     off = sum(1 << i for i, x in enumerate(extra) if x)  # hexes with a neighbour in no direction
     tables = [shift_table(step) for step in steps]
     shifts = " | ".join(shift_text("m", t) for t in tables) or "0"

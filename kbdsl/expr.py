@@ -778,12 +778,25 @@ def _near(a: int, b: int, t) -> int:
 
 
 def _touching(mask: int, n: int, t) -> int:
-    """Hexes with at least n neighbours in mask."""
-    out = 0
-    nbrs = t.nbr_mask
-    for i in bit_list(t.grow(mask)):
-        if (nbrs[i] & mask).bit_count() >= n:
-            out |= 1 << i
+    """Hexes with at least n neighbours in mask: per direction, the hexes whose neighbour that way
+    is in mask are a masked shift of it (Tables.shifts), counted bit-sliced up to n (ge[k]: the
+    hexes with k such neighbours so far); a hex with a neighbour in no direction (Tables.odd) is
+    counted hex by hex."""
+    if n <= 1:
+        return t.grow(mask)
+    ge = [t.all] + [0] * n
+    for shift in t.shifts:
+        s = shift(mask)
+        if s:
+            for k in range(n, 0, -1):
+                ge[k] |= ge[k - 1] & s
+    out = ge[n]
+    if t.odd:
+        nbrs = t.nbr_mask
+        out ^= out & t.odd
+        for i in bit_list(t.odd & t.grow(mask)):
+            if (nbrs[i] & mask).bit_count() >= n:
+                out |= 1 << i
     return out
 
 

@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from kbdsl.bitset import bit_list, components, grower, shift_table, shifter
+from kbdsl.bitset import bit_list, components, grower, off_axis, shift_table, shifter
 from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph, trim
 from kbdsl.ruleset import RuleSet
 
@@ -37,7 +37,7 @@ class Shape:
     shifts: list[Callable[[int], int]]  # shifts[d](mask): mask moved one step in direction d
     grow: Callable[[int], int]  # grow(mask): every hex next to one of mask, as dilate (bitset.grower)
     six: int  # hexes with six neighbours (where a piece covering a hex and its neighbours fits)
-    inner: int  # hexes of six whose six neighbours all lie along the directions (steps)
+    odd: int  # hexes with a neighbour in no direction, which masked shifts miss (bitset.off_axis)
     edge: int
     lines: list[int]
     line_ids: list[str]
@@ -81,12 +81,8 @@ class Shape:
             for side in a.get("sides", ()):
                 sides[side] = sides.get(side, 0) | 1 << i
         shifts = [shifter(shift_table(step)) for step in steps]  # kbdsl.bitset.shifter
-        six = inner = 0
-        for i, ns in enumerate(nbr):
-            if len(ns) == 6:
-                six |= 1 << i
-                if sorted(step[i] for step in steps) == ns:
-                    inner |= 1 << i
+        six = sum(1 << i for i, ns in enumerate(nbr) if len(ns) == 6)
+        odd = sum(1 << i for i, x in enumerate(off_axis(steps, nbr_mask)) if x)
         return cls(
             ids,
             index,
@@ -96,7 +92,7 @@ class Shape:
             shifts,
             grower(steps, nbr_mask),
             six,
-            inner,
+            odd,
             edge,
             list(lines.values()),
             list(lines),

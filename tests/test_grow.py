@@ -1,17 +1,19 @@
-"""The compiled neighbourhood of a hex set (Tables.grow, kbdsl.bitset.grower) and the smaller side
-of `A & next-to(B)` (kbdsl.expr._near) against the per-hex definition, on random layouts of every
+"""The compiled neighbourhood of a hex set (Tables.grow, kbdsl.bitset.grower), the smaller side of
+`A & next-to(B)` (kbdsl.expr._near), `next-to(A, n)` and the footprint pieces' targets (by masked
+shifts) against the per-hex definitions, on random layouts of every
 shipped rule set and on a graph with a neighbour that lies in no direction."""
 
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 from conftest import ROOT, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbdsl.bitset import dilate, grower
-from kbdsl.expr import _near
+from kbdsl.bitset import dilate, grower, shift_table, shifter
+from kbdsl.expr import _near, _touching
 from kbdsl.game import Game
 
 RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
@@ -31,9 +33,11 @@ def test_grow_and_near_are_the_per_hex_definition(name, seed, size):
         == sum(1 << i for i in range(t.n) if a >> i & 1 and t.nbr_mask[i] & b)
     )
     assert _near(b, a, t) == b & dilate(a, t.nbr_mask)
+    for n in range(1, 7):  # next-to(a, n)
+        assert _touching(a, n, t) == sum(1 << i for i in range(t.n) if (t.nbr_mask[i] & a).bit_count() >= n)
 
 
-def test_grow_adds_neighbours_that_lie_in_no_direction():
+def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():
     # a row of 8 hexes (direction 0 to the right, 3 to the left) and an extra edge 0-7
     steps = [
         [i + 1 if i < 7 else -1 for i in range(8)],
@@ -47,8 +51,12 @@ def test_grow_adds_neighbours_that_lie_in_no_direction():
     nbr[0] |= 1 << 7
     nbr[7] |= 1 << 0
     grow = grower(steps, nbr)
+    shifts = [shifter(shift_table(step)) for step in steps]
+    t = SimpleNamespace(nbr_mask=nbr, grow=grow, shifts=shifts, all=255, odd=sum(1 << i for i in (0, 7)))
     for mask in range(256):
         assert grow(mask) == dilate(mask, nbr), bin(mask)
+        for n in (1, 2, 3):
+            assert _touching(mask, n, t) == sum(1 << i for i in range(8) if (nbr[i] & mask).bit_count() >= n)
 
 
 def footprint_targets(state, kind: str, p: int, allowed: int, adjacent: bool, required: bool) -> int:

@@ -109,12 +109,12 @@ class Kinds(Pieces):
         # is in it, i.e. in the masked shift of it each way (Tables.shifts), or, with a neighbour
         # in no direction, hex by hex
         t = self.game.tables
-        out = allowed & t.inner
+        out = allowed & (t.six ^ (t.six & t.odd))
         for shift in t.shifts:
             if not out:
                 break
             out &= shift(allowed)
-        for i in bit_list(allowed & (t.six ^ t.inner)):
+        for i in bit_list(allowed & t.six & t.odd):
             if t.nbr_mask[i] & allowed == t.nbr_mask[i]:
                 out |= 1 << i
         # next to p's pieces: an own hex next to the cover, so within two steps of the centre

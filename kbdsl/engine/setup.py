@@ -230,7 +230,9 @@ class BaseGame:
         plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
         self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
         self.mandatory_lean = (
-            plain and self.mandatory.adjacent and not (self.on_gain or self.on_build or self.on_mandatory)
+            plain
+            and self.mandatory.adjacent
+            and not (self.on_gain or self.on_build or self.on_mandatory or self.any_time)
         )
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks

@@ -446,13 +446,21 @@ class Turn(Given, Grants, Targets, Gold, Later):
         while not self.over and self.turn < stop_turn and moves < max_moves:
             p = self.current
             rng, getrandbits = rngs[p], bits[p]
-            if self.pending_left or self.choosing or any_time or reactions:
+            if (
+                self.pending_left
+                or self.choosing
+                or reactions
+                or (any_time and self.tiles[p] and self._holds_any_time(p))
+            ):
                 moves += 1
                 self.apply_action(self.sample_action(rng))
                 continue
             # p's decisions, to the end of the turn or a tile action of several steps (the
-            # outer loop's tests change only then: a new turn, or a pending action)
+            # outer loop's tests change only then: a new turn, a pending action, or a tile
+            # usable between the builds taken)
             while moves < max_moves:
+                if any_time and self.tiles[p] and self._holds_any_time(p):
+                    break
                 moves += 1
                 usable = None  # the player's usable_tiles, once found
                 if self.mand_left > 0:
@@ -477,6 +485,15 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 self.apply_action(base + k)
                 if base == end or self.pending_left:
                     break
+
+    def _holds_any_time(self, p: int) -> bool:
+        """Whether p holds a tile usable between the mandatory builds (window: any-time): only
+        then do play_random's shortcuts, which take the builds alone, not apply."""
+        any_time = self.game.any_time
+        for tile in self.tiles[p]:  # noqa: SIM110 (a loop: any() of a generator costs more)
+            if tile.kind in any_time:
+                return True
+        return False
 
     def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
@@ -548,6 +565,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 log.append(build + to)
                 self._mandatory_build(p, to)
                 if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
+                    break
+                if g.any_time and self.tiles[p] and self._holds_any_time(p):  # its moves come between the builds
                     break
                 targets = self.mandatory_targets()
                 if not targets:
