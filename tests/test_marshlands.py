@@ -9,7 +9,7 @@ import pytest
 
 from kbdsl.bots import RandomBot, play_out
 from kbdsl.engine.state import State
-from kbdsl.errors import RuleError, SetupError
+from kbdsl.errors import IllegalMove, RuleError, SetupError
 from kbdsl.game import Game
 from kbdsl.protocol import describe
 from kbdsl.ruleset import load
@@ -180,3 +180,50 @@ def test_next_turn_modifiers_add_up_and_round_trip(marsh):
     assert State.from_json(state.to_json(), game) == state
     assert state.to_json()["later"] == [{"extra": 3, "ignore": True}, None]
     assert "later" not in Game.new(load("base"), players=2, seed=0).new_state().to_json()
+
+
+def test_next_turn_ignore_frees_the_first_settlement_of_the_next_turn(tmp_path):
+    rules = _rules(
+        tmp_path,
+        """
+        tile herald { letter: x  supply: 2  action: next-turn ignore adjacent-if-possible }
+        section look { grid:
+          | G G G G G G G G G G
+          |  G G G G G G G G G G
+          | G G G G G G G G G G
+          |  G G G G G G G G G G
+          | G G G G x G G G G G
+          |  G G G G G G G G G G
+          | G G G G G G G G G G
+          |  G G G G G G G G G G
+          | G G G G G G G G G G
+          |  G G G G G G G G G G
+        }
+        """,
+    )
+    game = Game.new(rules, players=2, seed=0, sections=["look", "farm", "oasis", "tower"], cards=["lords", "miners", "knights"])
+    state = State.arrange(
+        game, [["4,5"], ["19,19"]], hand=["grass", "grass"], built=3, tiles=[[{"tile": "herald", "at": "4,4"}], []],
+        deck=["grass", "grass"],
+    )  # fmt: skip
+    state.play({"do": "herald"})
+    assert state.targets("build") == []  # this turn's mandatory action is done: the modifier waits
+    state.play({"do": "end"})
+    for _ in range(3):
+        state.play({"do": "build", "to": state.targets("build")[0]})
+    state.play({"do": "end"})
+    assert state.current == 0 and state.waived
+    free = state.targets("build")
+    assert "0,0" in free and "4,6" in free  # not only the hexes next to 4,5
+    state.play({"do": "build", "to": "0,0"})
+    assert "0,9" not in state.targets("build")  # the second settlement is bound again
+
+
+def test_forced_use_names_the_tile(tmp_path):
+    nomads = load("nomads")
+    game = Game.new(nomads, players=2, seed=0, sections=["caravan", "garden", "quarry", "village"],
+                    cards=["lords", "miners", "knights"], options={"nomad-tiles-forced": True})  # fmt: skip
+    state = State.arrange(game, [["2,3"], []], hand=["grass", "grass"], built=3, tiles=[[{"tile": "outpost", "at": "3,3"}], []])
+    assert {m.do for m in state.legal_moves()} == {"outpost"}
+    with pytest.raises(IllegalMove, match="Outpost tile must be used"):
+        state.play({"do": "end"})
