@@ -136,3 +136,13 @@ def test_arranged_positions_give_the_grants_to_the_player_to_move():
     game = Game(rules, Setup(2, Layout.of(rules, HARVEST), ()))
     s = State.arrange(game, [[], ["6,1"]], current=1, hand=["grass", "flower"])
     assert s.targets("farming") == ["7,0", "7,1"]
+
+
+def test_pictures_show_the_markers_put_at_set_up():
+    from kbdsl.render.svg import board
+
+    rules = load("caves")
+    game = Game(rules, Setup(2, Layout.of(rules, ["tavern", "harbor", "tower", "oasis"]), (), 0))
+    svg = str(board(game))
+    drawn = sorted(h for h in game.tables.names(game.marks["cave"]) if f'data-hex="{h}" data-marker="cave"' in svg)
+    assert drawn == sorted(game.tables.names(game.marks["cave"])) and len(drawn) == 3
