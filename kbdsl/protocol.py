@@ -149,6 +149,7 @@ def describe(rules: RuleSet) -> Json:
         ],
         "cards": [_card(c) for c in rules.cards.values()],
         "decks": decks,
+        **({"setups": [_setup(rules, d, st) for d, _, st in rules.placements]} if rules.placements else {}),
         "scorings": [_card(c) for c in rules.scorings.values()],
         "boards": [
             {
@@ -172,6 +173,20 @@ def describe(rules: RuleSet) -> Json:
             }
             for k, p in rules.presets.items()
         ],
+    }
+
+
+def _setup(rules: RuleSet, d: Any, settings: Any) -> Json:
+    """A `setup` declaration for front ends: the markers it puts at set-up."""
+    return {
+        "name": d.name,
+        "title": d.title,
+        "texts": list(d.texts),
+        "marker": d.marker,
+        "count": d.count,
+        "on": unparse(d.on) if d.on is not None else "all",
+        "per": settings.resolve(rules.option_defaults())["per"],
+        "sections": list(d.sections),
     }
 
 

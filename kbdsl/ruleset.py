@@ -187,7 +187,8 @@ GRANT_SETTINGS: Mapping[str, Mapping[str, str]] = {
 PLACEMENT_SETTINGS: Mapping[str, Mapping[str, str]] = {
     "per": {
         "board": "the count is put on hexes of the whole board",
-        "section": "the count is put on each section in play (each named in `sections`, if it names some)",
+        "section": "the count is put on each section in play that is a sector (each named in `sections`, if it "
+        "names some)",
     },
 }
 #: Card-zone settings: how many terrain cards a hand holds and where they go. The `turn` block

@@ -8,7 +8,7 @@ import pytest
 from kbdsl.bots import RandomBot, play_out
 from kbdsl.engine.setup import Setup
 from kbdsl.engine.state import State
-from kbdsl.errors import RuleError, SetupError
+from kbdsl.errors import IllegalMove, RuleError, SetupError
 from kbdsl.game import Game
 from kbdsl.position import Layout
 from kbdsl.resources import rules_path
@@ -111,3 +111,38 @@ def test_harvest_sections_are_marked_placeholders():
     rules = load("harvest")
     for name in HARVEST:
         assert "PLACEHOLDER" in rules.sections[name].title
+
+
+def test_a_start_of_game_phase_lets_each_player_place_in_seat_order():
+    rules = load(rules_path("base") / "scenarios" / "fixtures" / "setup-choice")
+    game = Game.new(rules, players=3, seed=1)
+    s = game.new_state()
+    order = []
+    while s.phase == 1:
+        order.append(s.current)
+        assert {m.do for m in s.legal_moves()} == {"stone-setting", "end"}
+        s.play(next(m for m in s.legal_moves() if m.do == "stone-setting"))
+        with pytest.raises(IllegalMove, match="no use of the Stone setting action left"):
+            s.play(next(m for m in game.new_state().legal_moves() if m.do == "stone-setting"))
+        s.play("end")
+    assert order == [0, 1, 2] and s.current == 0 and s.mand_left == 3
+    assert s.neutral["stone"].bit_count() == 3 and s.stock["stone"] == 2
+    assert "stone-setting" not in {m.do for m in s.legal_moves()}
+    assert State.from_json(s.to_json(), game) == s
+
+
+def test_arranged_positions_give_the_grants_to_the_player_to_move():
+    rules = load("harvest")
+    game = Game(rules, Setup(2, Layout.of(rules, HARVEST), ()))
+    s = State.arrange(game, [[], ["6,1"]], current=1, hand=["grass", "flower"])
+    assert s.targets("farming") == ["7,0", "7,1"]
+
+
+def test_pictures_show_the_markers_put_at_set_up():
+    from kbdsl.render.svg import board
+
+    rules = load("caves")
+    game = Game(rules, Setup(2, Layout.of(rules, ["tavern", "harbor", "tower", "oasis"]), (), 0))
+    svg = str(board(game))
+    drawn = sorted(h for h in game.tables.names(game.marks["cave"]) if f'data-hex="{h}" data-marker="cave"' in svg)
+    assert drawn == sorted(game.tables.names(game.marks["cave"])) and len(drawn) == 3

@@ -105,6 +105,15 @@ def show_text(d: dict) -> str:
             f"Deck {name} (one card for each of {', '.join(dealt)} in play)",
             [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["cards"] if c["name"] in cards],
         )
+    table(
+        "Set-up markers",
+        [
+            [m["name"], m["title"], f"{m['count']} {m['marker']} on {m['on']}"
+             + (f" per section ({', '.join(m['sections'])})" if m["per"] == "section" and m["sections"] else
+                " per section" if m["per"] == "section" else "")]
+            for m in d.get("setups", [])
+        ],
+    )  # fmt: skip
     table("Always scored", [[c["name"], c["title"], " ".join(c["texts"]) or c["score"]] for c in d["scorings"]])
     table(
         "Boards and sections",

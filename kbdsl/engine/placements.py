@@ -42,16 +42,12 @@ def mark(rules: RuleSet, board: Board, seed: int, options: Mapping[str, bool]) -
 
 
 def _areas(board: Board, per_section: bool, named: tuple[str, ...]) -> list[int]:
-    """The hexes of each section in play (those named, if any), in layout order; or the whole board."""
+    """The hexes of each section in play that is a sector (those named, if any), in board order;
+    or the whole board. (From the tables: random games never assemble the board's graph.)"""
     t = board.tables
     if not per_section:
         return [t.all]
-    areas: dict[str, int] = {}
-    for node, attrs in board.graph.nodes(data=True):
-        sec = attrs.get("section")
-        if sec is not None and (not named or sec in named):
-            areas[sec] = areas.get(sec, 0) | 1 << t.index[node]
-    return [areas[s] for s in sorted(areas, key=lambda s: areas[s] & -areas[s])]
+    return [m for sec, m in zip(t.sector_ids, t.sectors, strict=True) if not named or sec in named]
 
 
 def _with_marks(t: Tables, marks: dict[str, int]) -> Tables:

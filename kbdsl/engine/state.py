@@ -358,6 +358,9 @@ class State(Turn):
         if not (0 <= current < n and 0 <= start < n):
             raise SetupError(f"current and start must be seats 0 to {n - 1}")
         s.current, s.start_player, s.ending = current, start, ending
+        s._init_grants(n)  # an arranged position is in the players' turns, set-up phases over
+        if game.grants:
+            s.give_grants(current)
         if spare is not None:
             if len(spare) != n or any(c not in game.rules.deck for x in spare for c in x):
                 raise SetupError(f"spare must give terrain cards of the deck for each of the {n} players")

@@ -67,6 +67,7 @@ STYLE = """
 .legal-mark { fill: #000; fill-opacity: 0.55; pointer-events: none; }
 .aura-mark { fill: #000; fill-opacity: 0.18; stroke: #000; stroke-dasharray: 2 2; pointer-events: none; }
 .last-mark { fill: none; stroke: #000; stroke-width: 2.5; stroke-dasharray: 4 3; pointer-events: none; }
+.set-up-mark { fill: none; stroke: #000; stroke-width: 1.5; stroke-dasharray: 1 2; pointer-events: none; }
 .piece polygon { stroke: #222; stroke-width: 1.2; }
 .piece .footprint { stroke: none; fill-opacity: 0.45; }
 .seat, .label, .coord, .name, .title { pointer-events: none; font-family: sans-serif; }
@@ -152,6 +153,15 @@ def board(
         out.append(
             f'<circle class="legal-mark" data-hex="{h}" cx="{x:.1f}" cy="{y + R * 0.1:.1f}" r="{R * 0.22:.1f}"/>'
         )
+    for terrain, mask in game.marks.items():  # markers put at set-up: the hex is of their terrain too
+        title = rules.terrains[terrain].title
+        for h in t.names(mask):
+            x, y = centre[h]
+            out.append(
+                f'<polygon class="set-up-mark" data-hex="{h}" data-marker="{escape(terrain)}" '
+                f'points="{_points(x, y, R * 0.7)}"/>'
+            )
+            out.append(_text("name", x, y + R * 0.3, title))
     for h in blocked:  # hexes next to a piece with an aura: nobody builds, places or moves there
         x, y = centre[h]
         out.append(f'<polygon class="aura-mark" data-hex="{h}" points="{_points(x, y, R * 0.55)}"/>')
