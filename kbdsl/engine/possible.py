@@ -2,10 +2,10 @@
 shape checks of kbdsl.engine.state, and what `State.arrange` refuses of the pieces it is given.
 
 A piece stands only where some action that builds, places or moves its kind may put it
-(BaseGame.standable: a settlement never on a terrain no card or tile of the game builds on, nor on a
-castle or a location hex unless a rule says so); a list of hexes names each hex once; a game is over only
-after a supply ran out or a whole round passed without a settlement; and a saved game's pieces
-come from its moves, unless the position was set up by hand (`"arranged": true`).
+(BaseGame.standable: a settlement never on a terrain no card or tile of the game builds on, nor
+on a location hex or a terrain that is not buildable unless a rule says so); a list of hexes names
+each hex once; a game is over only after a supply ran out or a whole round passed without a
+settlement; and a saved game's pieces come from its moves, unless the position was set up by hand (`"arranged": true`).
 """
 
 from __future__ import annotations
