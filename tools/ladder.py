@@ -2,6 +2,7 @@
 
     python tools/ladder.py [--games 200] [--jobs 2] [--seed 0] [--out ladder.md]
         [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's four pairings)
+        [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
 
 Game 2k and 2k+1 of a pairing share the random setup of seed `seed + k` and swap the seats, so
 neither bot gains from the first move or the board. A bot is named as for `make_bot`, optionally
@@ -31,6 +32,10 @@ PAIRS = [  # easy, medium and hard (kbdsl.bots.LEVELS) are greedy, montecarlo an
     ("montecarlo", "greedy"),
     ("ismcts", "montecarlo"),
 ]
+
+# OpenSpiel's own ISMCTS (kbdsl.envs.openspiel_bots, the `rl` extra) against kbdsl's, both at 192
+# simulations (playouts) a decision: a reference implementation nobody here wrote.
+OPENSPIEL = ("kbdsl.envs.openspiel_bots:OpenSpielIsmcts", "ismcts")
 
 
 def build(spec: str, seed: str):
@@ -78,8 +83,11 @@ def main() -> None:
     ap.add_argument("--rules", default="base")
     ap.add_argument("--pair", action="append", help="A,B: A's win rate against B (repeatable)")
     ap.add_argument("--out", help="also write the table (markdown) to this file")
+    ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
     args = ap.parse_args()
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
+    if args.openspiel:
+        pairs = [*(pairs if args.pair else []), OPENSPIEL]
     lines = [
         f"{args.games} two-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
         "seats swapped; CPU ms per decision (mean / 99th percentile, one core of this machine)",
