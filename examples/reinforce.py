@@ -6,11 +6,11 @@ The policy is linear and softmax over the legal actions: an action (kind, cell) 
 its kind and by the observation's planes at its cell and summed over the cell's six neighbours
 (the planes are the observer's: seat 0 is always "me", so one policy plays every seat). Both
 seats play the same policy; after every batch of games each decision moves the weights along
-(features of the action taken - their mean under the policy) * (the seat's final margin, scaled),
-which is REINFORCE with a baseline of 0 (the margins of two seats sum to 0). It prints the win
-rate against `random` and `greedy` before (the untrained policy plays uniformly at random) and after training, seats swapped; a shared win counts
-half. Bots act through the same environment: their engine move is taken action by action
-(`Episode.action_for`).
+(features of the action taken - their mean under the policy) * (the seat's final margin / 10), by
+Adam: REINFORCE with a baseline of 0 (the margins of two seats sum to 0). It prints the win
+rate against `random` and `greedy` before training (the untrained policy plays uniformly at
+random) and after, seats swapped; a shared win counts half. Bots act through the same
+environment: their engine move is taken action by action (`Episode.action_for`).
 """
 
 from __future__ import annotations
@@ -99,14 +99,17 @@ def evaluate(env: raw_env, theta: np.ndarray, feats: Features, opponent: str, ga
     return score / games
 
 
-def train(env: raw_env, feats: Features, games: int, seed: int, batch: int = 8, lr: float = 0.02) -> np.ndarray:
+def train(env: raw_env, feats: Features, games: int, seed: int, lr: float, batch: int = 8) -> np.ndarray:
+    """Self-play: both seats sample from the policy; every `batch` games an Adam step along the
+    mean of (features taken - expected features) * margin / 10 over the batch's decisions."""
     rng = np.random.default_rng(seed)
     theta = np.zeros(feats.size)
-    grad, taken = np.zeros_like(theta), 0
+    m, v = np.zeros_like(theta), np.zeros_like(theta)  # Adam's moments
+    grad, taken, steps = np.zeros_like(theta), 0, 0
     for g in range(games):
         trace: list[tuple[int, np.ndarray]] = []
 
-        def choose(seat, obs, legal, trace=trace):
+        def choose(seat, obs, legal, trace=trace, theta=theta):  # theta changes in place
             f = feats(obs, legal)
             p = policy(theta, f)
             i = rng.choice(len(legal), p=p)
@@ -115,10 +118,14 @@ def train(env: raw_env, feats: Features, games: int, seed: int, batch: int = 8, 
 
         margins = play(env, seed + 10_000 + g, choose)
         for seat, g_log in trace:
-            grad += g_log * margins[seat] / 20.0
+            grad += g_log * margins[seat] / 10.0
         taken += len(trace)
         if (g + 1) % batch == 0:
-            theta += lr * grad / max(taken, 1) * 100
+            steps += 1
+            grad /= taken
+            m = 0.9 * m + 0.1 * grad
+            v = 0.999 * v + 0.001 * grad**2
+            theta += lr * (m / (1 - 0.9**steps)) / (np.sqrt(v / (1 - 0.999**steps)) + 1e-8)  # ascent
             grad[:], taken = 0.0, 0
     return theta
 
@@ -129,6 +136,7 @@ def main() -> None:
     ap.add_argument("--eval", type=int, default=40, help="games against each bot, before and after")
     ap.add_argument("--rules", default="base")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lr", type=float, default=0.05, help="Adam's step size")
     args = ap.parse_args()
     env = raw_env(args.rules, 2, reward="margin")
     env.reset(seed=args.seed)
@@ -136,7 +144,7 @@ def main() -> None:
     start = time.process_time()
     untrained = np.zeros(feats.size)
     before = {b: evaluate(env, untrained, feats, b, args.eval, 1_000_000) for b in ("random", "greedy")}
-    theta = train(env, feats, args.games, args.seed)
+    theta = train(env, feats, args.games, args.seed, args.lr)
     after = {b: evaluate(env, theta, feats, b, args.eval, 1_000_000) for b in ("random", "greedy")}
     for b in before:
         print(f"win rate against {b:<6}: before {before[b]:.0%}, after {after[b]:.0%} ({args.eval} games each)")

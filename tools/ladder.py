@@ -1,7 +1,8 @@
 """Bot strength ladder: games per pairing on random setups, with a fair seat rotation.
 
     python tools/ladder.py [--games 200] [--players 2] [--jobs 2] [--seed 0] [--out ladder.md]
-        [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's three pairings)
+        [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's pairings)
+        [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
@@ -34,6 +35,10 @@ PAIRS = [  # easy, medium and hard (kbdsl.bots.LEVELS) are greedy, montecarlo an
     ("montecarlo", "greedy"),
     ("ismcts", "montecarlo"),
 ]
+
+# OpenSpiel's own ISMCTS (kbdsl.envs.openspiel_bots, the `rl` extra) against kbdsl's, both at
+# kbdsl.bots.base.PLAYOUTS simulations (playouts) a decision: a reference implementation nobody here wrote.
+OPENSPIEL = ("kbdsl.envs.openspiel_bots:OpenSpielIsmcts", "ismcts")
 
 
 def build(spec: str, seed: str):
@@ -87,8 +92,11 @@ def main() -> None:
     ap.add_argument("--rules", default="base")
     ap.add_argument("--pair", action="append", help="A,B: A's win rate against B (repeatable)")
     ap.add_argument("--out", help="also write the table (markdown) to this file")
+    ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
     args = ap.parse_args()
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
+    if args.openspiel:
+        pairs = [*(pairs if args.pair else []), OPENSPIEL]
     lines = [
         f"{args.games} {args.players}-player games per pairing, {args.rules} rules, random setups (seed {args.seed}), "
         f"A in each seat once a setup (B in the others); a win shared by k counts 1/k; chance {1 / args.players:.0%}; "

@@ -97,6 +97,11 @@ class Bot(Protocol):
     def choose(self, state: State) -> int: ...
 
 
+#: The search bots' budget a decision (montecarlo, ismcts, and the ladder's OpenSpiel ISMCTS): scorer
+#: calls for kbdsl's, simulations for OpenSpiel's.
+PLAYOUTS = 200
+
+
 class SeatBot:
     """Base of the built-in bots: `act(seat)` decides from the player's view alone."""
 

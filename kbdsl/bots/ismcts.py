@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import random
 
-from kbdsl.bots.base import Seat, SeatBot
+from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
 from kbdsl.bots.playout import rollout, worth
 from kbdsl.game import State
 
@@ -46,7 +46,7 @@ class IsmctsBot(SeatBot):
     def __init__(
         self,
         seed: int | str = 0,
-        playouts: int = 200,
+        playouts: int = PLAYOUTS,
         horizon: int | None = 2,
         c: float = 0.4,
         scale: float = 10.0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from kbdsl.bots.base import Seat, SeatBot
+from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
 from kbdsl.bots.greedy import ranked
 from kbdsl.bots.playout import rollout, worth
 
@@ -22,7 +22,7 @@ class MonteCarloBot(SeatBot):
     def __init__(
         self,
         seed: int | str = 0,
-        playouts: int = 200,
+        playouts: int = PLAYOUTS,
         width: int = 6,
         horizon: int | None = 2,
         tile_gold: float = 3.0,

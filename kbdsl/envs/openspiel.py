@@ -16,8 +16,9 @@ under RULINGS 8, a reshuffled deck's first card) come from the set-up's seed.
 Players act with the environments' action space (kbdsl.envs.actions). Observations are the
 kbdsl.envs.encoding vector; information states add the player's card history. Strings hold
 what the player's view holds (everything public and its own cards), information-state strings
-also the whole move log and the player's card history, so they have perfect recall. `resample_from_infostate` deals the unseen cards at random
-(kbdsl.determinize), for ISMCTS and other determinising search.
+also the whole move log and the player's card history, so they have perfect recall.
+`resample_from_infostate` deals the unseen cards at random (kbdsl.determinize), for ISMCTS and
+other determinising search.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ The search is OpenSpiel's information-set MCTS (`open_spiel.python.algorithms.is
 observer, UCT, a fresh determinisation per simulation from `resample_from_infostate`) on the
 `python_kbdsl` game; its leaves are valued by one random playout to the end of the game, played
 by the engine (`State.play_random`), as OpenSpiel's RandomRolloutEvaluator would but without a
-Python call per move. The budget is `simulations` a decision (192, kbdsl's ismcts's playouts). A
+Python call per move. The budget is `simulations` a decision (kbdsl.bots.base.PLAYOUTS, kbdsl's ismcts's playouts). A
 move that takes several actions of the environments' space is searched action by action. Like
 every kbdsl bot it sees only its player's view (kbdsl.bots.base.Seat).
 
@@ -23,7 +23,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import ismcts
 
-from kbdsl.bots.base import Seat, SeatBot
+from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
 from kbdsl.envs.episode import returns_of
 from kbdsl.envs.openspiel import KbdslGame, KbdslState
 
@@ -51,7 +51,7 @@ class PlayoutEvaluator:
 
 class OpenSpielIsmcts(SeatBot):
     name = "openspiel-ismcts"
-    simulations = 192
+    simulations = PLAYOUTS
     uct_c = 2.0
 
     _games: dict[tuple[str, int], KbdslGame] = {}  # (rule set, players) -> the OpenSpiel game
