@@ -361,13 +361,13 @@ def test_the_table_fits_the_screen_with_the_whole_board_in_view(server, browser,
         assert page.evaluate("document.documentElement.scrollWidth") <= SCREENS[screen]["width"], tab
     widest = page.eval_on_selector_all("#side *", "ns => Math.max(...ns.map(n => n.getBoundingClientRect().right))")
     assert widest <= SCREENS[screen]["width"] + 0.5
+    caption = (  # the smallest location caption as drawn, in pixels
+        "(() => { const svg = document.querySelector('#board svg'), r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
+        " const k = Math.min(r.width / v.width, r.height / v.height);"
+        " return Math.min(...[...svg.querySelectorAll('text.name')].map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
+    )
     if screen == "desktop":  # location captions 10 px tall or more as drawn
-        size = page.evaluate(
-            "(() => { const svg = document.querySelector('#board svg'), r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
-            " const k = Math.min(r.width / v.width, r.height / v.height);"
-            " return Math.min(...[...svg.querySelectorAll('text.name')].map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
-        )
-        assert size >= 10, size
+        assert page.evaluate(caption) >= 10, page.evaluate(caption)
     else:  # the controls stay docked below the board; the board zooms inside its box, not the page
         assert page.eval_on_selector("#side", "n => getComputedStyle(n).position") == "fixed"
         box = page.locator("#board").bounding_box()
@@ -378,6 +378,7 @@ def test_the_table_fits_the_screen_with_the_whole_board_in_view(server, browser,
         page.wait_for_function("() => document.querySelector('#board svg').style.transform.includes('scale')")
         assert page.evaluate("document.documentElement.scrollWidth") <= SCREENS[screen]["width"]
         assert in_view(page, "#zoom-reset")
+        assert page.evaluate(caption) >= 10  # zoomed in, the captions read at 10 px or more
     assert errors == []
 
 
