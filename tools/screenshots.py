@@ -1,9 +1,10 @@
 """Screenshots of the web table for the README, taken in Debian's Chromium with Playwright.
 
 Starts `kbdsl serve --http` on a free loopback port with a fresh data folder, then: the
-new-game page; a game against two bots, three turns played by clicking, with the targets
-of the next build highlighted and an illegal click refused; and a finished bot game with
-its final score table and replay. Writes docs/img/web-*.png:
+lobby and new-game page; a game against two bots, three turns played by clicking, with the
+targets of the next build highlighted and an illegal click refused, at a laptop's 1280x800
+and at a phone's 390x844; and a finished bot game with its end-of-game dialog and replay.
+Writes docs/img/web-*.png:
 
     python3 tools/screenshots.py [--out docs/img]
 """
@@ -32,7 +33,8 @@ ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-VIEWPORT = {"width": 1400, "height": 950}
+VIEWPORT = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
 
 
 def start_server(data: Path, bot_delay: float = 0.05) -> tuple[subprocess.Popen, str]:
@@ -119,19 +121,23 @@ def main() -> None:
                 page.click("#board polygon.hex:not(.target) >> nth=0", force=True)
                 page.wait_for_function("() => document.getElementById('refusal').textContent.length > 0")
                 page.screenshot(path=str(args.out / "web-table.png"))
+                phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+                phone.goto(page.url)
+                phone.wait_for_function("() => T.push && T.shown === T.push.version && T.push.legal")
+                phone.evaluate("clicked(document.querySelector('#board polygon.hex:not(.target)').dataset.hex)")
+                phone.wait_for_function("() => document.getElementById('refusal').textContent.length > 0")
+                phone.screenshot(path=str(args.out / "web-table-phone.png"))
 
                 create(page, url, [f"bot:{b}" for b in (bots * 3)[:3]])
                 page.click("#spectator-link")
                 page.wait_for_selector("#final:not([hidden])", timeout=300_000)
-                page.wait_for_function("() => T.replayShown >= 0")
-                page.click("#replay-prev")
-                page.wait_for_timeout(500)
-                page.locator("#final").screenshot(path=str(args.out / "web-final.png"))
+                page.wait_for_function("() => T.shown === T.push.version")
+                page.screenshot(path=str(args.out / "web-final.png"))
                 browser.close()
         finally:
             proc.terminate()
             proc.wait(30)
-    for name in ("web-new-game.png", "web-table.png", "web-final.png"):
+    for name in ("web-new-game.png", "web-table.png", "web-table-phone.png", "web-final.png"):
         print(args.out / name)
 
 

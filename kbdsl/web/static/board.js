@@ -16,7 +16,18 @@ function zoomApply() {
   svg.style.transformOrigin = "0 0";
   svg.style.transform = zoom.scale === 1 ? "" : `translate(${zoom.x}px, ${zoom.y}px) scale(${zoom.scale})`;
   box.classList.toggle("zoomed", zoom.scale > 1);
+  captionSize(svg);
   document.getElementById("zoom-reset").hidden = zoom.scale === 1;
+}
+
+// Location captions at 10 px or more as drawn, wherever the board is shown at a scale where that
+// fits (up to 13 drawing units); a board drawn smaller (a phone) keeps 10 units until zoomed in.
+function captionSize(svg) {
+  const r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;
+  if (!v || !v.width || !r.width) return;
+  const k = Math.min(r.width / v.width, r.height / v.height); // drawn pixels per unit, zoom included
+  const size = k >= 10 / 13 ? Math.max(10, 10 / k) : 10;
+  svg.querySelectorAll("text.name").forEach(n => { n.style.fontSize = `${size.toFixed(2)}px`; });
 }
 
 function zoomAt(factor, cx, cy) { // scale by `factor` keeping the point (cx, cy) of the box in place

@@ -311,7 +311,7 @@ function clicked(hex) {
 // gold, other pieces): lists with one entry per seat, shown by their key, so new content needs no
 // change here. The view's lists that are not per seat are named, since their length may match.
 const SHOWN = new Set(["settlements", "supply", "hand", "tiles", "taken"]);
-const NOT_PER_SEAT = new Set(["log", "discard", "removed", "pieces"]);
+const NOT_PER_SEAT = new Set(["log", "discard", "removed", "pieces", "mandatory_hexes"]);
 function extras(s) { // shown once some seat has something in them
   const n = s.supply.length;
   return Object.keys(s).filter(k => !SHOWN.has(k) && !NOT_PER_SEAT.has(k) && Array.isArray(s[k]) && s[k].length === n &&
@@ -465,14 +465,19 @@ function second(sc) { // the next best total and who has it
   return `${totals.map((t, p) => t === next ? seatName(p) : null).filter(x => x !== null).join(" and ")} with ${next} gold`;
 }
 
+function go(link) { // to another table's page (a link that changes only the fragment needs a reload)
+  const same = new URL(link, location.href).pathname === location.pathname;
+  location.href = link;
+  if (same) location.reload();
+}
+
 async function rematch() {
-  if (T.push.rematch) { location.href = T.push.rematch; location.reload(); return; }
+  if (T.push.rematch) { go(T.push.rematch); return; }
   const headers = kb.token ? {Authorization: "Bearer " + kb.token} : {};
   const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/rematch`, {method: "POST", headers});
   const data = await reply.json();
   if (!reply.ok) { $("rematch-note").textContent = data.error.message; return; }
-  location.href = data.link;
-  location.reload(); // only the fragment changes when the path is the same: load the new table
+  go(data.link);
 }
 
 async function replay(step) {
