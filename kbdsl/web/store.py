@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 
-from kbdsl.protocol import RequestError, _check, parse
+from kbdsl.protocol import RequestError, parse
 from kbdsl.yamlio import schema, strict_validator
 
 MAX_FILE = 8_000_000  # bytes of one saved table: a whole game's save is far smaller
@@ -53,9 +53,12 @@ def read_table(path: Path) -> dict[str, Any]:
         raise ValueError(f"it is larger than {MAX_FILE} bytes")
     try:
         doc = parse(path.read_bytes(), MAX_FILE)
-        _check(doc, _validator())
     except RequestError as e:
-        raise ValueError(e.message) from None
+        raise ValueError(e.message.replace("the line", "the file")) from None
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(doc))
+    if error is not None:  # said without the value, which may be a seat's token
+        where = "/".join(map(str, error.absolute_path))
+        raise ValueError(f"{where or 'the file'}: {error.message.replace(repr(error.instance), 'the value')}")
     if doc["table"] != path.stem:
         raise ValueError(f"it holds table {doc['table']!r}, not the one its name says")
     return doc

@@ -372,7 +372,7 @@ class Tables:
                 continue
             try:
                 table = self._restore(path)
-            except (OSError, ValueError) as e:
+            except Exception as e:  # noqa: BLE001  (whatever is wrong with one file, the others restore)
                 aside = store.set_aside(path)
                 where = f"set aside as {aside.name}" if aside else "left in place (it could not be renamed)"
                 problems.append(f"{path.name} was not restored and is {where}: {e}")
@@ -391,9 +391,10 @@ class Tables:
         if not response["ok"]:
             raise ValueError(response["error"]["message"])
         game = response["result"]["game"]
-        if self.server.games[game].players != len(doc["seats"]):
+        players = self.server.games[game].players
+        if players != len(doc["seats"]):
             del self.server.games[game]
-            raise ValueError(f"it has {len(doc['seats'])} seats for a game of {response['result']['state']['players']}")
+            raise ValueError(f"it has {len(doc['seats'])} seats for a game of {players}")
         seats = [Seat(s["kind"], s.get("bot"), s.get("token")) for s in doc["seats"]]
         return Table(path.stem, game, seats, doc["version"], touched=doc.get("touched", self.clock()))
 
