@@ -147,10 +147,27 @@ def test_4_costly_requests_are_rationed_per_socket_and_per_client_address_and_ch
         http = [ask(client, {"id": i, "cmd": "board", "game": t["table"]}) for i in range(4)]
         assert [r.status_code for r in http] == [200, 200, 200, 429]
         assert http[3].json()["error"]["code"] == "rate_limited" and http[3].json()["id"] == 3
-        assert client.get(f"/api/tables/{t['table']}/board.svg").status_code == 429  # the same client's share
+        for rationed in ("board.svg?step=0", "replay?step=0", "history"):  # the same client's share
+            assert client.get(f"/api/tables/{t['table']}/{rationed}").status_code == 429, rationed
+        now = [client.get(f"/api/tables/{t['table']}/board.svg") for _ in range(5)]  # drawn once per version
+        assert [r.status_code for r in now] == [200] * 5 and len({r.text for r in now}) == 1
         assert ask(client, {"cmd": "hello"}).status_code == 200
         with TestClient(client.app, client=("192.0.2.7", 1)) as other:  # another address has its own share
             assert ask(other, {"cmd": "board", "game": t["table"]}).status_code == 200
+
+
+def test_4_the_picture_every_page_asks_for_after_a_push_follows_each_move(tmp_path):
+    with TestClient(create_app(tmp_path / "data", 0.0)) as client:
+        t = new_table(client)
+        me = token(t["seats"][0])
+        picture = f"/api/tables/{t['table']}/board.svg"
+        before = client.get(picture).text
+        move = first_build(client, t, me)
+        ask(client, {"cmd": "play", "game": t["table"], "move": move}, me)
+        after = client.get(picture).text
+        assert 'class="piece"' not in before and f'data-hex="{move["to"]}" data-kind="settlement"' in after
+        ask(client, {"cmd": "undo", "game": t["table"]}, me)
+        assert client.get(picture).text == before
 
 
 # -- 5: nobody can lock table creation -----------------------------------------------------------------

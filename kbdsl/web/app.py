@@ -400,7 +400,8 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6, limits: Limits 
     async def picture(request: Request) -> Response:
         try:
             table, step = _table(request), _step(request)
-            ration(request)
+            if step is not None:  # a replayed step is drawn anew; the page's picture of now is kept per version
+                ration(request)
             async with live.locks[table.id]:
                 text = await anyio.to_thread.run_sync(tables.picture, table, step)
             return Response(text, media_type="image/svg+xml", headers=HEADERS)

@@ -19,8 +19,8 @@ class Limits:
     per_client: int = 20  # open tables created from one client address
     idle_timeout: float = 3600.0  # seconds without a change before an unfinished table is closed
     finished_timeout: float = 600.0  # seconds after the last move before a finished table is closed
-    costly_burst: int = 20  # costly requests (board, rules, pictures, replays, history) at once
-    costly_rate: float = 5.0  # and each second after that, per socket or per client address
+    costly_burst: int = 30  # costly requests (board, rules, replayed pictures and steps, history) at once
+    costly_rate: float = 10.0  # and each second after that, per socket or per client address
     origins: tuple[str, ...] = ()  # origins besides the server's own that may create tables and open sockets
 
 

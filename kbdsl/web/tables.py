@@ -77,6 +77,7 @@ class Table:
     last: list[Json] = field(default_factory=list)  # `played` of the last change
     touched: float = 0.0  # when it last changed (the clock's seconds): idle tables close
     owner: str | None = None  # the client address that created it (not saved), for Limits.per_client
+    picture: tuple[int, str] = (-1, "")  # the board's SVG now, and the version it shows
 
 
 class Tables:
@@ -313,9 +314,15 @@ class Tables:
         return replay(state.game, log[:step]), step, log
 
     def picture(self, table: Table, step: int | None = None) -> str:
-        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked."""
-        at, step, log = self._at(table, step)
-        return svg.board(at, last=_last_turn(log[:step]))
+        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked; the
+        picture of now is drawn once per version (every page asks for it after every push)."""
+        if step is None and table.picture[0] == table.version:
+            return table.picture[1]
+        at, step_, log = self._at(table, step)
+        text = svg.board(at, last=_last_turn(log[:step_]))
+        if step is None:
+            table.picture = (table.version, text)
+        return text
 
     def replay(self, table: Table, step: int) -> Json:
         """The public view and scores after the first `step` moves of the game's log."""
