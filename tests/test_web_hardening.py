@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import http.client
 import io
 import json
@@ -32,6 +33,8 @@ from webserver import serving, token  # also skips this module without the web e
 
 import websockets  # noqa: E402
 from kbdsl.protocol import Server, serve, validator  # noqa: E402
+from kbdsl.web import app as web_app  # noqa: E402
+from kbdsl.web import store  # noqa: E402
 from kbdsl.web.app import SECURITY, create_app  # noqa: E402
 from kbdsl.web.limits import Limits  # noqa: E402
 from kbdsl.web.tables import Tables  # noqa: E402
@@ -182,7 +185,9 @@ def test_5_tables_are_created_with_json_from_the_servers_own_origin_only():
         cross = client.post("/api/tables", content=body, headers=evil)
         assert cross.status_code == 403 and cross.json()["error"]["code"] == "forbidden" and not tables
         for origin in ("http://testserver", "https://table.example"):
-            ok = client.post("/api/tables", content=body, headers={"Content-Type": "application/json", "Origin": origin})
+            ok = client.post(
+                "/api/tables", content=body, headers={"Content-Type": "application/json", "Origin": origin}
+            )
             assert ok.status_code == 201, ok.text
         assert len(tables) == 2
         t = ok.json()["table"]
@@ -297,7 +302,11 @@ def test_6_lone_surrogates_anywhere_in_a_web_request_get_a_bad_request_response(
 
 
 def test_6_lone_surrogates_on_stdin_get_a_bad_request_line_and_the_loop_goes_on():
-    lines = [f'{{"id": "{LONE}", "cmd": "hello"}}', f'{{"cmd": "rules", "rules": "{LONE}"}}', '{"id": 3, "cmd": "hello"}']
+    lines = [
+        f'{{"id": "{LONE}", "cmd": "hello"}}',
+        f'{{"cmd": "rules", "rules": "{LONE}"}}',
+        '{"id": 3, "cmd": "hello"}',
+    ]
     out = io.StringIO()
     assert serve(io.BytesIO("\n".join(lines).encode() + b"\n"), out, Server()) == 0
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
@@ -336,10 +345,13 @@ def test_7_tampered_saves_are_set_aside_with_the_reason_and_the_rest_restored(tm
     caplog.set_level(logging.WARNING)
     with TestClient(create_app(data, 0.0)) as client:
         assert list(client.app.state.tables.tables) == [t["table"]]
-        assert ask(client, {"cmd": "state", "game": t["table"]}, me).json()["result"]["state"]["log"] == good["save"][
-            "log"
-        ]
-    assert sorted(p.name for p in data.iterdir()) == sorted([f"{t['table']}.json", *(f"{n}.json.rejected" for n in bad)])
+        assert (
+            ask(client, {"cmd": "state", "game": t["table"]}, me).json()["result"]["state"]["log"]
+            == good["save"]["log"]
+        )
+    assert sorted(p.name for p in data.iterdir()) == sorted(
+        [f"{t['table']}.json", *(f"{n}.json.rejected" for n in bad)]
+    )
     logged = [r.getMessage() for r in caplog.records]
     for name in bad:
         line = next(m for m in logged if m.startswith(f"{name}.json was not restored"))
@@ -460,6 +472,38 @@ def test_8_after_kill_9_a_restart_has_every_acknowledged_move(tmp_path):
     assert all("half-written" in problem for problem in tables.restore())  # a save in flight is no move acked
     log = tables.server.games[tables.get(t["table"]).game].view(None)["log"]
     assert len(log) >= len(acked) >= 30 and log[: len(acked)] == acked
+
+
+def test_8_a_bots_move_that_cannot_be_saved_is_taken_back_and_tried_again(tmp_path, monkeypatch, caplog):
+    monkeypatch.setattr(web_app, "SAVE_RETRY", 0.05)
+    data = tmp_path / "data"
+    with TestClient(create_app(data, bot_delay=0.3)) as client:
+        t = new_table(client, [{"kind": "person"}, {"kind": "bot", "bot": "random"}])
+        me, path = token(t["seats"][0]), data / f"{t['table']}.json"
+        for _ in range(3):
+            ask(client, {"cmd": "play", "game": t["table"], "move": first_build(client, t, me)}, me)
+        real, full = store.write_atomic, threading.Event()
+
+        def write(target: Path, text: str) -> None:
+            if full.is_set():
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(target, text)
+
+        monkeypatch.setattr(store, "write_atomic", write)
+        assert ask(client, {"cmd": "play", "game": t["table"], "move": "end"}, me).json()["ok"]
+        full.set()  # the disk is full before the bot's first move (it waits 0.3 s)
+        deadline = time.monotonic() + BOUND
+        while not any("the bot's move could not be saved" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, "the bot's failed save was not reported"
+            time.sleep(0.02)
+        log = ask(client, {"cmd": "state", "game": t["table"]}).json()["result"]["state"]["log"]
+        assert len(log) == 4 and json.loads(path.read_text())["save"]["log"] == log  # nothing unsaved is shown
+        full.clear()
+        while len(json.loads(path.read_text())["save"]["log"]) == 4:
+            assert time.monotonic() < deadline, "the bot did not move once the disk had room"
+            time.sleep(0.02)
+        saved_log = json.loads(path.read_text())["save"]["log"]
+        assert saved_log[:4] == log and len(saved_log) > 4  # the bot's move, saved at last
 
 
 # -- 9: temporary files of a crash ---------------------------------------------------------------------
