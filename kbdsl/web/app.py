@@ -25,8 +25,8 @@ from urllib.parse import urlsplit
 
 import anyio
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.middleware import Middleware
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -291,8 +291,8 @@ def _cross_site(request: Request, limits: Limits) -> Response | None:
 def _rationed(limits: Limits) -> RequestError:
     return RequestError(
         "rate_limited",
-        f"too many costly requests ({', '.join(COSTLY)}, pictures, replays, history): {limits.costly_burst} at once, "
-        f"then {limits.costly_rate:g} a second",
+        f"too many costly requests ({', '.join(COSTLY)}, replayed pictures, replays, history): "
+        f"{limits.costly_burst} at once, then {limits.costly_rate:g} a second",
     )
 
 
@@ -331,7 +331,7 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6, limits: Limits 
         await live.stop()
 
     def ration(request: Request) -> None:
-        """Refuse a costly request of a client past its share (COSTLY methods, pictures, replays, history)."""
+        """Refuse a costly request of a client past its share (COSTLY methods, replayed pictures, replays, history)."""
         if not costly.take(_client(request) or ""):
             raise _rationed(limits)
 
@@ -346,8 +346,11 @@ def create_app(data: Path | None = None, bot_delay: float = 0.6, limits: Limits 
             body = await _body(request)
         except RequestError as e:
             return _refusal(e)
-        if isinstance(body, dict) and body.get("cmd") in COSTLY and not costly.take(_client(request) or ""):
-            return _answer(_error(request_id(body), _rationed(limits)))
+        if isinstance(body, dict) and body.get("cmd") in COSTLY:
+            try:
+                ration(request)
+            except RequestError as e:
+                return _answer(_error(request_id(body), e))
         return _answer(await live.call(_token(request), body))
 
     async def create(request: Request) -> Response:
