@@ -28,7 +28,8 @@ def _validator() -> jsonschema.protocols.Validator:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write a file so that a crash leaves either the old one or the new one, never half of one, and
-    a write that returned is on the disk (the file and the folder's rename are both synced)."""
+    a write that returned is on the disk (the file is synced before the rename, the folder after it
+    where the system allows); OSError, the old file untouched, if it cannot be written."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -40,11 +41,12 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+    with contextlib.suppress(OSError):  # the new file is in place: the caller must not think otherwise
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def read_table(path: Path) -> dict[str, Any]:
