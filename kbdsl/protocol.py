@@ -11,7 +11,7 @@ The wire format is documented in docs/protocol.md and schemas/protocol.schema.js
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cache
 from typing import Any, BinaryIO, TextIO
@@ -75,8 +75,8 @@ def _check(data: Any, check: jsonschema.protocols.Validator) -> None:
         raise bad(f"{where + ': ' if where else ''}{error.message}")
 
 
-def _check_texts(data: Any) -> None:
-    """Refuse a request with an over-long string (key or value) before anything parses one."""
+def _strings(data: Any) -> Iterator[str]:
+    """Every string of a JSON value, keys included (without recursion: nesting may be deep)."""
     stack = [data]
     while stack:
         item = stack.pop()
@@ -85,7 +85,14 @@ def _check_texts(data: Any) -> None:
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-        elif isinstance(item, str) and len(item) > MAX_TEXT:
+        elif isinstance(item, str):
+            yield item
+
+
+def _check_texts(data: Any) -> None:
+    """Refuse a request with an over-long string (key or value) before anything parses one."""
+    for item in _strings(data):
+        if len(item) > MAX_TEXT:
             raise bad(f"a string of {len(item)} characters is longer than the {MAX_TEXT} a request may hold")
 
 
@@ -349,9 +356,7 @@ class Server:
         A request is a transaction: methods never change a State in place (they play on clones
         and put the result in `games`), so restoring `games` and the id counter on any error
         leaves the server exactly as it was before a refused request."""
-        rid = request.get("id") if isinstance(request, dict) else None
-        if not (rid is None or isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))):
-            rid = None
+        rid = request_id(request)
         before = dict(self.games), self._opened
         response = self._answer(request, rid)
         if not response["ok"]:
@@ -652,6 +657,12 @@ def _why_not(state: State, action: str) -> str:
     return f"no hex is a legal target of the {title} action right now"
 
 
+def request_id(request: Any) -> str | int | None:
+    """The id a response echoes: the request's `id` if it is a string or an integer, else None."""
+    rid = request.get("id") if isinstance(request, dict) else None
+    return rid if isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool)) else None
+
+
 def _error(rid: Any, e: RequestError) -> Json:
     return {"id": rid, "ok": False, "error": {"code": e.code, "message": e.message, **e.extra}}
 
@@ -675,9 +686,22 @@ def parse(line: str | bytes, limit: int = MAX_LINE) -> Any:
     except UnicodeDecodeError:
         raise bad("the line is not UTF-8 text") from None
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as e:
         raise bad(f"the line is not JSON ({e})") from None
+    _no_surrogates(value)
+    return value
+
+
+def _no_surrogates(value: Any) -> None:
+    """Refuse a string (key or value) holding a lone surrogate such as "\\ud800": JSON's escapes
+    allow it, but it is no Unicode text, so nothing could answer with it (UTF-8 cannot encode it)."""
+    for item in _strings(value):
+        if not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise bad("a string holds a lone surrogate escape (such as \\ud800), which is not text") from None
 
 
 def _no_constant(name: str) -> Any:

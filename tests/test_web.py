@@ -26,6 +26,7 @@ from kbdsl.game import Game, Setup, replay  # noqa: E402
 from kbdsl.protocol import validator  # noqa: E402
 from kbdsl.ruleset import load  # noqa: E402
 from kbdsl.web.app import MAX_MESSAGE, create_app  # noqa: E402
+from kbdsl.web.limits import Limits  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -317,7 +318,8 @@ def test_a_socket_that_never_reads_is_closed_and_the_game_goes_on(tmp_path):
     with serving(None, bot_delay=0.0, ws_ping_interval=0.5, ws_ping_timeout=0.5) as (url, app):
         host, port = url.removeprefix("http://").split(":")
         body = json.dumps({"seats": [{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]}).encode()
-        created = urllib.request.urlopen(urllib.request.Request(f"{url}/api/tables", body, method="POST"))
+        json_type = {"Content-Type": "application/json"}
+        created = urllib.request.urlopen(urllib.request.Request(f"{url}/api/tables", body, json_type, method="POST"))
         table = json.load(created)["table"]
         silent = socket.create_connection((host, int(port)))
         silent.sendall(
@@ -362,7 +364,7 @@ def test_fifty_concurrent_bot_games_over_websockets_end_without_errors_or_cross_
     spec = importlib.util.spec_from_file_location("load_web", ROOT / "tools" / "load_web.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
-    with serving(None, bot_delay=0.0) as (url, app):
+    with serving(None, bot_delay=0.0, limits=Limits(per_client=50)) as (url, app):  # one client, 50 tables
         report = tool.run(url, games=50, seed=1)
         tables = app.state.tables
         assert report["errors"] == [] and report["finished"] == 50
@@ -449,17 +451,24 @@ def test_bots_go_on_after_a_restart(tmp_path):
             time.sleep(0.05)
 
 
-def test_a_table_that_cannot_be_saved_plays_on_and_says_so(client, tmp_path, caplog):
+def test_a_move_that_cannot_be_saved_is_refused_taken_back_and_logged(client, tmp_path, caplog):
     t = new_table(client)
     me = token(t["seats"][0])
     path = tmp_path / "data" / f"{t['table']}.json"
     path.unlink()
     path.mkdir()  # a folder in the save's place: no rename can replace it, even as root
     (path / "keep").write_text("")
-    reply = ask(client, {"cmd": "play", "game": t["table"], "move": first_build(client, t, me)}, me)
-    assert reply.json()["ok"] and len(state_of(client, t)["log"]) == 1
+    before = saved(client, t)
+    move = first_build(client, t, me)
+    reply = ask(client, {"cmd": "play", "game": t["table"], "move": move}, me)
+    assert reply.status_code == 503 and reply.json()["error"]["code"] == "unavailable"
+    assert "could not be saved" in reply.json()["error"]["message"] and saved(client, t) == before
     assert any("could not be saved" in r.getMessage() for r in caplog.records)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left behind
+    (path / "keep").unlink()
+    path.rmdir()  # the disk can be written again: the same move is made and saved
+    assert ask(client, {"cmd": "play", "game": t["table"], "move": move}, me).json()["ok"]
+    assert json.loads(path.read_text())["save"]["log"] == [move]
 
 
 def test_serve_http_without_the_web_extra_says_how_to_get_it(capsys, monkeypatch):

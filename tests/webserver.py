@@ -18,12 +18,15 @@ import uvicorn  # noqa: E402
 from starlette.applications import Starlette  # noqa: E402
 
 from kbdsl.web.app import MAX_MESSAGE, create_app  # noqa: E402
+from kbdsl.web.limits import Limits  # noqa: E402
 
 
 @contextlib.contextmanager
-def serving(data: Path | None = None, bot_delay: float = 0.0, **config: Any) -> Iterator[tuple[str, Starlette]]:
+def serving(
+    data: Path | None = None, bot_delay: float = 0.0, limits: Limits | None = None, **config: Any
+) -> Iterator[tuple[str, Starlette]]:
     """A web table on 127.0.0.1 (a free port) for the duration of the block: its base URL and its app."""
-    app = create_app(data, bot_delay)
+    app = create_app(data, bot_delay, limits)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws_max_size=MAX_MESSAGE, **config)
     )

@@ -5,7 +5,7 @@ every push it gets over its WebSocket (as a page would), seat 1 is a random bot 
 server. Reports games per second and the client's move latency (a play request sent to its
 answer received). Run it against a server started on this machine:
 
-    python3 -m kbdsl serve --http --port 8765 --bot-delay 0 &
+    python3 -m kbdsl serve --http --port 8765 --bot-delay 0 --tables-per-client 50 &
     python3 tools/load_web.py --url http://127.0.0.1:8765 --games 50
 
 Only loopback addresses are accepted, and every loop is bounded in moves and time.

@@ -11,6 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kbdsl.web.limits import Limits
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,7 +36,41 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.25,
         help="--http: seconds from a table's last change to a bot's next move (default 0.25)",
     )
+    add_limits(p)
     p.set_defaults(run=cmd_serve)
+
+
+def add_limits(p: argparse.ArgumentParser) -> None:
+    """The options of the web table's `Limits` (defaults from there: one source)."""
+    from kbdsl.web.limits import Limits
+
+    d = Limits()
+    p.add_argument("--max-tables", type=int, default=d.max_tables, help=f"--http: open tables (default {d.max_tables})")
+    p.add_argument(
+        "--tables-per-client",
+        type=int,
+        default=d.per_client,
+        help=f"--http: open tables one client address may create (default {d.per_client})",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=d.idle_timeout,
+        help=f"--http: seconds without a move before a table closes, its save deleted (default {d.idle_timeout:g})",
+    )
+    p.add_argument(
+        "--finished-timeout",
+        type=float,
+        default=d.finished_timeout,
+        help=f"--http: seconds a finished table stays open for its result and replay (default {d.finished_timeout:g})",
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="--http: another origin (https://host:port) whose pages may create tables and open sockets (repeatable)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -41,6 +79,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from kbdsl.protocol import Server, serve
 
     return serve(sys.stdin.buffer, sys.stdout, Server(allow_paths=not args.shipped_only))
+
+
+def _limits(args: argparse.Namespace) -> Limits | str:
+    """The web table's limits from the options, or the sentence that refuses one."""
+    from kbdsl.web.limits import Limits
+
+    for name in ("max_tables", "tables_per_client"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')}: a number of tables, 1 or more"
+    for name in ("idle_timeout", "finished_timeout"):
+        if not getattr(args, name) > 0:
+            return f"--{name.replace('_', '-')}: a number of seconds, more than 0"
+    return Limits(
+        max_tables=args.max_tables,
+        per_client=args.tables_per_client,
+        idle_timeout=args.idle_timeout,
+        finished_timeout=args.finished_timeout,
+        origins=tuple(args.allow_origin),
+    )
 
 
 def serve_http(args: argparse.Namespace) -> int:
@@ -55,8 +112,12 @@ def serve_http(args: argparse.Namespace) -> int:
     if args.bot_delay < 0:
         print("--bot-delay: a number of seconds, 0 or more", file=sys.stderr)
         return 2
+    limits = _limits(args)
+    if isinstance(limits, str):
+        print(limits, file=sys.stderr)
+        return 2
     try:
-        app = create_app(args.data, args.bot_delay)
+        app = create_app(args.data, args.bot_delay, limits)
     except OSError as e:
         print(f"--data {args.data}: {e.strerror}", file=sys.stderr)
         return 2

@@ -6,15 +6,17 @@ itself and hands the request to the same `Server.handle` that `kbdsl serve` uses
 implementation of every method, two transports. Tokens come from `secrets` and are compared
 in constant time; they appear in no view, push, error or log line. A request without a
 token sees the public view and can play nothing. With a data folder, each table is written
-atomically after every change, and a restart loads every saved table back by replaying it.
+atomically after every change (a change that cannot be saved is taken back), and a restart
+loads every saved table back by replaying it. Finished and idle tables are closed (`expired`),
+and one client may hold only so many (`Limits`), so nobody can fill the server for good.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,14 +26,15 @@ from kbdsl.engine.explain import refusal as why_refused
 from kbdsl.errors import KbdslError
 from kbdsl.game import State, replay
 from kbdsl.moves import Move
-from kbdsl.protocol import RequestError, Server, _error, bad
+from kbdsl.protocol import RequestError, Server, _error, bad, request_id
 from kbdsl.render import svg
+from kbdsl.web import store
+from kbdsl.web.limits import Limits
 from kbdsl.web.texts import refusal, texts
 
 Json = dict[str, Any]
 log = logging.getLogger("kbdsl.web")
 
-MAX_TABLES = 500
 MAX_SEATS = 8
 #: Anyone may ask these; the result shows the view of the token's seat, else the public one.
 PUBLIC = ("hello", "rules", "state", "scores", "board")
@@ -53,6 +56,12 @@ LOBBY = 100  # tables the lobby lists at most (the newest)
 
 def forbidden(message: str) -> RequestError:
     return RequestError("forbidden", message)
+
+
+def unsaved(what: str, e: OSError) -> RequestError:
+    """The refusal of a change that could not be written to --data (it was taken back)."""
+    why = e.strerror or str(e)
+    return RequestError("unavailable", f"{what} could not be saved ({why}), so it was not made; try again later")
 
 
 @dataclass
@@ -78,14 +87,18 @@ class Table:
     last: list[Json] = field(default_factory=list)  # `played` of the last change
     spec: Json = field(default_factory=dict)  # the set-up it was created with (SETUP_FIELDS), for a rematch
     rematch: str | None = None  # the id of the table of the same seats that follows this one
+    touched: float = 0.0  # when it last changed (the clock's seconds): idle tables close
+    owner: str | None = None  # the client address that created it (not saved), for Limits.per_client
+    picture: tuple[int, str] = (-1, "")  # the board's SVG now, and the version it shows
 
 
 class Tables:
     """Every open table by id, over one protocol Server that loads only shipped rule sets."""
 
-    def __init__(self, data: Path | None = None, max_tables: int = MAX_TABLES):
-        self.server = Server(allow_paths=False, max_games=max_tables)
-        self.data = data
+    def __init__(self, data: Path | None = None, limits: Limits | None = None, clock: Callable[[], float] = time.time):
+        limits = limits or Limits()
+        self.server = Server(allow_paths=False, max_games=limits.max_tables)
+        self.data, self.limits, self.clock = data, limits, clock
         self.tables: dict[str, Table] = {}
         if data is not None:
             data.mkdir(parents=True, exist_ok=True)
@@ -95,8 +108,10 @@ class Tables:
         return self.server.methods[cmd]({"cmd": cmd, **request})
 
     # -- tables and seats ------------------------------------------------------------------
-    def create(self, spec: Any) -> Json:
-        """A new table from a set-up and a list of seats; the answer holds every seat's link."""
+    def create(self, spec: Any, client: str | None = None) -> Json:
+        """A new table from a set-up and a list of seats (made by `client`, an address); the answer holds
+        every seat's link."""
+        self._room(client)
         if not isinstance(spec, dict):
             raise bad('a table is a JSON object such as {"rules": "base", "seats": [...]}')
         unknown = sorted(set(spec) - {*SETUP_FIELDS, "seats"})
@@ -110,14 +125,54 @@ class Tables:
         if not response["ok"]:
             e = response["error"]
             raise RequestError(e.pop("code"), e.pop("message"), **e)
-        table = Table(_new_id(), response["result"]["game"], seats, spec=_spec(spec))
+        table = Table(
+            _new_id(), response["result"]["game"], seats, spec=_spec(spec), touched=self.clock(), owner=client
+        )
+        try:
+            self.persist(table)
+        except OSError as e:
+            del self.server.games[table.game]
+            raise unsaved("the table", e) from None
         self.tables[table.id] = table
-        self.persist(table)
         links = [
             {**s.public(i), **({"link": f"/t/{table.id}#seat={s.token}"} if s.token else {})}
             for i, s in enumerate(seats)
         ]
         return {"table": table.id, "spectator": f"/t/{table.id}", "seats": links}
+
+    def _room(self, client: str | None) -> None:
+        """Refuse a new table when its client holds its share of tables, or the server is full."""
+        mine = sum(t.owner == client for t in self.tables.values()) if client is not None else 0
+        if mine >= self.limits.per_client:
+            raise RequestError(
+                "rate_limited",
+                f"this client has {mine} open tables, the most one client may have; finished and idle ones close",
+            )
+        if len(self.tables) >= self.limits.max_tables:
+            raise RequestError(
+                "unavailable",
+                f"the server has {len(self.tables)} open tables, the most it holds; finished and idle tables close "
+                "by themselves: try again later",
+            )
+
+    def expired(self) -> list[Table]:
+        """The tables due to close: finished ones `finished_timeout` after their last move, others `idle_timeout`."""
+        now, limits = self.clock(), self.limits
+        return [
+            t
+            for t in self.tables.values()
+            if now - t.touched >= (limits.finished_timeout if self.server.games[t.game].over else limits.idle_timeout)
+        ]
+
+    def close(self, table: Table) -> None:
+        """Forget a table: its game, its slot and its file in the data folder."""
+        self.tables.pop(table.id, None)
+        self.server.games.pop(table.game, None)
+        if self.data is not None:
+            try:
+                (self.data / f"{table.id}.json").unlink(missing_ok=True)
+            except OSError as e:
+                log.warning("the save of a closed table could not be removed from %s: %s", self.data, e.strerror)
 
     def get(self, table_id: Any) -> Table:
         if not isinstance(table_id, str) or table_id not in self.tables:
@@ -213,11 +268,11 @@ class Tables:
     # -- requests --------------------------------------------------------------------------
     def request(self, token: Any, req: Any) -> tuple[Json, bool]:
         """Answer one protocol request from the web (never raises); True if it changed the game."""
-        rid = req.get("id") if isinstance(req, dict) else None
         try:
             inner, table = self._authorise(token, req)
         except RequestError as e:
-            return _error(rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None, e), False
+            return _error(request_id(req), e), False
+        before = self.server.games.get(table.game) if table is not None else None
         response = self.server.handle(inner)
         if table is None:
             return response, False
@@ -227,7 +282,11 @@ class Tables:
             response["result"]["game"] = table.id
         changed = response["ok"] and req["cmd"] in PLAYS
         if changed:
-            self._changed(table, response["result"].get("played", []))
+            try:
+                self._changed(table, response["result"].get("played", []))
+            except OSError as e:
+                self.server.games[table.game] = before  # never acknowledge a move that is not on disk
+                return _error(response["id"], unsaved("the move", e)), False
         return response, changed
 
     def _authorise(self, token: Any, req: Any) -> tuple[Json, Table | None]:
@@ -269,9 +328,15 @@ class Tables:
             return
 
     def _changed(self, table: Table, played: list[Json]) -> None:
-        table.version += 1
-        table.last = played
-        self.persist(table)
+        """Count, stamp and save a change; OSError if it cannot be saved, the table's fields then as before
+        (the caller puts the game back)."""
+        old = table.version, table.last, table.touched
+        table.version, table.last, table.touched = table.version + 1, played, self.clock()
+        try:
+            self.persist(table)
+        except OSError:
+            table.version, table.last, table.touched = old
+            raise
 
     # -- bots ------------------------------------------------------------------------------
     def bot_due(self, table: Table) -> bool:
@@ -295,11 +360,16 @@ class Tables:
         return think
 
     def bot_done(self, table: Table, outcome: tuple[Json, State]) -> None:
+        """Put a bot's move in place; RequestError (the move taken back) if it cannot be saved."""
         response, after = outcome
         if not response["ok"]:
             raise RuntimeError(f"a bot could not move: {response['error']['message']}")
-        self.server.games[table.game] = after
-        self._changed(table, response["result"]["played"])
+        before, self.server.games[table.game] = self.server.games[table.game], after
+        try:
+            self._changed(table, response["result"]["played"])
+        except OSError as e:
+            self.server.games[table.game] = before
+            raise unsaved("the bot's move", e) from None
 
     # -- what a seat sees ------------------------------------------------------------------
     def push(self, table: Table, seat: int | None) -> Json:
@@ -335,9 +405,16 @@ class Tables:
         return replay(state.game, log[:step]), step, log
 
     def picture(self, table: Table, step: int | None = None, coords: bool = False) -> str:
-        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked."""
-        at, step, log = self._at(table, step)
-        return svg.board(at, last=_last_turn(log[:step]), coords=coords)
+        """The board as SVG (the drawing of `kbdsl render`), the moves of the last turn marked; the
+        picture of now is drawn once per version (every page asks for it after every push)."""
+        now = step is None and not coords
+        if now and table.picture[0] == table.version:
+            return table.picture[1]
+        at, step_, log = self._at(table, step)
+        text = svg.board(at, last=_last_turn(log[:step_]), coords=coords)
+        if now:
+            table.picture = (table.version, text)
+        return text
 
     def texts(self, table: Table) -> Json:
         """The table's cards and tiles in plain English (`texts.texts`) and the board's colours
@@ -368,7 +445,8 @@ class Tables:
 
     # -- saves -----------------------------------------------------------------------------
     def persist(self, table: Table) -> None:
-        """Write the table (seats with tokens, and the whole save) atomically, readable by the owner only."""
+        """Write the table (seats with tokens, and the whole save) atomically and durably, readable by the
+        owner only; OSError (logged) if it cannot be written."""
         if self.data is None:
             return
         save = self._call("save", game=table.game)["save"]
@@ -376,40 +454,62 @@ class Tables:
             "format": SAVE_FORMAT,
             "table": table.id,
             "version": table.version,
+            "touched": table.touched,
             "seats": [asdict(s) for s in table.seats],
             "spec": table.spec,
             "rematch": table.rematch,
         }
         try:
-            _write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
-        except OSError as e:  # the game goes on in memory; the next change tries again
-            log.warning("a table could not be saved in %s: %s", self.data, e.strerror)
+            store.write_atomic(self.data / f"{table.id}.json", json.dumps({**doc, "save": save}))
+        except OSError as e:
+            log.warning("a table could not be saved in %s: %s", self.data, e.strerror or e)
+            raise
 
     def restore(self) -> list[str]:
-        """Open every table saved in the data folder by replaying it; one sentence per file that does not load."""
+        """Open every table saved in the data folder by replaying it, after removing the temporary files
+        a crash left; a file that does not restore is set aside, with one sentence saying why."""
         problems: list[str] = []
         if self.data is None:
             return problems
+        for tmp in store.remove_temporaries(self.data):
+            problems.append(f"{tmp.name}, a save a crash left half-written, was removed")
         for path in sorted(self.data.glob("*.json")):
-            try:
-                doc = json.loads(path.read_text(encoding="utf-8"))
-                if doc.get("format") != SAVE_FORMAT or doc.get("table") != path.stem or not _is_id(path.stem):
-                    raise ValueError("not a saved table of this version")
-                seats = [
-                    Seat(s["kind"], s.get("bot"), s.get("token"), seat_name(s.get("name")), s.get("open") is True)
-                    for s in doc["seats"]
-                ]
-                response = self.server.handle({"cmd": "load", "save": doc["save"]})
-                if not response["ok"]:
-                    raise ValueError(response["error"]["message"])
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-                problems.append(f"{path.name} was not restored: {e}")
+            if len(self.tables) >= self.limits.max_tables:
+                problems.append(f"{path.name} was not restored: the server holds {self.limits.max_tables} tables")
                 continue
-            table = Table(path.stem, response["result"]["game"], seats, doc.get("version", 0))
-            table.spec = _spec(doc.get("spec"))
-            table.rematch = doc["rematch"] if _is_id(str(doc.get("rematch"))) else None
-            self.tables[path.stem] = table
+            try:
+                table = self._restore(path)
+            except Exception as e:  # noqa: BLE001  (whatever is wrong with one file, the others restore)
+                aside = store.set_aside(path)
+                where = f"set aside as {aside.name}" if aside else "left in place (it could not be renamed)"
+                problems.append(f"{path.name} was not restored and is {where}: {e}")
+                continue
+            self.tables[table.id] = table
         return problems
+
+    def _restore(self, path: Path) -> Table:
+        """One saved table, checked (schemas/table.schema.json, then the save replayed); ValueError if bad."""
+        doc = store.read_table(path)
+        bots = self._call("hello")["bots"]
+        unknown = [s["bot"] for s in doc["seats"] if s["kind"] == "bot" and s["bot"] not in bots]
+        if unknown:
+            raise ValueError(f"unknown bot {unknown[0]!r}")
+        response = self.server.handle({"cmd": "load", "save": doc["save"]})
+        if not response["ok"]:
+            raise ValueError(response["error"]["message"])
+        game = response["result"]["game"]
+        players = self.server.games[game].players
+        if players != len(doc["seats"]):
+            del self.server.games[game]
+            raise ValueError(f"it has {len(doc['seats'])} seats for a game of {players}")
+        seats = [
+            Seat(s["kind"], s.get("bot"), s.get("token"), seat_name(s.get("name")), s.get("open") is True)
+            for s in doc["seats"]
+        ]
+        table = Table(path.stem, game, seats, doc["version"], touched=doc.get("touched", self.clock()))
+        table.spec = _spec(doc.get("spec"))
+        table.rematch = doc.get("rematch")
+        return table
 
 
 def _spec(spec: Any) -> Json:
@@ -465,22 +565,3 @@ def seat_name(name: Any, where: str = "name") -> str | None:
 
 def _new_id() -> str:
     return secrets.token_urlsafe(12)
-
-
-def _is_id(text: str) -> bool:
-    return 8 <= len(text) <= 64 and all(c.isascii() and (c.isalnum() or c in "-_") for c in text)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write a file so that a crash leaves either the old one or the new one, never half of one."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
