@@ -1032,11 +1032,17 @@ def _slide(origin: int, through: int, t) -> int:
     """For each direction, the farthest hex reached from origin stepping only onto hexes of `through`."""
     if origin < 0:
         return 0
+    try:  # the rays from each hex, per board shape (a subscript is cheaper than .get)
+        rays = t.cache[_RAYS]
+    except KeyError:
+        rays = _of_shape(t, _RAYS, _rays)
     out = 0
-    for step in t.steps:
-        j, last = step[origin], -1
-        while j >= 0 and (through >> j) & 1:
-            last, j = j, step[j]
+    for ray in rays[origin]:
+        last = -1
+        for j in ray:
+            if not (through >> j) & 1:
+                break
+            last = j
         if last >= 0:
             out |= 1 << last
     return out
@@ -1060,6 +1066,26 @@ def _held(c: Ctx, kinds: frozenset[str]) -> int:
     """How many tiles of these kinds the player in question holds."""
     held = c.tiles[c.p] if c.tiles else ()
     return sum(1 for x in held if x.kind in kinds)
+
+
+_RAYS = ("rays",)
+
+
+def _rays(steps: list[list[int]]) -> list[tuple[tuple[int, ...], ...]]:
+    """Per hex, the hexes in each direction from it, nearest first (directions that leave the
+    board at once left out): _slide walks these instead of stepping through the step lists."""
+    out = []
+    for i in range(len(steps[0])):
+        found = []
+        for step in steps:
+            ray, j = [], step[i]
+            while j >= 0:
+                ray.append(j)
+                j = step[j]
+            if ray:
+                found.append(tuple(ray))
+        out.append(tuple(found))
+    return out
 
 
 def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:

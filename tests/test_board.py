@@ -452,13 +452,16 @@ RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "r
 
 def same_tables(a: Tables, b: Tables) -> None:
     """Every field equal, the order of the dicts' keys included (hot loops iterate over them); the
-    shift functions move every hex alike (a shift of a set is the union of its hexes' shifts)."""
-    for f in [f.name for f in dataclasses.fields(Tables) if f.name not in ("cache", "shifts")]:
+    shift functions move every hex alike (a shift of a set is the union of its hexes' shifts), and
+    the grow functions give every set the same neighbours (their loop and their shifts)."""
+    for f in [f.name for f in dataclasses.fields(Tables) if f.name not in ("cache", "shifts", "grow")]:
         x, y = getattr(a, f), getattr(b, f)
         assert (list(x.items()), type(x)) == (list(y.items()), type(y)) if isinstance(x, dict) else x == y, f
     assert len(a.shifts) == len(b.shifts) == 6
     for d in range(6):
         assert [a.shifts[d](1 << i) for i in range(a.n)] == [b.shifts[d](1 << i) for i in range(b.n)], d
+    masks = [1 << i for i in range(a.n)] + [a.all, a.all // 3, a.all // 7]
+    assert [a.grow(m) for m in masks] == [b.grow(m) for m in masks]
 
 
 @pytest.mark.parametrize("name", RULE_SETS)
