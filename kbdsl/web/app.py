@@ -284,12 +284,13 @@ def _same_origin(headers: Headers, limits: Limits) -> bool:
     return parts.scheme in ("http", "https") and parts.netloc == headers.get("host")
 
 
-def _cross_site(request: Request, limits: Limits) -> Response | None:
-    """The refusal of a table creation that a page of another site could send (no preflight), if it is one."""
+def _cross_site(request: Request, limits: Limits, what: str = "tables are created") -> Response | None:
+    """The refusal of a POST that a page of another site could send (no preflight), if it is one: table
+    creation, taking a seat from the lobby and a rematch."""
     if not _same_origin(request.headers, limits):
-        return _refusal(forbidden("tables are created from this server's own pages (the Origin is another site)"))
+        return _refusal(forbidden(f"{what} from this server's own pages (the Origin is another site)"))
     if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        return _json(_error(None, bad("a table is created with a JSON body (Content-Type: application/json)")), 415)
+        return _json(_error(None, bad(f"{what} with a JSON body (Content-Type: application/json)")), 415)
     return None
 
 
@@ -427,6 +428,9 @@ def create_app(data: Path | None = None, bot_delay: float = BOT_DELAY, limits: L
             return _refusal(e)
 
     async def claim(request: Request) -> Response:
+        refusal = _cross_site(request, limits, "seats are taken")
+        if refusal is not None:
+            return refusal
         try:
             table = _table(request)
             body = await _body(request)
@@ -438,10 +442,13 @@ def create_app(data: Path | None = None, bot_delay: float = BOT_DELAY, limits: L
             return _refusal(e)
 
     async def rematch(request: Request) -> Response:
+        refusal = _cross_site(request, limits, "rematches are asked for")
+        if refusal is not None:
+            return refusal
         try:
             table = _table(request)
             async with live.locks[table.id]:
-                result = tables.offer_rematch(table, _token(request))
+                result = tables.offer_rematch(table, _token(request), _client(request))
                 live._push(table)
             live.wake(result["table"])
             return _json(result, 201)

@@ -239,8 +239,9 @@ class Tables:
         self._changed(table, table.last)
         return {"table": table.id, "seat": free, "link": f"/t/{table.id}#seat={seat.token}"}
 
-    def offer_rematch(self, table: Table, token: Any) -> Json:
-        """A new table of the same set-up and seats (names, bots; new tokens) after a finished game.
+    def offer_rematch(self, table: Table, token: Any, client: str | None = None) -> Json:
+        """A new table of the same set-up and seats (names, bots; new tokens) after a finished game,
+        counted against `client`'s tables as any other it creates.
 
         Asked by a seat of the table (or anyone, at a table of bots only); asked again, the same one."""
         seat = self.seat(table, token)
@@ -253,7 +254,7 @@ class Tables:
                 {"kind": "bot", "bot": s.bot} if s.kind == "bot" else {"kind": "person", "name": s.name}
                 for s in table.seats
             ]
-            table.rematch = self.create({**table.spec, "seats": seats})["table"]
+            table.rematch = self.create({**table.spec, "seats": seats}, client)["table"]
             self._changed(table, table.last)
         return {"table": table.rematch, **self.rematch_link(table, seat)}
 
