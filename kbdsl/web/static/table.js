@@ -473,8 +473,8 @@ function go(link) { // to another table's page (a link that changes only the fra
 
 async function rematch() {
   if (T.push.rematch) { go(T.push.rematch); return; }
-  const headers = kb.token ? {Authorization: "Bearer " + kb.token} : {};
-  const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/rematch`, {method: "POST", headers});
+  const headers = {"Content-Type": "application/json", ...(kb.token ? {Authorization: "Bearer " + kb.token} : {})};
+  const reply = await fetch(`/api/tables/${encodeURIComponent(T.table)}/rematch`, {method: "POST", headers, body: "{}"});
   const data = await reply.json();
   if (!reply.ok) { $("rematch-note").textContent = data.error.message; return; }
   go(data.link);
