@@ -91,9 +91,9 @@ def test_a_finished_table_offers_a_rematch_with_the_same_set_up_and_seats(client
             break
         time.sleep(0.05)
     assert info["over"]
-    first = client.post(f"/api/tables/{t['table']}/rematch")
+    first = client.post(f"/api/tables/{t['table']}/rematch", json={})
     assert first.status_code == 201
-    again = client.post(f"/api/tables/{t['table']}/rematch")
+    again = client.post(f"/api/tables/{t['table']}/rematch", json={})
     assert again.json() == first.json()  # asked twice: one rematch
     new = client.get(f"/api/tables/{first.json()['table']}").json()
     assert [(s["kind"], s["bot"]) for s in new["seats"]] == [("bot", "random")] * 2 and new["rules"] == "base"
@@ -110,15 +110,15 @@ def test_a_rematch_of_people_gives_each_seat_its_own_new_link_and_only_to_that_s
     tables = client.app.state.tables
     table = tables.get(t["table"])
     state = tables.server.games[table.game]
-    early = client.post(f"/api/tables/{t['table']}/rematch", headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
+    early = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
     assert early.status_code == 403 and "follows a finished game" in early.json()["error"]["message"]
     rng = random.Random(2)
     while not state.over:  # the whole game, on the server's own state
         state.apply_action(rng.choice(state.legal_actions()))
-    nobody = client.post(f"/api/tables/{t['table']}/rematch")
+    nobody = client.post(f"/api/tables/{t['table']}/rematch", json={})
     assert nobody.status_code == 403
-    ann = client.post(f"/api/tables/{t['table']}/rematch", headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
-    bo = client.post(f"/api/tables/{t['table']}/rematch", headers={"Authorization": f"Bearer {token(t['seats'][1])}"})
+    ann = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
+    bo = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][1])}"})
     assert ann.json()["table"] == bo.json()["table"] != t["table"]
     new = tables.get(ann.json()["table"])
     assert [s.name for s in new.seats] == ["Ann", "Bo"]
@@ -176,3 +176,18 @@ def test_names_set_ups_and_rematches_survive_a_restart(tmp_path):
         table = client.app.state.tables.get(t["table"])
         assert [(s.name, s.open) for s in table.seats] == [("Ann", False), (None, True)]
         assert table.spec == {"rules": "base", "preset": "first-game"}
+
+
+def test_lobby_seats_and_rematches_refuse_what_another_site_could_send(client):
+    """Taking a seat and asking for a rematch are POSTs a page of another site could send without a
+    preflight: as table creation, they need this server's Origin and a JSON body."""
+    t = client.post("/api/tables", json={"rules": "base", "seats": [{"kind": "person", "open": True},
+                                                                      {"kind": "bot", "bot": "random"}]}).json()
+    seats = f"/api/tables/{t['table']}/seats"
+    plain = client.post(seats, content='{"name": "Eve"}', headers={"Content-Type": "text/plain"})
+    assert plain.status_code == 415 and plain.json()["error"]["code"] == "bad_request"
+    other = client.post(seats, json={"name": "Eve"}, headers={"Origin": "https://evil.example"})
+    assert other.status_code == 403 and other.json()["error"]["code"] == "forbidden"
+    rematch = client.post(f"/api/tables/{t['table']}/rematch", content="{}", headers={"Content-Type": "text/plain"})
+    assert rematch.status_code == 415
+    assert client.post(seats, json={"name": "Bo"}).status_code == 201  # the seat was still free
