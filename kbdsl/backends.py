@@ -46,7 +46,7 @@ def start(
     notice: Notice | None = None,
 ) -> Backend:
     """A started backend: "local" (this process), "process" (`jobs` worker processes) or "dask"
-    (the scheduler at `address`, else a local cluster of `jobs` workers). `warm()` runs where
+    (the scheduler at `address`, else a local cluster of `jobs` worker processes). `warm()` runs where
     the games will run before any batch (say, loading the rule set), so that a run's time is the
     games' time."""
     if backend == "local":
@@ -134,31 +134,31 @@ class Processes:
         methods = multiprocessing.get_all_start_methods()
         self.ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
         if warm is not None and "fork" in methods:
-            warm()  # once, here: the forked workers inherit it
+            warm()  # once, here: every forked worker inherits it
             warm = None
         self.warm, self.notice = warm, notice
-        self.workers = [Worker(self.ctx, warm) for _ in range(max(jobs, 1))]
+        self.pool = [Worker(self.ctx, warm) for _ in range(max(jobs, 1))]
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         todo = deque(range(len(work)))
         tries = [0] * len(work)
         done: dict[int, list[dict]] = {}
         out = 0
-        for i, w in enumerate(self.workers):
+        for i, w in enumerate(self.pool):
             if w.batch is not None:  # left playing a batch of a run that was abandoned
                 w.proc.kill()
                 w.stop()
-                self.workers[i] = Worker(self.ctx, self.warm)
+                self.pool[i] = Worker(self.ctx, self.warm)
         try:
             while out < len(work):
-                for w in self.workers:
+                for w in self.pool:
                     if w.batch is None and todo:
                         w.batch = todo.popleft()
                         tries[w.batch] += 1
                         w.conn.send((task, plan, work[w.batch]))
-                busy = [w for w in self.workers if w.batch is not None]
+                busy = [w for w in self.pool if w.batch is not None]
                 ready = set(wait([x for w in busy for x in (w.conn, w.proc.sentinel)]))
-                for i, w in enumerate(self.workers):
+                for i, w in enumerate(self.pool):
                     if w.batch is None or (w.conn not in ready and w.proc.sentinel not in ready):
                         continue
                     answer = self._answer(w)
@@ -166,7 +166,7 @@ class Processes:
                         lost, how = w.batch, w.death()
                         w.batch = None
                         w.stop()
-                        self.workers[i] = Worker(self.ctx, self.warm)
+                        self.pool[i] = Worker(self.ctx, self.warm)
                         games = _games(work[lost])
                         if tries[lost] > self.retries:
                             raise KbdslError(
@@ -188,7 +188,7 @@ class Processes:
                     yield from done.pop(out)
                     out += 1
         except BaseException:
-            for w in self.workers:  # still playing batches of no use: the next run replaces them
+            for w in self.pool:  # still playing batches of no use: the next run replaces them
                 if w.batch is not None:
                     w.proc.kill()
             raise
@@ -204,14 +204,14 @@ class Processes:
         return None
 
     def _restart_busy(self) -> None:
-        for i, w in enumerate(self.workers):
+        for i, w in enumerate(self.pool):
             if w.batch is not None:
                 w.proc.kill()
                 w.stop()
-                self.workers[i] = Worker(self.ctx, self.warm)
+                self.pool[i] = Worker(self.ctx, self.warm)
 
     def close(self) -> None:
-        for w in self.workers:
+        for w in self.pool:
             w.stop()
 
 
@@ -222,7 +222,7 @@ def _games(b: range) -> str:
 class Dask:
     """Dask.distributed: a scheduler at `address` (tcp://host:8786), else a local cluster of `jobs`
     worker processes (one job: a worker thread in this process). Each worker needs kbdsl installed
-    (and the rule folder, if it is not a shipped one). Dask runs a lost worker's tasks again itself."""
+    (and the rule folder, if it is not a shipped one). Dask plays a lost worker's batches again itself."""
 
     def __init__(self, jobs: int, address: str | None = None, warm: Callable[[], object] | None = None):
         try:

@@ -209,27 +209,27 @@ def simulate(
     address: str | None = None,
     progress=None,
     notice: Notice | None = None,
-    workers: Backend | None = None,
+    pool: Backend | None = None,
 ) -> Summary:
     """Play `games` games and collect their rows in game order. `backend`: "local" (this
     process), "process" (`jobs` worker processes, the default when jobs > 1) or "dask"
-    (`address` of a scheduler, or a local cluster of `jobs` worker processes); or `workers`, a
+    (`address` of a scheduler, or a local cluster of `jobs` worker processes); or `pool`, a
     backend already started (`start_workers`), kept open for more runs. `batch`: games per task
     (None: `batch_size`). `progress(done)` is called as rows arrive; `notice(text)` when games
     whose worker died are played again."""
     summary = Summary()
-    own = workers is None
+    own = pool is None
     if own:
-        workers = start_workers(plan, jobs, backend=backend, address=address, notice=notice)
+        pool = start_workers(plan, jobs, backend=backend, address=address, notice=notice)
     work = list(batches(games, batch or batch_size(games, jobs)))
     try:
-        for row in workers.run(play_batch, plan, work):
+        for row in pool.run(play_batch, plan, work):
             summary.add(row)
             if progress is not None:
                 progress(len(summary.rows))
     finally:
         if own:
-            workers.close()
+            pool.close()
     return summary
 
 
@@ -242,7 +242,7 @@ def start_workers(
 
 
 def batch_size(games: int, jobs: int) -> int:
-    """Games per task: about 32 tasks a worker, so the last tasks leave no worker idle for long
+    """Games per batch: about 32 batches a worker, so the last batches leave no worker idle for long
     (an uneven end costs at most a thirty-second of the run), and at most 64 games a task."""
     return max(1, min(64, math.ceil(games / (max(jobs, 1) * 32))))
 

@@ -101,10 +101,10 @@ def test_warm_workers_serve_several_runs_with_the_rows_of_one_process():
         for plan in plans:
             local = simulate(plan, 7).rows
             for batch in (None, 1, 3, 7):
-                assert simulate(plan, 7, 2, batch=batch, workers=workers).rows == local
+                assert simulate(plan, 7, 2, batch=batch, pool=workers).rows == local
     finally:
         workers.close()
-    assert all(not w.proc.is_alive() for w in workers.workers)
+    assert all(not w.proc.is_alive() for w in workers.pool)
 
 
 def test_a_batch_size_leaves_every_worker_many_short_tasks():
@@ -130,9 +130,9 @@ def test_a_bot_error_in_a_worker_is_raised_here_and_the_workers_stay_usable(tmp_
     workers = start_workers(plan, 2, backend="process")
     try:
         with pytest.raises(KbdslError, match="which is not a legal move here"):
-            simulate(plan, 4, 2, workers=workers)
+            simulate(plan, 4, 2, pool=workers)
         good = Plan("base", 2, ("random",), seed=1)
-        assert simulate(good, 4, 2, workers=workers).rows == simulate(good, 4).rows
+        assert simulate(good, 4, 2, pool=workers).rows == simulate(good, 4).rows
     finally:
         workers.close()
 

@@ -1,9 +1,9 @@
 """What every bot shares: the seat it plays from (its view of the game), the bot interface,
 and playing a game out with bots.
 
-A bot never reads hidden information: it is given a `Seat`, which holds the JSON view of its
-player (other hands and the deck order hidden) and offers the legal moves and determinisations
-(full states consistent with the view, hidden cards dealt at random: kbdsl.determinize).
+A bot never reads hidden information: it is given a `Seat`, which holds one determinisation of
+its player's position (other hands, deck order and seed dealt anew from the unseen cards) and
+offers the legal moves, more determinisations (kbdsl.determinize) and the JSON view.
 """
 
 from __future__ import annotations

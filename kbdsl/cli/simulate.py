@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     p.add_argument("--backend", choices=["local", "process", "dask"], help="default: process if --jobs > 1")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--batch", type=int, help="games per task (default: about 32 tasks a worker, at most 64 games)")
+    p.add_argument("--batch", type=int, help="games per task (default: about 32 batches a worker, at most 64 games)")
     p.add_argument("--out", metavar="FILE", help="one row per game: FILE.jsonl (JSON lines) or FILE.csv")
     p.add_argument("--plot", metavar="DIR", help="PNG plots into DIR (needs matplotlib, the plot extra)")
     p.add_argument("--format", choices=["text", "json"], default="text")
@@ -67,14 +67,14 @@ def cmd_simulate(args) -> int:
     backend = args.backend or ("dask" if args.scheduler else None)
     begun = time.perf_counter()
     tell = lambda text: print(f"kbdsl simulate: {text}", file=sys.stderr)  # noqa: E731
-    workers = start_workers(plan, args.jobs, backend=backend, address=args.scheduler, notice=tell)
-    try:  # the clock starts once the workers are up, with the rule set loaded
+    pool = start_workers(plan, args.jobs, backend=backend, address=args.scheduler, notice=tell)
+    try:  # the clock starts once every worker is up, with the rule set loaded
         start = time.perf_counter()
         with Progress(args.games, enabled=not args.no_progress) as progress:
-            summary = simulate(plan, args.games, args.jobs, batch=args.batch, progress=progress, workers=workers)
+            summary = simulate(plan, args.games, args.jobs, batch=args.batch, progress=progress, pool=pool)
         seconds = round(time.perf_counter() - start, 2)
     finally:
-        workers.close()
+        pool.close()
     if args.out:
         write_rows(summary.rows, Path(args.out))
     report = summary.report()
@@ -159,7 +159,7 @@ def text_report(report: dict, args, bots: tuple[str, ...]) -> str:
     ci = lambda d: f"{d['mean']:.1f} ({d['low']:.1f}-{d['high']:.1f})"  # noqa: E731
     lines = [
         f"{report['games']} games of {args.rules}, {len(bots)} players ({', '.join(bots)}), "
-        f"{report['seconds']} s (workers started in {report['start_seconds']} s); "
+        f"{report['seconds']} s (worker processes started in {report['start_seconds']} s); "
         f"{ci(report['turns_per_game'])} turns, {ci(report['moves_per_game'])} moves a game; "
         f"{report['shared_wins']} shared wins",
         "win rate by seat:  " + "  ".join(f"P{p} {w:.1%}" for p, w in enumerate(report["win_rate_by_seat"])),
