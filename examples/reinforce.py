@@ -1,6 +1,6 @@
-"""Self-play REINFORCE on the PettingZoo environment, with numpy only (a few minutes on one core).
+"""Self-play REINFORCE on the PettingZoo environment, with numpy only (about a minute of processor time).
 
-    python examples/reinforce.py [--games 400] [--eval 40] [--rules base] [--seed 0]
+    python examples/reinforce.py [--games 600] [--eval 60] [--rules base] [--seed 0] [--lr 0.05]
 
 The policy is linear and softmax over the legal actions: an action (kind, cell) is described by
 its kind and by the observation's planes at its cell and summed over the cell's six neighbours
@@ -132,8 +132,8 @@ def train(env: raw_env, feats: Features, games: int, seed: int, lr: float, batch
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=400, help="self-play training games")
-    ap.add_argument("--eval", type=int, default=40, help="games against each bot, before and after")
+    ap.add_argument("--games", type=int, default=600, help="self-play training games")
+    ap.add_argument("--eval", type=int, default=60, help="games against each bot, before and after")
     ap.add_argument("--rules", default="base")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lr", type=float, default=0.05, help="Adam's step size")
