@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kbdsl.engine.phases import END, START
 from kbdsl.engine.turn import Turn
 
 
@@ -56,8 +57,11 @@ def impossible_play(s: Turn, data: Mapping[str, Any]) -> str | None:
         return None  # set up by hand: its pieces and seats need not come from the log
     if arranged(s):
         return 'log: pieces on the board that no move put there (a position set up by hand says "arranged": true)'
-    if s.current != (s.start_player + s.turn - 1) % n:
-        return f"current: seat {s.current} is not to move in turn {s.turn} of a game that seat {s.start_player} began"
+    if s.phase in (START, END):  # a phase of grants: its own seat order (kbdsl.engine.grants)
+        return None
+    if s.turn_player != (s.start_player + s.turn - 1) % n:  # (a reaction's player moves in another's turn)
+        seat = s.turn_player
+        return f"current: seat {seat} is not to move in turn {s.turn} of a game that seat {s.start_player} began"
     return None
 
 

@@ -308,7 +308,8 @@ class BaseGame:
         """Hexes a piece of `kind` (None: the kind `build` places) can ever stand on in this game:
         the union of what every action that builds, places or moves it allows, by the terrains and
         board flags its target names (kbdsl.expr.hex_bound). Invariant checks and front ends use it.
-        `in_play`: only the actions of tiles this board can give (a location hex, a pool's terrain)."""
+        `in_play`: only the actions of tiles this board can give (a location hex, a pool's terrain), of
+        tiles given from a stock and of the actions the board grants."""
         r = self.rules
         kind = kind or r.piece_kind
         key = f"{kind} in play" if in_play else kind
@@ -317,7 +318,9 @@ class BaseGame:
         moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
         actions = [*r.mandatory[:1], *r.actions.values()]
         if in_play:
-            given = {n for n in r.tiles if self._on_board(n)}
+            given = {
+                n for n in r.tiles if n in r.grants or n in r.given or self._on_board(n)
+            }  # (the board's, a stock's)
             actions = [*r.mandatory[:1], *(a for n, a in r.actions.items() if r.action_tile[n] in given)]
         out = 0
         for a in actions:
