@@ -100,7 +100,10 @@ class English:
         """An action the board grants (kbdsl.engine.grants): who, how often, when."""
         st = self.rules.grant_settings[t.name].resolve(self.rules.option_defaults())
         who = "every player" if t.grant.to is None else f"each player for whom {unparse(t.grant.to)} holds"
-        times = "once" if t.grant.uses is None else f"{unparse(t.grant.uses)} time(s)"
+        uses = t.grant.uses
+        times = "once" if uses is None else f"as many times as {unparse(uses)}"
+        if isinstance(uses, ast.Num):
+            times = "once" if uses.value == 1 else counted(uses.value, "time")
         when = {
             "turns": "in each of their turns" + (", once a game" if st["use"] == "once" else ""),
             "end-of-game": "in one more turn once the game is over, before scoring",
@@ -203,7 +206,7 @@ class English:
         if a.kind == "later":
             if a.modifiers:
                 return f"waive {a.modifiers[0]} for the first settlement of their next turn"
-            return f"build {a.count} settlement(s) more in the mandatory action of their next turn"
+            return f"build {counted(a.count, 'settlement')} more in the mandatory action of their next turn"
         source = f" standing on {self.hexes(a.source)}" if a.source is not None else ""
         self.moved = self._piece(a.piece) if a.piece else "settlement"
         try:
