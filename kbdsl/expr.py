@@ -204,6 +204,7 @@ class Compiler:
     def __init__(self, vocab: Vocabulary):
         self.v = vocab
         self.diagnostics: list[Diagnostic] = []
+        self.held: set[str] = set()  # tiles some rule counts with held(): a tile may be held for that alone
         self._defines: dict[tuple, Compiled] = {}
         self._expanding: list[str] = []
         self._keys = 0
@@ -523,6 +524,7 @@ class Compiler:
             return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
         if name == "held":
             kinds = frozenset(self._names(node, self.v.tiles, "tile"))
+            self.held |= kinds
             if not node.args:
                 return self._err(node.pos, "held() needs at least one tile name")
             return Compiled(INT, lambda c: _held(c, kinds))

@@ -560,8 +560,6 @@ class _Loader:
             if t.color is not None and not re.fullmatch(r"#[0-9a-fA-F]{6}", t.color):
                 self.err(t.pos, f"color {t.color!r} of terrain {t.name!r} must be written #rrggbb", "E103")
         for t in tiles.values():
-            if t.action is None and not any(st.key in CARD_SETTINGS for st in t.settings):
-                self.err(t.pos, f"tile {t.name!r} has no action", "E107")
             if t.pool is not None:
                 if t.pool not in pools:
                     self.err(t.pos, f"tile {t.name!r} names unknown pool {t.pool!r}", "E101")
@@ -687,6 +685,11 @@ class _Loader:
         placed = tuple(self._placement(comp, d, terrains, sections) for d in placements.values())
         for d in defines.values():  # check definitions nobody uses too (in the most permissive context)
             comp.compile(d.expr, move=True)
+        for t in tiles.values():  # a tile without an action is held for its card settings, or for a held() rule
+            if t.action is None and t.name not in comp.held and not any(st.key in CARD_SETTINGS for st in t.settings):
+                self.err(
+                    t.pos, f"tile {t.name!r} has no action, no card setting, and no rule reads it with held()", "E107"
+                )
         self.diags.extend(comp.diagnostics)
 
         cards = {k: v for k, v in all_cards.items() if not v.always}

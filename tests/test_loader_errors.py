@@ -364,7 +364,8 @@ def test_definition_that_refers_to_itself(mini):
 
 
 @pytest.mark.parametrize("old, new, needle, message", [
-    ("  action: build on terrain(grass) adjacent-if-possible\n", "", "well", "tile 'well' has no action"),
+    ("  action: build on terrain(grass) adjacent-if-possible\n", "", "well",
+     "tile 'well' has no action, no card setting, and no rule reads it with held()"),
     ("letter: w  supply: 1", "letter: w", "well", "tile 'well' has no supply (tiles per location hex)"),
     ("  score: 1 per area\n", "", "hermits", "card 'hermits' has no score"),
 ])
