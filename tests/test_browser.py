@@ -44,9 +44,10 @@ WAIT = 30_000  # ms for one push to arrive and be shown
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, Path]]:
-    """`kbdsl serve --http` as a user starts it, on a free loopback port, with a data folder."""
+    """`kbdsl serve --http` as a user starts it, on a free loopback port, with a data folder; every
+    table of this module comes from one address, so it may hold more than the default 20."""
     data = tmp_path_factory.mktemp("web-data")
-    proc, url = shots.start_server(data)
+    proc, url = shots.start_server(data, 0.05, "--tables-per-client", "500")
     try:
         yield url, data
     finally:

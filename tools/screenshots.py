@@ -37,14 +37,14 @@ VIEWPORT = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
-def start_server(data: Path, bot_delay: float = 0.05) -> tuple[subprocess.Popen, str]:
-    """`kbdsl serve --http` on a free loopback port; the process and its URL once it answers."""
+def start_server(data: Path, bot_delay: float = 0.05, *flags: str) -> tuple[subprocess.Popen, str]:
+    """`kbdsl serve --http` on a free loopback port (with more `flags`); the process and its URL once it answers."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     cmd = [sys.executable, "-m", "kbdsl", "serve", "--http", "--port", str(port), "--data", str(data)]
     proc = subprocess.Popen(
-        [*cmd, "--bot-delay", str(bot_delay)],
+        [*cmd, "--bot-delay", str(bot_delay), *flags],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
