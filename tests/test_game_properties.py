@@ -70,10 +70,10 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
             kept_by_touch = x.kind in g.lose_now or x.kind in g.lose_later
             if kept_by_touch and (tiles_for is None or p in tiles_for):
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
-            if x.kind in g.expiring and p != state.current:
-                assert not x.new, "a tile taken this turn by someone who is not to move"
-            if p != state.current:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
-                assert not x.used and not x.new, "a tile used or taken this turn by someone who is not to move"
+            if x.kind in g.expiring and p != state.turn_player:
+                assert not x.new, "a tile taken this turn by someone whose turn it is not"
+            if p != state.turn_player:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
+                assert not x.used and not x.new, "a tile used or taken this turn by someone whose turn it is not"
     # location tiles: what is left plus what was ever taken is what each hex started with
     # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
     for loc, left in state.loc_supply.items():
@@ -115,7 +115,11 @@ def check_kinds(state: State, p: int) -> int:
         centres = state.centres(kind, mine)
         assert sum(state.cover(kind, i) for i in centres) == mine, f"a {kind} that lost part of its footprint"
         placed = len(centres)
-        assert placed + state.kind_supply[kind][p] == g.rules.kinds[kind], f"{kind}: board plus supply"
+        total = g.rules.kinds[kind]
+        if kind in g.with_tiles:  # the pieces come with tiles (gives: N KIND), up to the kind's supply
+            gives = [g.gives.get(t.location_of[i] or "") for i in range(t.n) if (state.taken[p] >> i) & 1]
+            total = min(total, sum(x[0] for x in gives if x is not None and x[1] == kind))
+        assert placed + state.kind_supply[kind][p] == total, f"{kind}: board plus supply"
         assert not mine & ~g.standable(kind), f"a {kind} where no action that places or moves it could put it"
         out |= mine
     for kind in g.aura_kinds:

@@ -654,9 +654,13 @@ class Turn(Holdings, Grants, Targets, Gold):
     def _end_turn(self) -> None:
         p = self.current
         if self.phase == REACT:  # a reaction is over: the next player's, or back to the turn
+            if self.tiles[p]:  # tiles it took are usable from the reactor's next turn (nothing expires)
+                self.tiles[p] = [x.fresh for x in self.tiles[p]]
             self._next_reactor()
             return
-        if self.phase:  # a turn of a phase of grants: no cards, no tiles to refresh
+        if self.phase:  # a turn of a phase of grants: no cards
+            if self.tiles[p]:
+                self.refresh_tiles(p)
             self._phase_turn()
             return
         if not self.game.plain_hand or self.spare[p]:
