@@ -37,7 +37,8 @@ def test_no_import_cycles():
 
 def test_engine_layers_import_downward():
     g = import_graph()
-    order = ["setup", "pieces", "kinds", "zones", "hand", "gold", "tiles", "groups", "targets", "turn", "explain", "events", "state"]
+    order = ["phases", "placements", "setup", "pieces", "kinds", "grants", "zones", "hand", "gold", "tiles", "groups"]
+    order += ["targets", "turn", "explain", "events", "state"]
     for i, name in enumerate(order):
         below = {f"kbdsl.engine.{m}" for m in order[:i]}
         above = {f"kbdsl.engine.{m}" for m in order[i:]} - {f"kbdsl.engine.{name}"}

@@ -17,12 +17,11 @@ the player whose turn it is.
 
 from __future__ import annotations
 
+from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.engine.pieces import Pieces
 
-#: The phases of play (`State.phase`): the players' turns, the phases of the grants, and a
-#: reaction on another player's turn (offered when a tile hex's last tile is taken).
-TURNS, START, END, REACT = 0, 1, 2, 3
-PHASES = {"turns": TURNS, "start-of-game": START, "end-of-game": END, "last-tile-taken": REACT}
+__all__ = ["END", "REACT", "START", "TURNS", "Grants", "TURN_FIELDS"]
+
 #: What a reaction sets aside of the turn's player's turn, to give back when it is over.
 TURN_FIELDS = (
     *("current", "mand_left", "built", "mand_built", "pending", "pending_left", "pending_up_to", "hit"),

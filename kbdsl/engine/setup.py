@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbdsl.bitset import bit_list
-from kbdsl.engine.grants import PHASES, REACT
+from kbdsl.engine.phases import PHASES, REACT
 from kbdsl.engine.placements import mark
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
