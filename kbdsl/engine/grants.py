@@ -17,8 +17,8 @@ the player whose turn it is.
 
 from __future__ import annotations
 
-from kbdsl.engine.pieces import Pieces
 from kbdsl.engine.phases import TURNS
+from kbdsl.engine.pieces import Pieces
 
 #: What a reaction sets aside of the turn's player's turn, to give back when it is over.
 TURN_FIELDS = (
