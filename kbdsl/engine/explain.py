@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.lang import ast
 from kbdsl.lang.unparse import unparse
 from kbdsl.moves import Move
@@ -84,7 +85,12 @@ def why_granted(state: Turn, grant: str, move: Move, title: str) -> str:
     g, p = state.game, state.current
     phase = g.grants[grant][0]
     if phase != state.phase:
-        when = {0: "in the players' turns", 1: "before the first turn", 2: "once the game ends, before scoring"}
+        when = {
+            TURNS: "in the players' turns",
+            START: "before the first turn",
+            END: "once the game ends, before scoring",
+            REACT: "in another player's turn, as a reaction when a move takes a hex's last tile",
+        }
         return f"the {title} action is used {when[phase]}, not now"
     if not state.tiles_allowed() and grant not in g.any_time:
         return f"the {title} action is used before or after the mandatory action, not between its builds"

@@ -51,7 +51,7 @@ def impossible_play(s: Turn, data: Mapping[str, Any]) -> str | None:
     if s.over and not s.ending and s.idle < n:
         return "over: a game ends after a supply runs out (ending) or a round without a new settlement (idle_turns)"
     mandatory = s.game.mandatory.count if s.game.mandatory else 0
-    if s.mand_left > mandatory:
+    if s.mand_left > mandatory and not s.game.delayed:  # (`next-turn extra N` adds to a turn's, spent unseen)
         return f"mandatory_left must be 0 to {mandatory}, the settlements of the mandatory action"
     if data.get("arranged") is True:
         return None  # set up by hand: its pieces and seats need not come from the log
