@@ -1034,12 +1034,8 @@ def _slide(origin: int, through: int, t) -> int:
     """For each direction, the farthest hex reached from origin stepping only onto hexes of `through`."""
     if origin < 0:
         return 0
-    try:  # the rays from each hex, per board shape (a subscript is cheaper than .get)
-        rays = t.cache[_RAYS]
-    except KeyError:
-        rays = _of_shape(t, _RAYS, _rays)
     out = 0
-    for ray in rays[origin]:
+    for ray in _board_rays(t)[origin]:
         last = -1
         for j in ray:
             if not (through >> j) & 1:
@@ -1055,13 +1051,20 @@ def _ray(origin: int, through: int, t) -> int:
     if origin < 0:
         return 0
     out = 0
-    for step in t.steps:
-        j = step[origin]
-        while j >= 0 and not (through >> j) & 1:
-            j = step[j]
-        if j >= 0:
-            out |= 1 << j
+    for ray in _board_rays(t)[origin]:
+        for j in ray:
+            if (through >> j) & 1:
+                out |= 1 << j
+                break
     return out
+
+
+def _board_rays(t) -> list[tuple[tuple[int, ...], ...]]:
+    """The rays from each hex (`_rays`), made once per board shape: what _slide and _ray walk."""
+    try:  # (a subscript is cheaper than .get)
+        return t.cache[_RAYS]
+    except KeyError:
+        return _of_shape(t, _RAYS, _rays)
 
 
 def _held(c: Ctx, kinds: frozenset[str]) -> int:
@@ -1075,7 +1078,7 @@ _RAYS = ("rays",)
 
 def _rays(steps: list[list[int]]) -> list[tuple[tuple[int, ...], ...]]:
     """Per hex, the hexes in each direction from it, nearest first (directions that leave the
-    board at once left out): _slide walks these instead of stepping through the step lists."""
+    board at once left out): _slide and _ray walk these instead of stepping through the step lists."""
     out = []
     for i in range(len(steps[0])):
         found = []
