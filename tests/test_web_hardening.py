@@ -544,3 +544,34 @@ def test_10_every_response_carries_the_security_headers(tmp_path):
     assert "frame-ancestors 'none'" in SECURITY["Content-Security-Policy"]
     crash = replies["500"].json()
     assert is_response(crash) and crash["error"]["code"] == "internal" and "Traceback" not in replies["500"].text
+
+
+# -- DNS rebinding: a server on a loopback address answers only loopback names ---------------------------
+def test_a_loopback_server_refuses_a_request_naming_another_host_pages_and_sockets_alike():
+    from kbdsl.web.limits import served_hosts
+
+    limits = Limits(hosts=served_hosts("127.0.0.1", []))
+    with TestClient(create_app(None, 0.0, limits), base_url="http://127.0.0.1:8000") as client:
+        t = new_table(client)["table"]
+        assert client.get("/").status_code == 200
+        assert client.get("/", headers={"Host": "localhost:8000"}).status_code == 200
+        assert client.get("/", headers={"Host": "[::1]:8000"}).status_code == 200
+        rebound = client.get(f"/api/tables/{t}", headers={"Host": "evil.example:8000"})
+        assert rebound.status_code == 400 and t not in rebound.text
+        for name, value in SECURITY.items():  # the refusal is a response like any other
+            assert rebound.headers.get(name) == value, name
+        evil = {"Host": "evil.example", "Origin": "http://evil.example"}
+        refused = client.post("/api/tables", json={"seats": PEOPLE}, headers=evil)
+        assert refused.status_code == 400 and len(client.app.state.tables.tables) == 1
+        with pytest.raises(WebSocketDisconnect), client.websocket_connect(f"/ws/{t}", headers={"Host": "evil.example"}):
+            pass
+
+
+def test_served_hosts_follow_the_bind_address_and_allow_host():
+    from kbdsl.web.limits import served_hosts
+
+    assert served_hosts("127.0.0.1", []) == ("localhost", "127.0.0.1", "[::1]")
+    assert served_hosts("::1", ["kb.test"]) == ("localhost", "127.0.0.1", "[::1]", "kb.test")
+    assert served_hosts("192.0.2.5", []) == ("192.0.2.5",)
+    assert served_hosts("0.0.0.0", []) == ("*",)  # every address: the names cannot be known
+    assert served_hosts("0.0.0.0", ["kb.example"]) == ("kb.example",)

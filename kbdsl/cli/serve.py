@@ -71,6 +71,13 @@ def add_limits(p: argparse.ArgumentParser) -> None:
         metavar="ORIGIN",
         help="--http: another origin (https://host:port) whose pages may create tables and open sockets (repeatable)",
     )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="--http: a host name the server is reached by, besides those of --host (repeatable; see docs/protocol.md)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -83,7 +90,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _limits(args: argparse.Namespace) -> Limits | str:
     """The web table's limits from the options, or the sentence that refuses one."""
-    from kbdsl.web.limits import Limits
+    from kbdsl.web.limits import Limits, served_hosts
 
     for name in ("max_tables", "tables_per_client"):
         if getattr(args, name) < 1:
@@ -97,6 +104,7 @@ def _limits(args: argparse.Namespace) -> Limits | str:
         idle_timeout=args.idle_timeout,
         finished_timeout=args.finished_timeout,
         origins=tuple(args.allow_origin),
+        hosts=served_hosts(args.host, args.allow_host),
     )
 
 

@@ -27,6 +27,7 @@ import anyio
 from starlette.applications import Starlette
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -530,7 +531,8 @@ def create_app(data: Path | None = None, bot_delay: float = BOT_DELAY, limits: L
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(SecurityHeaders)],
+        # outermost first: the security headers go on the Host refusal too
+        middleware=[Middleware(SecurityHeaders), Middleware(TrustedHostMiddleware, allowed_hosts=list(limits.hosts))],
         exception_handlers={Exception: _crash},
     )
     app.state.tables, app.state.live = tables, live

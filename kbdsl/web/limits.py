@@ -22,6 +22,24 @@ class Limits:
     costly_burst: int = 30  # costly requests (board, rules, replayed pictures and steps, history) at once
     costly_rate: float = 10.0  # and each second after that, per socket or per client address
     origins: tuple[str, ...] = ()  # origins besides the server's own that may create tables and open sockets
+    hosts: tuple[str, ...] = ("*",)  # names a request's Host may give ("*": any); see `served_hosts`
+
+
+#: The names a server bound to a loopback address answers to by default (a Host names IPv6 in brackets).
+LOOPBACK = ("localhost", "127.0.0.1", "[::1]")
+
+
+def served_hosts(bind: str, allowed: list[str]) -> tuple[str, ...]:
+    """The Host names the server answers. A page of another site whose name is made to resolve to a
+    loopback address (DNS rebinding) still sends its own name as Host: so a server on a loopback address
+    answers only the loopback names and the `--allow-host` ones, a server bound to one other address
+    that address and those, and one bound to every address (0.0.0.0, ::) any name unless `--allow-host`
+    names them."""
+    if bind in ("0.0.0.0", "::", ""):
+        return tuple(allowed) or ("*",)
+    name = f"[{bind}]" if ":" in bind else bind
+    names = LOOPBACK if bind in ("localhost", "::1") or bind.startswith("127.") else ()
+    return tuple(dict.fromkeys([*names, name, *allowed]))
 
 
 #: Methods whose answers are large or slow to make: a client asks for them once per page.
