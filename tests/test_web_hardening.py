@@ -575,3 +575,30 @@ def test_served_hosts_follow_the_bind_address_and_allow_host():
     assert served_hosts("192.0.2.5", []) == ("192.0.2.5",)
     assert served_hosts("0.0.0.0", []) == ("*",)  # every address: the names cannot be known
     assert served_hosts("0.0.0.0", ["kb.example"]) == ("kb.example",)
+
+
+# -- behind a proxy: X-Forwarded-For is believed only from a --trusted-proxy ---------------------------------
+def _create_as(url: str, forwarded_for: str) -> int:
+    body = json.dumps({"rules": "base", "preset": "first-game", "seats": PEOPLE}).encode()
+    headers = {"Content-Type": "application/json", "X-Forwarded-For": forwarded_for}
+    request = urllib.request.Request(f"{url}/api/tables", data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=BOUND) as reply:
+            return reply.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_x_forwarded_for_names_the_client_only_when_the_peer_is_a_trusted_proxy(trusted):
+    import argparse
+
+    from kbdsl.cli.serve import register, uvicorn_options
+
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers())
+    args = parser.parse_args(["serve", "--http", *(["--trusted-proxy", "127.0.0.1"] if trusted else [])])
+    with serving(limits=Limits(per_client=1), **uvicorn_options(args)) as (url, _app):
+        assert _create_as(url, "198.51.100.1") == 201
+        # another client behind the proxy has a share of its own; a client naming itself anew does not
+        assert _create_as(url, "198.51.100.2") == (201 if trusted else 429)

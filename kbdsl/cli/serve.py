@@ -36,8 +36,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0.25,
         help="--http: seconds from a table's last change to a bot's next move (default 0.25)",
     )
+    p.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="--http: a reverse proxy's address whose X-Forwarded-For names the client (repeatable; default: none)",
+    )
     add_limits(p)
     p.set_defaults(run=cmd_serve)
+
+
+def uvicorn_options(args: argparse.Namespace) -> dict:
+    """How uvicorn learns a client's address: from the socket, unless the peer is a `--trusted-proxy`,
+    whose X-Forwarded-For then names it. (uvicorn by default believes any loopback peer, which would let
+    one local client pose as many and escape the per-client limits.)"""
+    if not args.trusted_proxy:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(args.trusted_proxy)}
 
 
 def add_limits(p: argparse.ArgumentParser) -> None:
@@ -130,5 +146,5 @@ def serve_http(args: argparse.Namespace) -> int:
         print(f"--data {args.data}: {e.strerror}", file=sys.stderr)
         return 2
     print(f"kbdsl web table on http://{args.host}:{args.port}/ (new game page)", file=sys.stderr, flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE, log_level="info")
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_MESSAGE, log_level="info", **uvicorn_options(args))
     return 0
