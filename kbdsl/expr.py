@@ -93,6 +93,7 @@ class Ctx:
     __slots__ = (
         "t",
         "own",
+        "nb",
         "occ",
         "owned",
         "p",
@@ -120,6 +121,7 @@ class Ctx:
     ):
         self.t = t
         self.own = own
+        self.nb: list[int] | None = None  # per player, the hexes next to `own`, if the caller keeps them
         self.occ = occ
         self.owned = occ  # hexes of players' pieces: occ without neutral pieces
         self.built = 0
@@ -467,6 +469,8 @@ class Compiler:
             inner = self._expect(node.args[0], HEX, **kw)
             f = inner.fn
             if len(node.args) == 1:
+                if f is _own:  # the neighbourhood the engine keeps, if it does
+                    return Compiled(HEX, _next_to_own)
                 return self._maybe_static(HEX, lambda c: c.t.grow(f(c)), inner.static)
             n = self._int_arg(node, 1, 6, "a hex has 6 neighbours")
             return self._maybe_static(HEX, lambda c: _touching(f(c), n, c.t), inner.static)
@@ -607,6 +611,8 @@ class Compiler:
         if found is None:
             return None
         a_node, b_node, near = found
+        if isinstance(b_node.args[0], ast.Ref) and b_node.args[0].name == "own" and "own" not in self.v.defines:
+            return None  # next-to(own) is the neighbourhood the engine keeps (_next_to_own): one `&`
         if a_node is node.left:  # compiled in the order of the text, as _boolop would
             a = self.compile(a_node, **kw)
             b = self._expect(b_node.args[0], HEX, **kw)
@@ -727,6 +733,12 @@ def _union(table: dict[str, int], names: list[str]) -> int:
 def _own(c: Ctx) -> int:
     """The word `own` (a function of its own so that callers can read it inline)."""
     return c.own[c.p]
+
+
+def _next_to_own(c: Ctx) -> int:
+    """next-to(own): the neighbourhood the engine keeps with the pieces (Ctx.nb), else grown."""
+    nb = c.nb
+    return nb[c.p] if nb is not None else c.t.grow(c.own[c.p])
 
 
 def _floordiv(a: int, b: int) -> int:

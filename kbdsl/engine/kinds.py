@@ -74,6 +74,13 @@ class Kinds(Pieces):
                 out |= m
         return out
 
+    def aura_own(self, p: int) -> int:
+        """p's hexes covered by pieces with an aura (lifting one of them unblocks hexes)."""
+        out = 0
+        for k in self.game.aura_kinds:
+            out |= self.kind_own[k][p]
+        return out
+
     def blocked_without(self, p: int, i: int) -> int:
         """The blocked hexes while p's piece on hex i is lifted (its own aura goes with it)."""
         if not self.blocked or self.kind_at(p, i) not in self.game.aura_kinds:

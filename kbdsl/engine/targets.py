@@ -31,7 +31,10 @@ class Targets(Kinds, Hand):
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
             c.drawn = self.drawn
             c.tiles, c.picks = self.tiles, self.game.picks  # (held(), terrain(removed))
-        c.own = self.own if own is None else own
+        if own is None:
+            c.own, c.nb = self.own, self.nb
+        else:
+            c.own, c.nb = own, None  # (a lifted piece: next-to(own) is grown again)
         if occ is None:
             occ = self.occ
         c.occ = occ
@@ -135,10 +138,12 @@ class Targets(Kinds, Hand):
         if board_only:
             table = self.board_table(action, card) if "origin" in reads else None
             same = self.board_target(action, card) if table is None else 0
-        # the common case: a board-only target, no aura, and the piece must leave its hex: every
-        # target is a hex that is empty now (the source itself is occupied, so never one)
-        fast = board_only and not self.blocked and not g.may_stay
-        free, adjacent = ~self.occ, action.adjacent
+        # the common case: a board-only target, no source with an aura (one lifted would unblock
+        # hexes), and the piece must leave its hex: every target is a hex that is empty and not
+        # blocked now (the source itself is occupied, so never one)
+        blocked = self.blocked
+        fast = board_only and not g.may_stay and not (blocked and sources & self.aura_own(p))
+        free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
         for s in bit_list(sources):
@@ -194,17 +199,20 @@ class Targets(Kinds, Hand):
 
     def origin_moves(self, action: CompiledAction, p: int) -> tuple[OriginTable, int, int] | None:
         """(origins, sources, free) when the moves of `action` are, from each source s, to the
-        hexes origins.table[s] & free: a target per board and origin, no aura, no adjacency, the
-        piece leaving its hex (what kbdsl.engine.groups counts without listing); else None."""
+        hexes origins.table[s] & free: a target per board and origin, no source with an aura, no
+        adjacency, the piece leaving its hex (what kbdsl.engine.groups counts without listing); else None."""
         g, reads = self.game, action.reads
         if (
             "origin" not in reads
             or not reads <= CARD_ORIGIN
             or action.adjacent
-            or self.blocked
             or g.may_stay
             or (self.choosing and id(action) in g.card_actions)
         ):
+            return None
+        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
+        blocked = self.blocked
+        if blocked and sources & self.aura_own(p):  # lifting it unblocks hexes: targets by source
             return None
         card = self.hand[p] if "card" in reads else None
         cache, key = g.tables.cache, ("by-offset", id(action), card)
@@ -212,7 +220,6 @@ class Targets(Kinds, Hand):
             origins = cache[key]
         except KeyError:
             origins = cache[key] = OriginTable(self.board_table(action, card))
-        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
         missing = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
         if missing:
             table = origins.table
@@ -220,7 +227,8 @@ class Targets(Kinds, Hand):
                 if table[s] is None:
                     self.board_target(action, card, s)
             origins.learn(missing)
-        return origins, sources, g.tables.all ^ self.occ  # the empty hexes, positive: cheaper to shift and mask
+        # the empty hexes not blocked, positive: cheaper to shift and mask
+        return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
         """move_targets when every source has the same candidates `cand`: with "adjacent if

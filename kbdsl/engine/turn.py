@@ -230,13 +230,16 @@ class Turn(Given, Grants, Targets, Gold, Later):
             if self.supply[p] > 0:
                 targets = self.build_targets(action, p)
         elif what == "move":
+            grouped = self.origin_moves(action, p)
+            pairs = self.move_targets(action, p) if grouped is None else None
+            if not (pairs or (grouped and grouped[1])):
+                return  # no piece to move (sole_touchers below is not needed)
             if self._risky < 0:
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
-            grouped = self.origin_moves(action, p)
-            if grouped is None:
-                for s, targets in self.move_targets(action, p):
+            if pairs is not None:
+                for s, targets in pairs:
                     if (risky >> s) & 1:
                         special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
                         if special:
