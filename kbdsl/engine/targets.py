@@ -146,6 +146,8 @@ class Targets(Kinds, Hand):
         free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
+        if not board_only:
+            return self._lifted_targets(action, p, sources)
         for s in bit_list(sources):
             if fast:
                 if table is None:
@@ -158,33 +160,47 @@ class Targets(Kinds, Hand):
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
-                if board_only:
-                    if self.blocked:
-                        occ |= self.blocked_without(p, s)
-                    cand = (same if table is None else self.board_target(action, card, s)) & ~occ
-                else:
-                    owns = list(self.own)
-                    owns[p] = own ^ bit
-                    c = self.ctx(p, owns, occ, s)
-                    if self.blocked:
-                        blocked = self.blocked_without(p, s)
-                        c.occ |= blocked
-                        occ |= blocked
-                    cand = action.target(c) & t.all & ~occ
+                if self.blocked:
+                    occ |= self.blocked_without(p, s)
+                cand = (same if table is None else self.board_target(action, card, s)) & ~occ
                 if not g.may_stay:
                     cand &= ~bit
             if adjacent and cand:
-                near = cand & nb
-                edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
-                if edge:
-                    lifted = own ^ (1 << s)
-                    while edge:
-                        low = edge & -edge
-                        if not nbr_mask[low.bit_length() - 1] & lifted:
-                            near ^= low
-                        edge ^= low
-                if near:
-                    cand = near
+                cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+            if cand:
+                out.append((s, cand))
+        return out
+
+    def _lifted_targets(self, action: CompiledAction, p: int, sources: int) -> list[tuple[int, int]]:
+        """move_targets of a target that reads the pieces: evaluated from each source with its
+        piece lifted, in one context whose fields are set per source (a context and a list of
+        the pieces each cost more than the target of a short slide)."""
+        g, own, occ0 = self.game, self.own[p], self.occ
+        t = g.tables
+        owns = list(self.own)
+        c = self.ctx(p, owns)
+        neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
+        adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
+        out = []
+        for s in bit_list(sources):
+            bit = 1 << s
+            occ = occ0 ^ bit
+            owns[p] = own ^ bit
+            c.occ = c.owned = occ  # (as ctx(p, owns, occ, s) sets them)
+            if neutral:
+                c.owned = occ ^ (occ & neutral)
+            c.origin = s
+            if c._areas or c.memo:
+                c.forget()
+            if blocked:
+                occ |= self.blocked_without(p, s)
+                c.occ = occ
+            cand = target(c) & every
+            cand ^= cand & occ  # cand & ~occ, without a negative int
+            if not stay and (cand >> s) & 1:
+                cand ^= bit
+            if adjacent and cand:
+                cand = _still_adjacent(cand, nb, nbr_mask, own, s)
             if cand:
                 out.append((s, cand))
         return out
@@ -249,6 +265,21 @@ class Targets(Kinds, Hand):
             kept = near & ~(single & nbr_mask[s])
             out.append((s, kept or cand))
         return out
+
+
+def _still_adjacent(cand: int, nb: int, nbr_mask: list[int], own: int, s: int) -> int:
+    """"Adjacent if possible" for p's piece lifted from s: the hexes of cand next to p's pieces
+    (nb: next to own) but the lifted one, or all of cand if there are none."""
+    near = cand & nb
+    edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
+    if edge:
+        lifted = own ^ (1 << s)
+        while edge:
+            low = edge & -edge
+            if not nbr_mask[low.bit_length() - 1] & lifted:
+                near ^= low
+            edge ^= low
+    return near or cand
 
 
 def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
