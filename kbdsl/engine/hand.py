@@ -126,6 +126,9 @@ class Hand(Cards):
         rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
         draw at the start of the turn, `draw: start-of-turn`)."""
         size, keep = self.hand_rules(p)
+        if size == 1 and not self.spare[p] and self.wild is None and not self.game.draw_at_start:
+            self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
+            return
         self.hand[p], self.wild = self.played_card(p), None
         if not keep:
             self.discard.extend(self.spare[p])

@@ -142,7 +142,8 @@ class Targets(Kinds, Hand):
         # hexes), and the piece must leave its hex: every target is a hex that is empty and not
         # blocked now (the source itself is occupied, so never one)
         blocked = self.blocked
-        fast = board_only and not g.may_stay and not (blocked and sources & self.aura_own(p))
+        aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
+        fast = board_only and not g.may_stay and not sources & aura
         free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
@@ -160,8 +161,8 @@ class Targets(Kinds, Hand):
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
-                if self.blocked:
-                    occ |= self.blocked_without(p, s)
+                if blocked:  # (a source with an aura: not fast)
+                    occ |= self.blocked_without(p, s) if aura & bit else blocked
                 cand = (same if table is None else self.board_target(action, card, s)) & ~occ
                 if not g.may_stay:
                     cand &= ~bit
@@ -180,6 +181,7 @@ class Targets(Kinds, Hand):
         owns = list(self.own)
         c = self.ctx(p, owns)
         neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
+        aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
         out = []
         for s in bit_list(sources):
@@ -193,7 +195,7 @@ class Targets(Kinds, Hand):
             if c._areas or c.memo:
                 c.forget()
             if blocked:
-                occ |= self.blocked_without(p, s)
+                occ |= self.blocked_without(p, s) if aura & bit else blocked
                 c.occ = occ
             cand = target(c) & every
             cand ^= cand & occ  # cand & ~occ, without a negative int
