@@ -210,7 +210,16 @@ class Targets(Kinds, Hand):
     def move_sources(self, action: CompiledAction, p: int) -> int:
         """Hexes of p's pieces that the move `action` may lift."""
         own = self.own[p]
-        sources = own & action.source(self.ctx(p)) if action.source else own
+        if action.source is None:
+            sources = own
+        elif action.source_reads:
+            sources = own & action.source(self.ctx(p))
+        else:  # a hex set of the board: found once per board
+            cache, key = self.game.tables.cache, ("source", id(action))
+            try:  # (cheaper than cache.get, a call)
+                sources = own & cache[key]
+            except KeyError:
+                sources = own & cache.setdefault(key, action.source(self.ctx(p)))
         if self.kind_own:
             sources &= ~self.unmovable(p, action.piece)
         return sources
