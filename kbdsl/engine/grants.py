@@ -71,6 +71,9 @@ class Grants(Pieces):
         for name, (phase, to, times, once) in g.grants.items():
             if phase != self.phase or (once and name in left):
                 continue
+            if to is None and times is None:  # (the common case: once a turn, to everyone)
+                left[name] = 1
+                continue
             c = self.ctx(p)
             left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1
 
