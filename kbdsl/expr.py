@@ -704,7 +704,7 @@ class Compiler:
             )
         value = self._expect(node.expr, INT, move=move, region=domain).fn
         cond = self._where(domain, node.where, move=move, region=region)
-        items = _items(domain)
+        items = self._board_kept(node.where, domain, _items(domain), move, region)
         if fn == "rank":
             payouts = node.payouts
             return Compiled(INT, lambda c: _rank(c, items, value, cond, payouts))
@@ -720,6 +720,45 @@ class Compiler:
 
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
         return Compiled(INT, lambda c: pick(values(c)))
+
+
+    def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> Callable:
+        """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
+        value of the board and the item alone (it reads no pieces, player, card or tile) rules
+        out the same items in every position and for every player, so the items such conjuncts
+        leave are found once per board (Palaces' rank looks at the palace hexes, not at every hex
+        for every player). Items of the position (settlements, areas) are all kept."""
+        if domain in ("settlement", "area"):  # items of the position: nothing to keep per board
+            return items
+        parts, tests = [where] if where is not None else [], []
+        while parts:
+            part = parts.pop()
+            if isinstance(part, ast.BoolOp) and part.op == "&":
+                parts += [part.right, part.left]
+            elif not self.reads(part):
+                mark = len(self.diagnostics)  # (where itself is compiled, errors and all, by _where)
+                got = self.compile(part, move=move, region=region if domain in ("settlement", "hex") else domain)
+                del self.diagnostics[mark:]
+                if got.type == BOOL:
+                    tests.append(got.fn)
+        if not tests:
+            return items
+        self._keys += 1
+        key = ("kept", self._keys, id(self))
+
+        def kept(c: Ctx) -> list[int]:
+            found = c.t.cache.get(key)
+            if found is None:
+                saved, found = c.region, []
+                for r in items(c):
+                    c.region = r
+                    if all(test(c) for test in tests):
+                        found.append(r)
+                c.region = saved
+                c.t.cache[key] = found
+            return found
+
+        return kept
 
 
 # ---- runtime helpers (the primitives' meaning) ------------------------------
