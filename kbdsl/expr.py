@@ -721,7 +721,6 @@ class Compiler:
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
         return Compiled(INT, lambda c: pick(values(c)))
 
-
     def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> Callable:
         """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
         value of the board and the item alone (it reads no pieces, player, card or tile) rules

@@ -211,7 +211,8 @@ class BaseGame:
             st = rules.grant_settings[name].resolve(self.options)
             self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
-        self.grants_in = {ph: tuple(n for n, (phase, *_) in self.grants.items() if phase == ph) for ph in PHASES.values()}
+        # phase -> the grants of that phase, in declaration order (Grants.granted)
+        self.grants_in = {ph: tuple(n for n, (at, *_) in self.grants.items() if at == ph) for ph in PHASES.values()}
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"

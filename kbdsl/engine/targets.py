@@ -279,7 +279,7 @@ class Targets(Kinds, Hand):
 
 
 def _still_adjacent(cand: int, nb: int, nbr_mask: list[int], own: int, s: int) -> int:
-    """"Adjacent if possible" for p's piece lifted from s: the hexes of cand next to p's pieces
+    """The "adjacent if possible" of p's piece lifted from s: the hexes of cand next to p's pieces
     (nb: next to own) but the lifted one, or all of cand if there are none."""
     near = cand & nb
     edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
