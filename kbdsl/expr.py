@@ -1082,7 +1082,7 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 
 def _slide(origin: int, through: int, t) -> int:
     """For each direction, the farthest hex reached from origin stepping only onto hexes of `through`."""
-    if origin < 0:
+    if origin < 0 or not through & t.nbr_mask[origin]:  # (no first step: a piece hemmed in)
         return 0
     out = 0
     for ray in _board_rays(t)[origin]:
