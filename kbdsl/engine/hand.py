@@ -115,10 +115,12 @@ class Hand(Cards):
         """(hand size, whether unplayed cards stay in hand) for p now: the turn's, restated by the
         tiles p holds (the largest hand wins)."""
         g = self.game
-        size, keep = g.hand_size, g.keep_unplayed
+        size, keep, hand_tiles, keep_tiles = g.hand_size, g.keep_unplayed, g.hand_tiles, g.keep_tiles
         for x in self.tiles[p]:
-            size = max(size, g.hand_tiles.get(x.kind, 0))
-            keep = g.keep_tiles.get(x.kind, keep)
+            if x.kind in hand_tiles and hand_tiles[x.kind] > size:
+                size = hand_tiles[x.kind]
+            if x.kind in keep_tiles:
+                keep = keep_tiles[x.kind]
         return size, keep
 
     def refill(self, p: int) -> None:

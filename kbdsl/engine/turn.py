@@ -508,8 +508,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
         table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
-        if g.mandatory_lean and not self.blocked and not self.waived:
+        if g.mandatory_lean and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
+            if self.blocked:  # hexes next to an aura: not targets (no build here places one)
+                table ^= table & self.blocked
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
             occ, around, taken = self.occ, self.nb[p], self.taken[p]
