@@ -126,8 +126,14 @@ class Targets(Kinds, Hand):
 
     def move_targets(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""
+        return [(s, cand) for sources, cand in self.move_blocks(action, p) for s in bit_list(sources)]
+
+    def move_blocks(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
+        """move_targets as (sources, target-mask) blocks in source order: the sources of a block
+        have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves)."""
         if self.choosing and id(action) in self.game.card_actions:
-            return self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
+            pairs = self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
+            return [(1 << s, cand) for s, cand in pairs]
         g = self.game
         t = g.tables
         own = self.own[p]
@@ -169,11 +175,11 @@ class Targets(Kinds, Hand):
             if adjacent and cand:
                 cand = _still_adjacent(cand, nb, nbr_mask, own, s)
             if cand:
-                out.append((s, cand))
+                out.append((1 << s, cand))
         return out
 
     def _lifted_targets(self, action: CompiledAction, p: int, sources: int) -> list[tuple[int, int]]:
-        """move_targets of a target that reads the pieces: evaluated from each source with its
+        """move_blocks of a target that reads the pieces: evaluated from each source with its
         piece lifted, in one context whose fields are set per source (a context and a list of
         the pieces each cost more than the target of a short slide)."""
         g, own, occ0 = self.game, self.own[p], self.occ
@@ -204,7 +210,7 @@ class Targets(Kinds, Hand):
             if adjacent and cand:
                 cand = _still_adjacent(cand, nb, nbr_mask, own, s)
             if cand:
-                out.append((s, cand))
+                out.append((bit, cand))
         return out
 
     def move_sources(self, action: CompiledAction, p: int) -> int:
@@ -258,23 +264,33 @@ class Targets(Kinds, Hand):
         return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
-        """move_targets when every source has the same candidates `cand`: with "adjacent if
-        possible", a hex next to no piece but the lifted one is not adjacent any more."""
-        if not cand:
+        """move_blocks when every source has the same candidates `cand`: with "adjacent if
+        possible", a hex next to no piece but the lifted one is not adjacent any more, so the
+        sources next to such a hex have blocks of their own; the others share one."""
+        if not cand or not sources:
             return []
         if not adjacent:
-            return [(s, cand) for s in bit_list(sources)]
+            return [(sources, cand)]
         nbr_mask = self.game.tables.nbr_mask
         near = cand & nb
         single = 0  # hexes of `near` next to exactly one of p's pieces
+        touch = 0  # the pieces next to them
         for i in bit_list(near):
             touching = nbr_mask[i] & own
             if not touching & (touching - 1):
                 single |= 1 << i
+                touch |= touching
+        common = near or cand
         out = []
-        for s in bit_list(sources):
-            kept = near & ~(single & nbr_mask[s])
-            out.append((s, kept or cand))
+        rest = sources
+        for s in bit_list(touch & sources):  # (lowest first: blocks in source order)
+            before = rest & ((1 << s) - 1)
+            if before:
+                out.append((before, common))
+            rest ^= before | (1 << s)
+            out.append((1 << s, near & ~(single & nbr_mask[s]) or cand))
+        if rest:
+            out.append((rest, common))
         return out
 
 

@@ -12,7 +12,7 @@ from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.given import Given
 from kbdsl.engine.grants import TURN_FIELDS, Grants
-from kbdsl.engine.groups import MoveGroup, OriginTable
+from kbdsl.engine.groups import MoveGroup, OriginTable, SameMoves
 from kbdsl.engine.later import Later
 from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.engine.targets import Targets
@@ -231,7 +231,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 targets = self.build_targets(action, p)
         elif what == "move":
             grouped = self.origin_moves(action, p)
-            pairs = self.move_targets(action, p) if grouped is None else None
+            pairs = self.move_blocks(action, p) if grouped is None else None
             if not (pairs or (grouped and grouped[1])):
                 return  # no piece to move (sole_touchers below is not needed)
             if self._risky < 0:
@@ -239,13 +239,21 @@ class Turn(Given, Grants, Targets, Gold, Later):
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             if pairs is not None:
-                for s, targets in pairs:
-                    if (risky >> s) & 1:
-                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                        if special:
-                            self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                for sources, targets in pairs:
+                    if sources & (sources - 1):  # sources with the same targets
+                        if not sources & risky:
+                            out.append((base, SameMoves(sources, targets, n)))  # one run
                             continue
-                    out.append((base + s * n, targets))
+                        each = bit_list(sources)
+                    else:
+                        each = (sources.bit_length() - 1,)
+                    for s in each:
+                        if (risky >> s) & 1:
+                            special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                            if special:
+                                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                                continue
+                        out.append((base + s * n, targets))
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
