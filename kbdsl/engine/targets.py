@@ -138,6 +138,8 @@ class Targets(Kinds, Hand):
         t = g.tables
         own = self.own[p]
         sources = self.move_sources(action, p)
+        if not sources:
+            return []
         out = []
         nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
         board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
