@@ -642,10 +642,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
         self.waived = False
         if not left:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
-        if g.on_gain:
-            self._landed(p, i)
-        elif g.tile_near[i]:  # most hexes touch no tile hex
-            self.gain(p, i)
+        if g.tile_near[i]:  # most hexes touch no tile hex: nothing to take there
+            if g.on_gain:
+                self._landed(p, i)
+            else:
+                self.gain(p, i)
         if g.on_build:
             self._pay(p, g.on_build, 1 << i)
 
@@ -663,10 +664,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
         self.move_piece(p, frm, to)
         if self.kind_own:
             self.move_kind(p, frm, to)
-        if g.on_gain:
-            self._landed(p, to)
-        elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
-            self.gain(p, to)
+        if g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
+            if g.on_gain:
+                self._landed(p, to)
+            else:
+                self.gain(p, to)
         if g.lose_now and g.tile_near[frm]:  # only a tile by the hex left may lose its last toucher
             self.lose(p, discard, g.lose_now)
 
