@@ -107,6 +107,7 @@ class Ctx:
         "options",
         "_areas",
         "memo",
+        "lifted",
     )
 
     def __init__(
@@ -135,6 +136,7 @@ class Ctx:
         self.picks: Mapping[str, str] = {}  # card -> the terrain it removed from the deck (terrain(removed))
         self._areas: dict[int, list[int]] = {}
         self.memo: dict[tuple, object] = {}  # values of definitions, see Compiler._shared
+        self.lifted: dict[tuple, int] | None = None  # while each source of one move is lifted: see _once_a_move
 
     def forget(self) -> None:
         """Drop cached areas and definition values (the settlements or the card changed)."""
@@ -272,10 +274,27 @@ class Compiler:
     def _failed(self, node) -> bool:
         return any(d.pos == node.pos for d in self.diagnostics)
 
+    def _new_key(self) -> tuple:
+        self._keys += 1
+        return ("expr", self._keys, id(self))
+
+    def _lift_free(self, node: ast.Expr) -> bool:
+        """Whether a hex set is the same with the moving piece lifted as without, but maybe at
+        the piece's own hex: it reads no pieces and no origin, or only the pieces of each hex
+        itself (`own`, `occupied`, `empty`, `other`, combined by `&`, `|` and `!`)."""
+        if not self.reads(node) & {"pieces", "origin"}:
+            return True
+        if isinstance(node, ast.Ref):
+            return node.name in ("own", "occupied", "empty", "other") and node.name not in self.v.defines
+        if isinstance(node, ast.BoolOp):
+            return self._lift_free(node.left) and self._lift_free(node.right)
+        if isinstance(node, ast.Not):
+            return self._lift_free(node.operand)
+        return False
+
     def _cached(self, fn: Fn) -> Fn:
         """Cache a board-only value in the board tables (computed on first use)."""
-        self._keys += 1
-        key = ("expr", self._keys, id(self))
+        key = self._new_key()
 
         def cached(c: Ctx):
             cache = c.t.cache
@@ -518,6 +537,8 @@ class Compiler:
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
+            if self._lift_free(node.args[0]):
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -525,6 +546,8 @@ class Compiler:
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
+            if self._lift_free(node.args[0]):
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray))
             return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
         if name == "held":
             kinds = frozenset(self._names(node, self.v.tiles, "tile"))
@@ -1078,6 +1101,24 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
         else:
             out |= 1 << j
     return out
+
+
+def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int]) -> Fn:
+    """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
+    which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
+    engine while it lifts each source in turn), then walked from each."""
+
+    def once(c: Ctx) -> int:
+        memo = c.lifted
+        if memo is None:
+            return walk(c.origin, f(c), c.t)
+        try:
+            through = memo[key]
+        except KeyError:
+            through = memo[key] = f(c)
+        return walk(c.origin, through, c.t)
+
+    return once
 
 
 def _slide(origin: int, through: int, t) -> int:

@@ -44,6 +44,7 @@ class Targets(Kinds, Hand):
         c.card = self.hand[p]
         c.origin = origin
         c.region = None  # `built`: set by triggers only
+        c.lifted = None  # (set by _lifted_targets alone)
         if c._areas or c.memo:
             c.forget()
         return c
@@ -192,6 +193,11 @@ class Targets(Kinds, Hand):
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
         out = []
+        if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
+            c.lifted = {}
+            if blocked:
+                c.occ = occ0 | blocked  # (as below)
+            target(c)  # what is the same from every source, found with none lifted (no origin: no walk)
         for s in bit_list(sources):
             bit = 1 << s
             occ = occ0 ^ bit
@@ -213,6 +219,7 @@ class Targets(Kinds, Hand):
                 cand = _still_adjacent(cand, nb, nbr_mask, own, s)
             if cand:
                 out.append((bit, cand))
+        c.lifted = None
         return out
 
     def move_sources(self, action: CompiledAction, p: int) -> int:
