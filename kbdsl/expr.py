@@ -748,8 +748,8 @@ class Compiler:
         """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
         value of the board and the item alone (it reads no pieces, player, card or tile) rules
         out the same items in every position and for every player, so the items such conjuncts
-        leave are found once per board (Palaces' rank looks at the palace hexes, not at every hex
-        for every player). Items of the position (settlements, areas) are all kept."""
+        leave are found once per board (a rank over the hexes of one terrain looks at those hexes,
+        not at every hex for every player). Items of the position (settlements, areas) are all kept."""
         if domain in ("settlement", "area"):  # items of the position: nothing to keep per board
             return items
         parts, tests = [where] if where is not None else [], []
