@@ -93,6 +93,7 @@ class Ctx:
     __slots__ = (
         "t",
         "own",
+        "nb",
         "occ",
         "owned",
         "p",
@@ -106,6 +107,7 @@ class Ctx:
         "options",
         "_areas",
         "memo",
+        "lifted",
     )
 
     def __init__(
@@ -120,6 +122,7 @@ class Ctx:
     ):
         self.t = t
         self.own = own
+        self.nb: list[int] | None = None  # per player, the hexes next to `own`, if the caller keeps them
         self.occ = occ
         self.owned = occ  # hexes of players' pieces: occ without neutral pieces
         self.built = 0
@@ -133,6 +136,7 @@ class Ctx:
         self.picks: Mapping[str, str] = {}  # card -> the terrain it removed from the deck (terrain(removed))
         self._areas: dict[int, list[int]] = {}
         self.memo: dict[tuple, object] = {}  # values of definitions, see Compiler._shared
+        self.lifted: dict[tuple, int] | None = None  # while each source of one move is lifted: see _once_a_move
 
     def forget(self) -> None:
         """Drop cached areas and definition values (the settlements or the card changed)."""
@@ -270,10 +274,27 @@ class Compiler:
     def _failed(self, node) -> bool:
         return any(d.pos == node.pos for d in self.diagnostics)
 
+    def _new_key(self) -> tuple:
+        self._keys += 1
+        return ("expr", self._keys, id(self))
+
+    def _lift_free(self, node: ast.Expr) -> bool:
+        """Whether a hex set is the same with the moving piece lifted as without, but maybe at
+        the piece's own hex: it reads no pieces and no origin, or only the pieces of each hex
+        itself (`own`, `occupied`, `empty`, `other`, combined by `&`, `|` and `!`)."""
+        if not self.reads(node) & {"pieces", "origin"}:
+            return True
+        if isinstance(node, ast.Ref):
+            return node.name in ("own", "occupied", "empty", "other") and node.name not in self.v.defines
+        if isinstance(node, ast.BoolOp):
+            return self._lift_free(node.left) and self._lift_free(node.right)
+        if isinstance(node, ast.Not):
+            return self._lift_free(node.operand)
+        return False
+
     def _cached(self, fn: Fn) -> Fn:
         """Cache a board-only value in the board tables (computed on first use)."""
-        self._keys += 1
-        key = ("expr", self._keys, id(self))
+        key = self._new_key()
 
         def cached(c: Ctx):
             cache = c.t.cache
@@ -467,6 +488,8 @@ class Compiler:
             inner = self._expect(node.args[0], HEX, **kw)
             f = inner.fn
             if len(node.args) == 1:
+                if f is _own:  # the neighbourhood the engine keeps, if it does
+                    return Compiled(HEX, _next_to_own)
                 return self._maybe_static(HEX, lambda c: c.t.grow(f(c)), inner.static)
             n = self._int_arg(node, 1, 6, "a hex has 6 neighbours")
             return self._maybe_static(HEX, lambda c: _touching(f(c), n, c.t), inner.static)
@@ -514,6 +537,8 @@ class Compiler:
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
+            if self._lift_free(node.args[0]):
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -521,6 +546,8 @@ class Compiler:
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
+            if self._lift_free(node.args[0]):
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray))
             return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
         if name == "held":
             kinds = frozenset(self._names(node, self.v.tiles, "tile"))
@@ -607,6 +634,8 @@ class Compiler:
         if found is None:
             return None
         a_node, b_node, near = found
+        if isinstance(b_node.args[0], ast.Ref) and b_node.args[0].name == "own" and "own" not in self.v.defines:
+            return None  # next-to(own) is the neighbourhood the engine keeps (_next_to_own): one `&`
         if a_node is node.left:  # compiled in the order of the text, as _boolop would
             a = self.compile(a_node, **kw)
             b = self._expect(b_node.args[0], HEX, **kw)
@@ -698,7 +727,7 @@ class Compiler:
             )
         value = self._expect(node.expr, INT, move=move, region=domain).fn
         cond = self._where(domain, node.where, move=move, region=region)
-        items = _items(domain)
+        items = self._board_kept(node.where, domain, _items(domain), move, region)
         if fn == "rank":
             payouts = node.payouts
             return Compiled(INT, lambda c: _rank(c, items, value, cond, payouts))
@@ -715,6 +744,44 @@ class Compiler:
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
         return Compiled(INT, lambda c: pick(values(c)))
 
+    def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> Callable:
+        """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
+        value of the board and the item alone (it reads no pieces, player, card or tile) rules
+        out the same items in every position and for every player, so the items such conjuncts
+        leave are found once per board (a rank over the hexes of one terrain looks at those hexes,
+        not at every hex for every player). Items of the position (settlements, areas) are all kept."""
+        if domain in ("settlement", "area"):  # items of the position: nothing to keep per board
+            return items
+        parts, tests = [where] if where is not None else [], []
+        while parts:
+            part = parts.pop()
+            if isinstance(part, ast.BoolOp) and part.op == "&":
+                parts += [part.right, part.left]
+            elif not self.reads(part):
+                mark = len(self.diagnostics)  # (where itself is compiled, errors and all, by _where)
+                got = self.compile(part, move=move, region=region if domain in ("settlement", "hex") else domain)
+                del self.diagnostics[mark:]
+                if got.type == BOOL:
+                    tests.append(got.fn)
+        if not tests:
+            return items
+        self._keys += 1
+        key = ("kept", self._keys, id(self))
+
+        def kept(c: Ctx) -> list[int]:
+            found = c.t.cache.get(key)
+            if found is None:
+                saved, found = c.region, []
+                for r in items(c):
+                    c.region = r
+                    if all(test(c) for test in tests):
+                        found.append(r)
+                c.region = saved
+                c.t.cache[key] = found
+            return found
+
+        return kept
+
 
 # ---- runtime helpers (the primitives' meaning) ------------------------------
 def _union(table: dict[str, int], names: list[str]) -> int:
@@ -727,6 +794,12 @@ def _union(table: dict[str, int], names: list[str]) -> int:
 def _own(c: Ctx) -> int:
     """The word `own` (a function of its own so that callers can read it inline)."""
     return c.own[c.p]
+
+
+def _next_to_own(c: Ctx) -> int:
+    """next-to(own): the neighbourhood the engine keeps with the pieces (Ctx.nb), else grown."""
+    nb = c.nb
+    return nb[c.p] if nb is not None else c.t.grow(c.own[c.p])
 
 
 def _floordiv(a: int, b: int) -> int:
@@ -1030,9 +1103,27 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
     return out
 
 
+def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int]) -> Fn:
+    """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
+    which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
+    engine while it lifts each source in turn), then walked from each."""
+
+    def once(c: Ctx) -> int:
+        memo = c.lifted
+        if memo is None:
+            return walk(c.origin, f(c), c.t)
+        try:
+            through = memo[key]
+        except KeyError:
+            through = memo[key] = f(c)
+        return walk(c.origin, through, c.t)
+
+    return once
+
+
 def _slide(origin: int, through: int, t) -> int:
     """For each direction, the farthest hex reached from origin stepping only onto hexes of `through`."""
-    if origin < 0:
+    if origin < 0 or not through & t.nbr_mask[origin]:  # (no first step: a piece hemmed in)
         return 0
     out = 0
     for ray in _board_rays(t)[origin]:

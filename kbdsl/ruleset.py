@@ -72,6 +72,7 @@ class CompiledAction:
     steps: bool = field(init=False)
     required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
     reads: frozenset[str] = frozenset()  # what of the context `target` reads beside the board (Compiler.reads)
+    source_reads: frozenset[str] = frozenset()  # and what `source` reads
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -1043,7 +1044,8 @@ class _Loader:
         target = comp.hexset(a.target, move=a.kind == "move") if a.target is not None else None
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
-        return CompiledAction(a, target, source, reads)
+        source_reads = comp.reads(a.source) if a.source is not None else frozenset()
+        return CompiledAction(a, target, source, reads, source_reads)
 
 
 def _refused_kind(

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from conftest import scaled
 from kbdsl.bitset import bit_list
-from kbdsl.engine.groups import MoveGroup, OriginTable
+from kbdsl.engine.groups import MoveGroup, OriginTable, SameMoves
 from kbdsl.game import Game
 
 N = 96  # hexes of a made-up board
@@ -38,6 +38,18 @@ def test_a_group_counts_lists_and_draws_its_moves_in_code_order(table, sources, 
     expected = listed(table, sources, free, base)
     assert origins.count(sources, free) == len(expected)
     group = MoveGroup(origins, sources, free, len(expected), N)
+    out: list[int] = []
+    group.extend(out, base)
+    assert out == expected
+    assert [base + group.nth(k) for k in range(len(expected))] == expected
+
+
+@settings(max_examples=scaled(200))
+@given(sources=st.integers(1, (1 << N) - 1), targets=st.integers(1, (1 << N) - 1), base=st.integers(0, 9))
+def test_sources_with_the_same_targets_count_list_and_draw_their_moves_in_code_order(sources, targets, base):
+    expected = listed([targets] * N, sources, targets, base)
+    group = SameMoves(sources, targets, N)
+    assert group.bit_count() == len(expected)
     out: list[int] = []
     group.extend(out, base)
     assert out == expected

@@ -59,7 +59,7 @@ class Grants(Pieces):
     def granted(self, p: int) -> list[str]:
         """The granted actions p may use now (in the current phase, with a use left)."""
         left = self.grant_left[p]
-        return [name for name, (phase, *_) in self.game.grants.items() if phase == self.phase and left.get(name, 0) > 0]
+        return [name for name in self.game.grants_in[self.phase] if left.get(name, 0) > 0]
 
     def use_grant(self, p: int, name: str) -> None:
         self.grant_left[p][name] -= 1
@@ -70,6 +70,9 @@ class Grants(Pieces):
         left = self.grant_left[p]
         for name, (phase, to, times, once) in g.grants.items():
             if phase != self.phase or (once and name in left):
+                continue
+            if to is None and times is None:  # (the common case: once a turn, to everyone)
+                left[name] = 1
                 continue
             c = self.ctx(p)
             left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1

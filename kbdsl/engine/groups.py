@@ -118,3 +118,27 @@ class MoveGroup:
             targets = table[s] & free
             if targets:
                 extend_bits(out, base + s * self.stride, targets)
+
+
+class SameMoves:
+    """The moves of pieces on `sources` each onto the same hexes `targets`, as one run of
+    `Turn._runs` (a MoveGroup's interface): source by source in code order, targets in order."""
+
+    __slots__ = ("sources", "targets", "width", "stride", "bit_count")
+
+    def __init__(self, sources: int, targets: int, stride: int):
+        self.sources = sources
+        self.targets = targets
+        self.width = targets.bit_count()
+        self.stride = stride
+        self.bit_count: Callable[[], int] = (sources.bit_count() * self.width).__index__  # (as MoveGroup's)
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order."""
+        i = k // self.width
+        return nth_bit(self.sources, i) * self.stride + nth_bit(self.targets, k - i * self.width)
+
+    def extend(self, out: list[int], base: int) -> None:
+        """Append the codes of every move, in code order."""
+        for s in bit_list(self.sources):
+            extend_bits(out, base + s * self.stride, self.targets)

@@ -115,10 +115,12 @@ class Hand(Cards):
         """(hand size, whether unplayed cards stay in hand) for p now: the turn's, restated by the
         tiles p holds (the largest hand wins)."""
         g = self.game
-        size, keep = g.hand_size, g.keep_unplayed
+        size, keep, hand_tiles, keep_tiles = g.hand_size, g.keep_unplayed, g.hand_tiles, g.keep_tiles
         for x in self.tiles[p]:
-            size = max(size, g.hand_tiles.get(x.kind, 0))
-            keep = g.keep_tiles.get(x.kind, keep)
+            if x.kind in hand_tiles and hand_tiles[x.kind] > size:
+                size = hand_tiles[x.kind]
+            if x.kind in keep_tiles:
+                keep = keep_tiles[x.kind]
         return size, keep
 
     def refill(self, p: int) -> None:
@@ -126,6 +128,9 @@ class Hand(Cards):
         rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
         draw at the start of the turn, `draw: start-of-turn`)."""
         size, keep = self.hand_rules(p)
+        if size == 1 and not self.spare[p] and self.wild is None and not self.game.draw_at_start:
+            self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
+            return
         self.hand[p], self.wild = self.played_card(p), None
         if not keep:
             self.discard.extend(self.spare[p])

@@ -60,10 +60,11 @@ class Kinds(Pieces):
         move that names no kind) of kinds only their own tile moves; a move naming a kind moves only it."""
         if kind is not None:
             return self.own[p] & ~self.kind_own[kind][p]
-        g, out = self.game, 0
-        for k, masks in self.kind_own.items():
-            if k in g.fixed_kinds or k in g.own_tile_kinds:
-                out |= masks[p]
+        g, kind_own, out = self.game, self.kind_own, 0
+        for k in g.fixed_kinds:
+            out |= kind_own[k][p]
+        for k in g.own_tile_kinds:
+            out |= kind_own[k][p]
         return out
 
     def fixed(self) -> int:
@@ -72,6 +73,13 @@ class Kinds(Pieces):
         for k in self.game.fixed_kinds:
             for m in self.kind_own[k]:
                 out |= m
+        return out
+
+    def aura_own(self, p: int) -> int:
+        """p's hexes covered by pieces with an aura (lifting one of them unblocks hexes)."""
+        out = 0
+        for k in self.game.aura_kinds:
+            out |= self.kind_own[k][p]
         return out
 
     def blocked_without(self, p: int, i: int) -> int:

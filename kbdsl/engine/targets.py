@@ -31,7 +31,10 @@ class Targets(Kinds, Hand):
             c = self._c = Ctx(self.game.tables, self.own, self.occ, self.game.options)
             c.drawn = self.drawn
             c.tiles, c.picks = self.tiles, self.game.picks  # (held(), terrain(removed))
-        c.own = self.own if own is None else own
+        if own is None:
+            c.own, c.nb = self.own, self.nb
+        else:
+            c.own, c.nb = own, None  # (a lifted piece: next-to(own) is grown again)
         if occ is None:
             occ = self.occ
         c.occ = occ
@@ -41,6 +44,7 @@ class Targets(Kinds, Hand):
         c.card = self.hand[p]
         c.origin = origin
         c.region = None  # `built`: set by triggers only
+        c.lifted = None  # (set by _lifted_targets alone)
         if c._areas or c.memo:
             c.forget()
         return c
@@ -123,24 +127,37 @@ class Targets(Kinds, Hand):
 
     def move_targets(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""
+        return [(s, cand) for sources, cand in self.move_blocks(action, p) for s in bit_list(sources)]
+
+    def move_blocks(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
+        """move_targets as (sources, target-mask) blocks in source order: the sources of a block
+        have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves)."""
         if self.choosing and id(action) in self.game.card_actions:
-            return self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
+            pairs = self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
+            return [(1 << s, cand) for s, cand in pairs]
         g = self.game
         t = g.tables
         own = self.own[p]
         sources = self.move_sources(action, p)
+        if not sources:
+            return []
         out = []
         nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
         board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
         if board_only:
             table = self.board_table(action, card) if "origin" in reads else None
             same = self.board_target(action, card) if table is None else 0
-        # the common case: a board-only target, no aura, and the piece must leave its hex: every
-        # target is a hex that is empty now (the source itself is occupied, so never one)
-        fast = board_only and not self.blocked and not g.may_stay
-        free, adjacent = ~self.occ, action.adjacent
+        # the common case: a board-only target, no source with an aura (one lifted would unblock
+        # hexes), and the piece must leave its hex: every target is a hex that is empty and not
+        # blocked now (the source itself is occupied, so never one)
+        blocked = self.blocked
+        aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
+        fast = board_only and not g.may_stay and not sources & aura
+        free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
+        if not board_only:
+            return self._lifted_targets(action, p, sources)
         for s in bit_list(sources):
             if fast:
                 if table is None:
@@ -153,58 +170,91 @@ class Targets(Kinds, Hand):
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
-                if board_only:
-                    if self.blocked:
-                        occ |= self.blocked_without(p, s)
-                    cand = (same if table is None else self.board_target(action, card, s)) & ~occ
-                else:
-                    owns = list(self.own)
-                    owns[p] = own ^ bit
-                    c = self.ctx(p, owns, occ, s)
-                    if self.blocked:
-                        blocked = self.blocked_without(p, s)
-                        c.occ |= blocked
-                        occ |= blocked
-                    cand = action.target(c) & t.all & ~occ
+                if blocked:  # (a source with an aura: not fast)
+                    occ |= self.blocked_without(p, s) if aura & bit else blocked
+                cand = (same if table is None else self.board_target(action, card, s)) & ~occ
                 if not g.may_stay:
                     cand &= ~bit
             if adjacent and cand:
-                near = cand & nb
-                edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
-                if edge:
-                    lifted = own ^ (1 << s)
-                    while edge:
-                        low = edge & -edge
-                        if not nbr_mask[low.bit_length() - 1] & lifted:
-                            near ^= low
-                        edge ^= low
-                if near:
-                    cand = near
+                cand = _still_adjacent(cand, nb, nbr_mask, own, s)
             if cand:
-                out.append((s, cand))
+                out.append((1 << s, cand))
+        return out
+
+    def _lifted_targets(self, action: CompiledAction, p: int, sources: int) -> list[tuple[int, int]]:
+        """move_blocks of a target that reads the pieces: evaluated from each source with its
+        piece lifted, in one context whose fields are set per source (a context and a list of
+        the pieces each cost more than the target of a short slide)."""
+        g, own, occ0 = self.game, self.own[p], self.occ
+        t = g.tables
+        owns = list(self.own)
+        c = self.ctx(p, owns)
+        neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
+        aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
+        adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
+        out = []
+        if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
+            c.lifted = {}
+            if blocked:
+                c.occ = occ0 | blocked  # (as below)
+            target(c)  # what is the same from every source, found with none lifted (no origin: no walk)
+        for s in bit_list(sources):
+            bit = 1 << s
+            occ = occ0 ^ bit
+            owns[p] = own ^ bit
+            c.occ = c.owned = occ  # (as ctx(p, owns, occ, s) sets them)
+            if neutral:
+                c.owned = occ ^ (occ & neutral)
+            c.origin = s
+            if c._areas or c.memo:
+                c.forget()
+            if blocked:
+                occ |= self.blocked_without(p, s) if aura & bit else blocked
+                c.occ = occ
+            cand = target(c) & every
+            cand ^= cand & occ  # cand & ~occ, without a negative int
+            if not stay and (cand >> s) & 1:
+                cand ^= bit
+            if adjacent and cand:
+                cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+            if cand:
+                out.append((bit, cand))
+        c.lifted = None
         return out
 
     def move_sources(self, action: CompiledAction, p: int) -> int:
         """Hexes of p's pieces that the move `action` may lift."""
         own = self.own[p]
-        sources = own & action.source(self.ctx(p)) if action.source else own
+        if action.source is None:
+            sources = own
+        elif action.source_reads:
+            sources = own & action.source(self.ctx(p))
+        else:  # a hex set of the board: found once per board
+            cache, key = self.game.tables.cache, ("source", id(action))
+            try:  # (cheaper than cache.get, a call)
+                sources = own & cache[key]
+            except KeyError:
+                sources = own & cache.setdefault(key, action.source(self.ctx(p)))
         if self.kind_own:
             sources &= ~self.unmovable(p, action.piece)
         return sources
 
     def origin_moves(self, action: CompiledAction, p: int) -> tuple[OriginTable, int, int] | None:
         """(origins, sources, free) when the moves of `action` are, from each source s, to the
-        hexes origins.table[s] & free: a target per board and origin, no aura, no adjacency, the
-        piece leaving its hex (what kbdsl.engine.groups counts without listing); else None."""
+        hexes origins.table[s] & free: a target per board and origin, no source with an aura, no
+        adjacency, the piece leaving its hex (what kbdsl.engine.groups counts without listing); else None."""
         g, reads = self.game, action.reads
         if (
             "origin" not in reads
             or not reads <= CARD_ORIGIN
             or action.adjacent
-            or self.blocked
             or g.may_stay
             or (self.choosing and id(action) in g.card_actions)
         ):
+            return None
+        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
+        blocked = self.blocked
+        if blocked and sources & self.aura_own(p):  # lifting it unblocks hexes: targets by source
             return None
         card = self.hand[p] if "card" in reads else None
         cache, key = g.tables.cache, ("by-offset", id(action), card)
@@ -212,7 +262,6 @@ class Targets(Kinds, Hand):
             origins = cache[key]
         except KeyError:
             origins = cache[key] = OriginTable(self.board_table(action, card))
-        sources = self.move_sources(action, p) if action.source or self.kind_own else self.own[p]
         missing = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
         if missing:
             table = origins.table
@@ -220,27 +269,53 @@ class Targets(Kinds, Hand):
                 if table[s] is None:
                     self.board_target(action, card, s)
             origins.learn(missing)
-        return origins, sources, g.tables.all ^ self.occ  # the empty hexes, positive: cheaper to shift and mask
+        # the empty hexes not blocked, positive: cheaper to shift and mask
+        return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
-        """move_targets when every source has the same candidates `cand`: with "adjacent if
-        possible", a hex next to no piece but the lifted one is not adjacent any more."""
-        if not cand:
+        """move_blocks when every source has the same candidates `cand`: with "adjacent if
+        possible", a hex next to no piece but the lifted one is not adjacent any more, so the
+        sources next to such a hex have blocks of their own; the others share one."""
+        if not cand or not sources:
             return []
         if not adjacent:
-            return [(s, cand) for s in bit_list(sources)]
+            return [(sources, cand)]
         nbr_mask = self.game.tables.nbr_mask
         near = cand & nb
         single = 0  # hexes of `near` next to exactly one of p's pieces
+        touch = 0  # the pieces next to them
         for i in bit_list(near):
             touching = nbr_mask[i] & own
             if not touching & (touching - 1):
                 single |= 1 << i
+                touch |= touching
+        common = near or cand
         out = []
-        for s in bit_list(sources):
-            kept = near & ~(single & nbr_mask[s])
-            out.append((s, kept or cand))
+        rest = sources
+        for s in bit_list(touch & sources):  # (lowest first: blocks in source order)
+            before = rest & ((1 << s) - 1)
+            if before:
+                out.append((before, common))
+            rest ^= before | (1 << s)
+            out.append((1 << s, near & ~(single & nbr_mask[s]) or cand))
+        if rest:
+            out.append((rest, common))
         return out
+
+
+def _still_adjacent(cand: int, nb: int, nbr_mask: list[int], own: int, s: int) -> int:
+    """The "adjacent if possible" of p's piece lifted from s: the hexes of cand next to p's pieces
+    (nb: next to own) but the lifted one, or all of cand if there are none."""
+    near = cand & nb
+    edge = near & nbr_mask[s]  # next to the lifted piece: still next to another of p's?
+    if edge:
+        lifted = own ^ (1 << s)
+        while edge:
+            low = edge & -edge
+            if not nbr_mask[low.bit_length() - 1] & lifted:
+                near ^= low
+            edge ^= low
+    return near or cand
 
 
 def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:

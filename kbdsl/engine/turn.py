@@ -12,7 +12,7 @@ from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.given import Given
 from kbdsl.engine.grants import TURN_FIELDS, Grants
-from kbdsl.engine.groups import MoveGroup, OriginTable
+from kbdsl.engine.groups import MoveGroup, OriginTable, SameMoves
 from kbdsl.engine.later import Later
 from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.engine.targets import Targets
@@ -230,19 +230,30 @@ class Turn(Given, Grants, Targets, Gold, Later):
             if self.supply[p] > 0:
                 targets = self.build_targets(action, p)
         elif what == "move":
+            grouped = self.origin_moves(action, p)
+            pairs = self.move_blocks(action, p) if grouped is None else None
+            if not (pairs or (grouped and grouped[1])):
+                return  # no piece to move (sole_touchers below is not needed)
             if self._risky < 0:
                 self._risky = self.sole_touchers(p)  # moving one of these may lose a tile: offer the choice
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
-            grouped = self.origin_moves(action, p)
-            if grouped is None:
-                for s, targets in self.move_targets(action, p):
-                    if (risky >> s) & 1:
-                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                        if special:
-                            self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+            if pairs is not None:
+                for sources, targets in pairs:
+                    if sources & (sources - 1):  # sources with the same targets
+                        if not sources & risky:
+                            out.append((base, SameMoves(sources, targets, n)))  # one run
                             continue
-                    out.append((base + s * n, targets))
+                        each = bit_list(sources)
+                    else:
+                        each = (sources.bit_length() - 1,)
+                    for s in each:
+                        if (risky >> s) & 1:
+                            special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                            if special:
+                                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                                continue
+                        out.append((base + s * n, targets))
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
@@ -505,8 +516,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
         table_build_targets in one loop."""
         g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
         made = 0
-        if g.mandatory_lean and not self.blocked and not self.waived:
+        if g.mandatory_lean and not self.waived:
             table = g.mandatory_tables[self.hand[p]]
+            if self.blocked:  # hexes next to an aura: not targets (no build here places one)
+                table ^= table & self.blocked
             nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
             # the fields the loop changes, as locals (nothing it calls reads them), written back after
             occ, around, taken = self.occ, self.nb[p], self.taken[p]
@@ -629,10 +642,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
         self.waived = False
         if not left:
             self.ending = True  # RULINGS 28: latched; nothing cancels it
-        if g.on_gain:
-            self._landed(p, i)
-        elif g.tile_near[i]:  # most hexes touch no tile hex
-            self.gain(p, i)
+        if g.tile_near[i]:  # most hexes touch no tile hex: nothing to take there
+            if g.on_gain:
+                self._landed(p, i)
+            else:
+                self.gain(p, i)
         if g.on_build:
             self._pay(p, g.on_build, 1 << i)
 
@@ -650,10 +664,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
         self.move_piece(p, frm, to)
         if self.kind_own:
             self.move_kind(p, frm, to)
-        if g.on_gain:
-            self._landed(p, to)
-        elif g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
-            self.gain(p, to)
+        if g.tile_near[to]:  # most hexes touch no tile hex (as in _build)
+            if g.on_gain:
+                self._landed(p, to)
+            else:
+                self.gain(p, to)
         if g.lose_now and g.tile_near[frm]:  # only a tile by the hex left may lose its last toucher
             self.lose(p, discard, g.lose_now)
 
