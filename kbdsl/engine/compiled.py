@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
 from kbdsl.engine.groups import MoveGroup
+from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, END_TURN
 
@@ -46,6 +47,7 @@ def run(self, rngs, stop_turn, max_moves):
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces
+    shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
     players = len(own)
     bits = [rng.getrandbits for rng in rngs]
@@ -220,6 +222,45 @@ if not stop:
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
             if by_card is None:
+                shape = shapes[name]
+                if not shape or self.blocked or self.kind_own:
+                    self._steps(name, action, out)
+                    continue
+                if self._risky < 0:
+                    self._risky = self.sole_touchers(p)
+                run = None
+                sources = own[p]
+                if shape == SAME:
+                    cand = self.board_target(action, hand[p])
+                    cand ^= cand & self.occ
+                    if cand:
+                        run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride)
+                else:
+                    ocard = hand[p] if shape == ORIGIN_CARD else None
+                    free = every ^ self.occ
+                    origins = tcache.get(("by-offset", id(action), ocard))
+                    if origins is not None and not sources ^ (sources & origins.known):
+                        table = origins.table
+                        size = origins.count(sources, free)
+                        if size:
+                            run = MoveGroup(origins, sources, free, size, stride)
+                    else:
+                        run = origin_run(self, action, ocard, sources, free, stride)
+                        if run is not None:
+                            table = run.table
+                if run is None:
+                    continue
+                risky = self._risky & sources
+                while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
+                    low = risky & (risky - 1)
+                    s = (risky ^ low).bit_length() - 1
+                    risky = low
+                    targets = run.targets(s) if shape == SAME else table[s] & free
+                    if targets and self._special_targets(s, targets, -1)[0]:
+                        break
+                else:
+                    out.append((base, run))
+                    continue
                 self._steps(name, action, out)
                 continue
             if not plain:
@@ -333,7 +374,149 @@ def compiled(g) -> Callable | None:
             "nth_bit": nth_bit,
             "MoveGroup": MoveGroup,
             "KbdslError": KbdslError,
+            "move_shapes": move_shapes,
+            "same_run": same_run,
+            "origin_run": origin_run,
+            "SAME": SAME,
+            "ORIGIN_CARD": ORIGIN_CARD,
         }
         exec(compile(source(g), f"<kbdsl playout {key}>", "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
     return fn
+
+
+#: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
+#: itself (OTHER), as the same targets from every source (SAME, `move_targets`' board-only case), or
+#: as targets per board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case).
+OTHER, SAME, ORIGIN, ORIGIN_CARD = 0, 1, 2, 3
+_SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
+
+
+def move_shapes(g) -> dict[str, int]:
+    """The shape of each tile action of the game's rules (cached per rule set and move-may-stay)."""
+    key = (id(g.rules), g.may_stay)
+    seen = _SHAPES.get(key)
+    if seen is None or seen[0] is not g.rules:
+        seen = _SHAPES[key] = (g.rules, {name: _shape(a, g.may_stay) for name, a in g.rules.actions.items()})
+    return seen[1]
+
+
+def _shape(action, may_stay: bool) -> int:
+    if action.kind != "move" or may_stay or action.source is not None:
+        return OTHER
+    reads = action.reads
+    if "origin" in reads:
+        if reads <= CARD_ORIGIN and not action.adjacent:
+            return ORIGIN_CARD if "card" in reads else ORIGIN
+        return OTHER
+    return SAME if reads <= CARD else OTHER
+
+
+class SameRun:
+    """The moves of a board-only move action with the same targets `cand` from every source, as one
+    run of `_runs` (what `move_targets`' runs (source, targets) are, in code order): with "adjacent
+    if possible", a source's targets are the hexes of `near` still next to another of the player's
+    pieces once it is lifted (all of `cand` if none). Counted without listing them: `size`."""
+
+    __slots__ = ("sources", "cand", "near", "single", "nbr_mask", "stride", "size", "bit_count")
+
+    def targets(self, s: int) -> int:
+        """The targets of the piece on s."""
+        near = self.near
+        if not near:
+            return self.cand
+        kept = near ^ (near & self.single & self.nbr_mask[s])  # near & ~(single & nbr), without a negative int
+        return kept or self.cand
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order."""
+        rest = self.sources
+        while rest:
+            low = rest & (rest - 1)
+            s = (rest ^ low).bit_length() - 1
+            targets = self.targets(s)
+            size = targets.bit_count()
+            if k < size:
+                return s * self.stride + nth_bit(targets, k)
+            k -= size
+            rest = low
+        raise IndexError("move run index out of range")
+
+
+def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int) -> SameRun:
+    """The SameRun of these sources (all of the player's pieces) onto `cand`; `nb`: the player's
+    neighbourhood if the action is "adjacent if possible", else 0. A hex of near = cand & nb next to
+    exactly one piece (`single`) is lost to that piece's move only, so the moves number
+    sources * |near| - |single|, plus |cand| for a piece that alone touches all of near."""
+    run = SameRun()
+    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
+    near = cand & nb
+    count = sources.bit_count()
+    single = 0
+    if not near:
+        size = count * cand.bit_count()
+    else:
+        lone = -1  # the one piece touching every hex of near, while there is one
+        rest = near
+        while rest:
+            low = rest & (rest - 1)
+            bit = rest ^ low
+            rest = low
+            touching = nbr_mask[bit.bit_length() - 1] & sources
+            if touching & (touching - 1):
+                lone = 0
+            else:
+                single |= bit
+                if lone < 0:
+                    lone = touching
+                elif lone != touching:
+                    lone = 0
+        size = count * near.bit_count() - single.bit_count()
+        if lone > 0:
+            size += cand.bit_count()
+    run.near, run.single, run.size = near, single, size
+    run.bit_count = size.__index__  # as MoveGroup's: a C call
+    return run
+
+
+class OriginRun:
+    """The moves of a move action whose targets are a table per board and origin (`table[s] & free`
+    from source s), for a board whose table has not learnt these sources' offsets (OriginTable):
+    counted source by source rather than by offset, in code order."""
+
+    __slots__ = ("table", "sources", "free", "stride", "size", "bit_count")
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order."""
+        table, free, rest = self.table, self.free, self.sources
+        while rest:
+            low = rest & (rest - 1)
+            s = (rest ^ low).bit_length() - 1
+            targets = table[s] & free
+            size = targets.bit_count()
+            if k < size:
+                return s * self.stride + nth_bit(targets, k)
+            k -= size
+            rest = low
+        raise IndexError("move run index out of range")
+
+
+def origin_run(state, action, card: str | None, sources: int, free: int, stride: int) -> OriginRun | None:
+    """The OriginRun of these sources (None if no move), filling the board's table where needed."""
+    table = state.board_table(action, card)
+    size = 0
+    rest = sources
+    while rest:
+        low = rest & (rest - 1)
+        s = (rest ^ low).bit_length() - 1
+        rest = low
+        targets = table[s]
+        if targets is None:
+            targets = state.board_target(action, card, s)
+        size += (targets & free).bit_count()
+    if not size:
+        return None
+    run = OriginRun()
+    run.table, run.sources, run.free, run.stride, run.size = table, sources, free, stride, size
+    run.bit_count = size.__index__
+    return run
