@@ -50,6 +50,7 @@ def run(self, rngs, stop_turn, max_moves):
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
     players = len(own)
+    plain_builds = plain_tile_builds(g)  # ?lean
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
     while not self.over and self.turn < stop_turn and moves < max_moves:
@@ -77,19 +78,7 @@ def run(self, rngs, stop_turn, max_moves):
             if mand_left > 0:
                 if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
                 if self.built or not (tiles_of[p] and (usable := self.usable_tiles(p))):  # ?!grants
-                    targets = self.mandatory_targets()  # ?!table
-                    card = hand[p]  # ?table
-                    try:  # ?table
-                        targets = mtables[card]  # ?table
-                    except KeyError:  # ?table
-                        targets = mtables[card] = self.board_target(maction, card)  # ?table
-                    occ = self.occ  # ?table
-                    targets ^= targets & (occ | self.blocked)  # ?table auras
-                    targets ^= targets & occ  # ?table !auras
-                    if not self.waived:  # ?table adjacent
-                        near = targets & nb[p]  # ?table adjacent
-                        if near:  # ?table adjacent
-                            targets = near  # ?table adjacent
+                    @@mandatory@@
                     if targets:
                         moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.waived or self.blocked:  # ?lean
@@ -106,6 +95,23 @@ def run(self, rngs, stop_turn, max_moves):
                 @@end_turn@@
                 break
             @@pick@@
+"""
+
+#: The targets of the mandatory action (`mandatory_targets`), straight on its board table where it has one.
+_MANDATORY = """
+targets = self.mandatory_targets()  # ?!table
+card = hand[p]  # ?table
+try:  # ?table
+    targets = mtables[card]  # ?table
+except KeyError:  # ?table
+    targets = mtables[card] = self.board_target(maction, card)  # ?table
+occ = self.occ  # ?table
+targets ^= targets & (occ | self.blocked)  # ?table auras
+targets ^= targets & occ  # ?table !auras
+if not self.waived:  # ?table adjacent
+    near = targets & nb[p]  # ?table adjacent
+    if near:  # ?table adjacent
+        targets = near  # ?table adjacent
 """
 
 #: The builds of the mandatory action after the first, drawn as `_take_builds`' lean path does
@@ -211,7 +217,7 @@ out = []
 self._risky = -1
 stop = False
 if mand_left > 0:
-    targets = self.mandatory_targets()
+    @@mandatory@@
     if targets:
         out.append((build, targets))
     stop = self.built
@@ -299,6 +305,24 @@ k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
 if base == build and self.mand_left > 0:
     moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
     continue
+tile = plain_builds.get(base)  # ?lean
+if tile is not None and mask.__class__ is int:  # ?lean
+    self._mandatory = None  # ?lean
+    log.append(base + k)  # ?lean
+    self.mark_used(p, tile)  # ?lean
+    bit = 1 << k  # ?lean
+    own[p] |= bit  # ?lean
+    self.occ |= bit  # ?lean
+    nb[p] |= nbr_mask[k]  # ?lean
+    supply[p] -= 1  # ?lean
+    self.waived = False  # ?lean
+    if not supply[p]:  # ?lean
+        self.ending = True  # ?lean
+    if tile_near[k]:  # ?lean
+        self.gain(p, k)  # ?lean
+    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
+        self._settle()  # ?lean
+    continue  # ?lean
 self.apply_action(base + k)
 if base == end or self.pending_left:
     break
@@ -350,7 +374,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
     return out
 
 
-_PARTS = {"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
+_PARTS = {"mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
 _CACHE: dict[tuple, Callable] = {}
 
 
@@ -375,6 +399,7 @@ def compiled(g) -> Callable | None:
             "MoveGroup": MoveGroup,
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
+            "plain_tile_builds": plain_tile_builds,
             "same_run": same_run,
             "origin_run": origin_run,
             "SAME": SAME,
@@ -383,6 +408,18 @@ def compiled(g) -> Callable | None:
         exec(compile(source(g), f"<kbdsl playout {key}>", "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
     return fn
+
+
+def plain_tile_builds(g) -> dict[int, str]:
+    """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
+    with no action due after it (where builds trigger nothing: the `lean` condition)."""
+    return {
+        g.code_base[kind]: tile
+        for kind, row in enumerate(g.kind_rows)
+        if row is not None
+        for _, action, tile, after in (row,)
+        if action.kind == "build" and not action.steps and after is None
+    }
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
