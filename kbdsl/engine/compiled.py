@@ -27,6 +27,7 @@ interpreter's loop (`compiled` returns None): a move may hand the turn to others
 
 from __future__ import annotations
 
+import linecache
 from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
@@ -77,17 +78,18 @@ def run(self, rngs, stop_turn, max_moves):
             mand_left = self.mand_left
             if mand_left > 0:
                 if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (tiles_of[p] and (usable := self.usable_tiles(p))):  # ?!grants
+                if self.built or not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
                     @@mandatory@@
                     if targets:
                         moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.waived or self.blocked:  # ?lean
                             moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
                             continue  # ?lean
+                        to = -1  # ?lean
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-            elif not (tiles_of[p] and (usable := self.usable_tiles(p))):  # ?!grants
+            elif not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
                 self._mandatory = None
@@ -126,17 +128,18 @@ if max_moves - moves + 1 < limit:
 table = mtables[card]
 count = 0
 while True:
-    n = targets.bit_count()
-    k = n.bit_length()
-    r = getrandbits(k)
-    while r >= n:
+    if to < 0:
+        n = targets.bit_count()
+        k = n.bit_length()
         r = getrandbits(k)
-    if not r:
-        to = (targets ^ (targets - 1)).bit_length() - 1
-    elif r == n - 1:
-        to = targets.bit_length() - 1
-    else:
-        to = nth_bit(targets, r)
+        while r >= n:
+            r = getrandbits(k)
+        if not r:
+            to = (targets ^ (targets - 1)).bit_length() - 1
+        elif r == n - 1:
+            to = targets.bit_length() - 1
+        else:
+            to = nth_bit(targets, r)
     log.append(build + to)
     occ |= 1 << to
     around |= nbr_mask[to]
@@ -153,6 +156,7 @@ while True:
         targets = near  # ?adjacent
     if not targets:
         break
+    to = -1
 new = occ ^ self.occ
 own[p] |= new
 self.mand_built |= new
@@ -206,8 +210,13 @@ self.pending_up_to = self.waived = False  # ?plain_start
 if self.drawn is not None:  # ?plain_start
     self.set_drawn(None)  # ?plain_start
 self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start
-if self.mand_left > 0 and not (supply[after] and self.mandatory_targets()):  # ?plain_start
-    self._settle()  # ?plain_start
+if mcount > 0:  # ?plain_start
+    p = after  # ?plain_start
+    targets = 0  # ?plain_start
+    if supply[p]:  # ?plain_start
+        @@mandatory@@  # ?plain_start
+    if not targets:  # ?plain_start
+        self._settle()  # ?plain_start
 """
 
 #: One decision among the moves of a turn with tiles (`_pick` over `_runs`, with no tile action
@@ -223,7 +232,8 @@ if mand_left > 0:
     stop = self.built
 if not stop:
     if usable is None:
-        usable = self.usable_tiles(p)
+        usable = self.usable_tiles(p)  # ?grants
+        usable = usable_of(tiles_of[p])  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
@@ -303,7 +313,12 @@ for base, mask in out:
     k -= size
 k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
 if base == build and self.mand_left > 0:
-    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
+    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?!lean
+    if self.waived or self.blocked:  # ?lean
+        moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?lean
+        continue  # ?lean
+    to = k  # ?lean
+    @@builds@@  # ?lean
     continue
 tile = plain_builds.get(base)  # ?lean
 if tile is not None and mask.__class__ is int:  # ?lean
@@ -400,14 +415,26 @@ def compiled(g) -> Callable | None:
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
             "plain_tile_builds": plain_tile_builds,
+            "usable_of": usable_of,
             "same_run": same_run,
             "origin_run": origin_run,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
         }
-        exec(compile(source(g), f"<kbdsl playout {key}>", "exec"), scope)  # noqa: S102 (our template)
+        text, name = source(g), f"<kbdsl playout {key}>"
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
+        exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
     return fn
+
+
+def usable_of(held: list) -> list[str]:
+    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this turn."""
+    seen = []
+    for tile in held:
+        if tile.fresh is tile and tile.kind not in seen:
+            seen.append(tile.kind)
+    return seen
 
 
 def plain_tile_builds(g) -> dict[int, str]:
@@ -467,11 +494,15 @@ class SameRun:
 
     def nth(self, k: int) -> int:
         """The code offset (source * stride + target) of the k-th move, in code order."""
-        rest = self.sources
+        near, cand, rest = self.near, self.cand, self.sources
+        if not near:  # the same targets from every source
+            size = cand.bit_count()
+            return nth_bit(rest, k // size) * self.stride + nth_bit(cand, k % size)
+        single, nbr_mask = self.single, self.nbr_mask  # (single is part of near)
         while rest:
             low = rest & (rest - 1)
             s = (rest ^ low).bit_length() - 1
-            targets = self.targets(s)
+            targets = near ^ (single & nbr_mask[s]) or cand  # self.targets(s), in line
             size = targets.bit_count()
             if k < size:
                 return s * self.stride + nth_bit(targets, k)
