@@ -570,17 +570,25 @@ class OriginRun:
 
 
 def origin_run(state, action, card: str | None, sources: int, free: int, stride: int) -> OriginRun | None:
-    """The OriginRun of these sources (None if no move), filling the board's table where needed."""
+    """The OriginRun of these sources (None if no move), filling the board's table where needed
+    (as `board_target` does, one context for all the entries)."""
     table = state.board_table(action, card)
     size = 0
     rest = sources
+    c = None  # the context of the entries computed here (board_target's, set up once)
     while rest:
         low = rest & (rest - 1)
         s = (rest ^ low).bit_length() - 1
         rest = low
         targets = table[s]
         if targets is None:
-            targets = state.board_target(action, card, s)
+            if c is None:
+                c = state.ctx(state.current)
+                c.card, every = card, state.game.tables.all
+            elif c._areas or c.memo:
+                c.forget()
+            c.origin = s
+            targets = table[s] = action.target(c) & every
         size += (targets & free).bit_count()
     if not size:
         return None
