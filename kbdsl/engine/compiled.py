@@ -1,28 +1,32 @@
-"""The random playout compiled per rule set: `Turn.play_random`'s loop with the branches a game cannot take folded away.
+"""The random playout compiled per rule set: `Turn.play_random`'s loop without the branches the rules cannot take.
 
-`playout(game)` returns a function `run(state, rngs, stop_turn, max_moves)` that plays exactly the
-moves `Turn.play_random` plays (the moves of `sample_action` in a loop, with the same draws from
-the same streams): Python source generated from one template (`_TEMPLATE`), keeping only the
-lines whose conditions the game's rules and options meet, compiled once per distinct set of
-conditions and cached. What it compiles:
+`compiled(game)` returns a function `run(state, rngs, stop_turn, max_moves)` that plays exactly
+the moves of `sample_action` applied in a loop, with the same draws from the same streams (as
+`Turn.play_random` promises): Python source made from one template (`_TEMPLATE` and its parts),
+keeping the lines whose conditions (`_conditions`: flags read from the game's rules and options,
+never a name) hold, compiled once per set of conditions and cached; the game's tables are read
+into locals once per call. What it compiles:
 
-- the turn's skeleton: the checks for a tile action going on, a choice of cards, tiles usable
-  between the mandatory builds and actions the board grants are left out where the rule set has
-  none, and so are next-turn modifiers, cards drawn at the start of the turn, hands of several
-  cards, end-of-turn tile checks and expiring tiles in the end of the turn and the next one's start;
-- the mandatory action: its count, and, when its target is a table per board (it reads at most
-  the card) with "adjacent if possible", the target, the draw and the builds in one loop, as
-  `_take_builds`' lean path does, with the adjacency test kept only if the action has it;
-- the moves of a turn holding tiles: the runs of `_runs` listed in line, each tile's build on a
-  board table (`tile_plan`'s by_card) as straight bitset code, the draw of `_pick` written out,
-  and a drawn tile build applied in line (`apply_action` with nothing to decode, then `_build`).
+- the turn's skeleton: the checks for a choice of cards, tiles or grants usable between the
+  mandatory builds and phases of grants are left out where the rules have none, and the end of
+  the turn and the next one's start are written out without next-turn modifiers, cards drawn at
+  the start of the turn, hands of several cards or end-of-turn tile checks where there are none;
+- the mandatory action: its count; where its target is a table per board (it reads at most the
+  card), the target straight on the table, with the adjacency test only if the action has one;
+  where builds also trigger nothing (`mandatory_lean`), the draws and the builds in one loop;
+- a decision of a turn with tiles (`_pick` over `_runs`): each tile's build on a board table as
+  straight bitset code, a move with the same targets from every source as one run counted by a
+  formula (`SameRun`), a move with targets per board and origin as one run counted source by
+  source (`OriginRun`, or the board's learnt `MoveGroup`), the draw written out, and a drawn
+  mandatory build or tile build of one step applied in line.
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
-goes on or while the player chooses among cards (`sample_action` and `apply_action`), every tile
-action that is not a build on a board table (`_steps`, then `apply_action`), builds that trigger
-scoring or tiles used when gained (`_take_builds`, `_build`), phases of grants and the end of
-the game (`_finish`). A rule set with reactions on other players' turns plays through the
-interpreter's loop (`compiled` returns None): a move may hand the turn to others.
+goes on or while the player chooses among cards (`sample_action`, `apply_action`); any other
+tile action, and a move whose piece alone touches a tile's hex with discard variants (`_steps`);
+applying a tile move (`apply_action`); builds under an aura or with adjacency waived
+(`_take_builds`); card replacement (`_settle`), tile gains, phases of grants, the game's end. A
+rule set with reactions on other players' turns plays through the interpreter's loop (`compiled`
+returns None): a move may hand the turn to others.
 """
 
 from __future__ import annotations
@@ -269,10 +273,10 @@ if not stop:
                 risky = self._risky & sources
                 while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
                     low = risky & (risky - 1)
-                    s = (risky ^ low).bit_length() - 1
+                    i = (risky ^ low).bit_length() - 1
                     risky = low
-                    targets = run.targets(s) if shape == SAME else table[s] & free
-                    if targets and self._special_targets(s, targets, -1)[0]:
+                    targets = run.targets(i) if shape == SAME else table[i] & free
+                    if targets and self._special_targets(i, targets, -1)[0]:
                         break
                 else:
                     out.append((base, run))
