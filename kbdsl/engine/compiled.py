@@ -243,6 +243,12 @@ if not stop:
         for name, action, base, by_card in plan[tile]:
             if by_card is None:
                 shape = shapes[name]
+                if shape == TILE_BUILD:  # a build whose target is no board table
+                    if plain:
+                        targets = self.build_targets(action, p)
+                        if targets:
+                            out.append((base, targets))
+                    continue
                 if not shape or self.blocked or self.kind_own:
                     self._steps(name, action, out)
                     continue
@@ -424,6 +430,7 @@ def compiled(g) -> Callable | None:
             "origin_run": origin_run,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
+            "TILE_BUILD": TILE_BUILD,
         }
         text, name = source(g), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
@@ -454,9 +461,10 @@ def plain_tile_builds(g) -> dict[int, str]:
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
-#: itself (OTHER), as the same targets from every source (SAME, `move_targets`' board-only case), or
-#: as targets per board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case).
-OTHER, SAME, ORIGIN, ORIGIN_CARD = 0, 1, 2, 3
+#: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
+#: the same targets from every source (SAME, `move_targets`' board-only case), or as targets per
+#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case).
+OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD = 0, 1, 2, 3, 4
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
 
 
@@ -470,6 +478,8 @@ def move_shapes(g) -> dict[str, int]:
 
 
 def _shape(action, may_stay: bool) -> int:
+    if action.kind == "build":
+        return TILE_BUILD
     if action.kind != "move" or may_stay or action.source is not None:
         return OTHER
     reads = action.reads
