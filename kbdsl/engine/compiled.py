@@ -64,8 +64,8 @@ def run(self, rngs, stop_turn, max_moves):
         if (
             self.pending_left
             or self.choosing  # ?choosing
-            or (self.tiles[p] and self._holds_any_time(p))  # ?any_time !grants
-            or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time grants
+            or (self.tiles[p] and self._holds_any_time(p))  # ?any_time !timed
+            or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
             moves += 1
             self.apply_action(self.sample_action(rng))
@@ -73,9 +73,9 @@ def run(self, rngs, stop_turn, max_moves):
         while moves < max_moves:
             if self.choosing:  # ?choosing
                 break  # ?choosing
-            if tiles_of[p] and self._holds_any_time(p):  # ?any_time !grants
-                break  # ?any_time !grants
-            if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time grants
+            if tiles_of[p] and self._holds_any_time(p):  # ?any_time !timed
+                break  # ?any_time !timed
+            if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time
             moves += 1
             usable = None
@@ -362,6 +362,7 @@ def _conditions(g) -> dict[str, bool]:
         "choosing": bool(g.several_cards or g.faces),
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
+        "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,

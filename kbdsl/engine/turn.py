@@ -443,6 +443,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
             return
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
         grants = g.grants  # actions the board grants: usable with no tile held
+        timed = not any_time.isdisjoint(grants)  # ... and between the mandatory builds
         reactions = g.reactions  # (a move may hand the turn to others: each move through apply_action)
         # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
@@ -455,7 +456,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 self.pending_left
                 or self.choosing
                 or reactions
-                or (any_time and (self.tiles[p] or grants) and self._holds_any_time(p))
+                or (any_time and (self.tiles[p] or timed) and self._holds_any_time(p))
             ):
                 moves += 1
                 self.apply_action(self.sample_action(rng))
@@ -464,7 +465,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
             # outer loop's tests change only then: a new turn, a pending action, or a tile
             # usable between the builds taken)
             while moves < max_moves:
-                if any_time and (self.tiles[p] or grants) and self._holds_any_time(p):
+                if any_time and (self.tiles[p] or timed) and self._holds_any_time(p):
                     break
                 moves += 1
                 usable = None  # the player's usable_tiles, once found
@@ -498,7 +499,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
         for tile in self.tiles[p]:  # noqa: SIM110 (a loop: any() of a generator costs more)
             if tile.kind in any_time:
                 return True
-        return bool(self.game.grants) and any(name in any_time for name in self.granted(p))
+        return not any_time.isdisjoint(self.game.grants) and any(name in any_time for name in self.granted(p))
 
     def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
@@ -572,7 +573,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
                     break
                 # a tile or grant usable between the builds: its moves come between them
-                if g.any_time and (self.tiles[p] or g.grants) and self._holds_any_time(p):
+                if g.any_time and (self.tiles[p] or not g.any_time.isdisjoint(g.grants)) and self._holds_any_time(p):
                     break
                 targets = self.mandatory_targets()
                 if not targets:
