@@ -348,8 +348,13 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
         self._settle()  # ?lean
     continue  # ?lean
+if base == end:  # apply_action of the end of the turn, in line
+    self._mandatory = None
+    log.append(end)
+    @@end_turn@@
+    break
 self.apply_action(base + k)
-if base == end or self.pending_left:
+if self.pending_left:
     break
 """
 
