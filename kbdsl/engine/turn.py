@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
+from kbdsl.engine.compiled import compiled
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.given import Given
 from kbdsl.engine.grants import TURN_FIELDS, Grants
@@ -445,10 +446,15 @@ class Turn(Given, Grants, Targets, Gold, Later):
         `sample_action(rngs[current])` in a loop. Where the moves are only the mandatory builds
         (between them, or with no tile to use) or only the end of the turn, they are taken
         without making and decoding codes, as are the builds after a drawn first one (the inner
-        loop of playouts)."""
+        loop of playouts). Where the rules allow, the loop compiled for them plays (kbdsl.engine.compiled)."""
         g = self.game
+        run = compiled(g)
+        if run is not None:
+            run(self, rngs, stop_turn, max_moves)
+            return
         build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
         grants = g.grants  # actions the board grants: usable with no tile held
+        timed = not any_time.isdisjoint(grants)  # ... and between the mandatory builds
         reactions = g.reactions  # (a move may hand the turn to others: each move through apply_action)
         # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
         # until r < n. A call per draw was a tenth of a random game.
@@ -461,7 +467,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 self.pending_left
                 or self.choosing
                 or reactions
-                or (any_time and self.tiles[p] and self._holds_any_time(p))
+                or (any_time and (self.tiles[p] or timed) and self._holds_any_time(p))
             ):
                 moves += 1
                 self.apply_action(self.sample_action(rng))
@@ -470,7 +476,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
             # outer loop's tests change only then: a new turn, a pending action, or a tile
             # usable between the builds taken)
             while moves < max_moves:
-                if any_time and self.tiles[p] and self._holds_any_time(p):
+                if any_time and (self.tiles[p] or timed) and self._holds_any_time(p):
                     break
                 moves += 1
                 usable = None  # the player's usable_tiles, once found
@@ -498,13 +504,13 @@ class Turn(Given, Grants, Targets, Gold, Later):
                     break
 
     def _holds_any_time(self, p: int) -> bool:
-        """Whether p holds a tile usable between the mandatory builds (window: any-time): only
-        then do play_random's shortcuts, which take the builds alone, not apply."""
+        """Whether p holds a tile, or has a grant, usable between the mandatory builds (window:
+        any-time): only then do play_random's shortcuts, which take the builds alone, not apply."""
         any_time = self.game.any_time
         for tile in self.tiles[p]:  # noqa: SIM110 (a loop: any() of a generator costs more)
             if tile.kind in any_time:
                 return True
-        return False
+        return not any_time.isdisjoint(self.game.grants) and any(name in any_time for name in self.granted(p))
 
     def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
         """play_random's mandatory builds while they are the only moves, the first on hex `to`
@@ -579,7 +585,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 self._mandatory_build(p, to)
                 if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
                     break
-                if g.any_time and self.tiles[p] and self._holds_any_time(p):  # its moves come between the builds
+                # a tile or grant usable between the builds: its moves come between them
+                if g.any_time and (self.tiles[p] or not g.any_time.isdisjoint(g.grants)) and self._holds_any_time(p):
                     break
                 targets = self.mandatory_targets()
                 if not targets:

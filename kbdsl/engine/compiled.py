@@ -1,0 +1,618 @@
+"""The random playout compiled per rule set: `Turn.play_random`'s loop without the branches the rules cannot take.
+
+`compiled(game)` returns a function `run(state, rngs, stop_turn, max_moves)` that plays exactly
+the moves of `sample_action` applied in a loop, with the same draws from the same streams (as
+`Turn.play_random` promises): Python source made from one template (`_TEMPLATE` and its parts),
+keeping the lines whose conditions (`_conditions`: flags read from the game's rules and options,
+never a name) hold, compiled once per set of conditions and cached; the game's tables are read
+into locals once per call. What it compiles:
+
+- the turn's skeleton: the checks for a choice of cards, tiles or grants usable between the
+  mandatory builds and phases of grants are left out where the rules have none, and the end of
+  the turn and the next one's start are written out without next-turn modifiers, cards drawn at
+  the start of the turn, hands of several cards or end-of-turn tile checks where there are none;
+- the mandatory action: its count; where its target is a table per board (it reads at most the
+  card), the target straight on the table, with the adjacency test only if the action has one;
+  where builds also trigger nothing (`mandatory_lean`), the draws and the builds in one loop;
+- a decision of a turn with tiles (`_pick` over `_runs`): each tile's build on a board table as
+  straight bitset code, a move with the same targets from every source as one run counted by a
+  formula (`SameRun`), a move with targets per board and origin as one run counted source by
+  source (`OriginRun`, or the board's learnt `MoveGroup`), the draw written out, and a drawn
+  mandatory build or tile build of one step applied in line.
+
+What falls back to the interpreter, per construct: a move while a tile action of several steps
+goes on or while the player chooses among cards (`sample_action`, `apply_action`); any other
+tile action, and a move whose piece alone touches a tile's hex with discard variants (`_steps`);
+applying a tile move (`apply_action`); builds under an aura or with adjacency waived
+(`_take_builds`); card replacement (`_settle`), tile gains, phases of grants, the game's end. A
+rule set with reactions on other players' turns plays through the interpreter's loop (`compiled`
+returns None): a move may hand the turn to others.
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Callable
+
+from kbdsl.bitset import nth_bit
+from kbdsl.engine.groups import MoveGroup
+from kbdsl.engine.targets import CARD, CARD_ORIGIN
+from kbdsl.errors import KbdslError
+from kbdsl.moves import BUILD, END_TURN
+
+#: The playout's source (the inner loop leaves for the outer one, which plays through
+#: `sample_action`, when a card replaced by `_settle` offers a choice of terrains). A line ending
+#: in `# ?name` is kept only where condition `name` holds, `# ?!name` only where it does not
+#: (several, space-separated: all must hold). Conditions: see _conditions.
+_TEMPLATE = """
+def run(self, rngs, stop_turn, max_moves):
+    g = self.game
+    build, end, log, plan = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.tile_plan
+    supply, own, nb, tiles_of, hand = self.supply, self.own, self.nb, self.tiles, self.hand
+    nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
+    maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
+    faces = g.faces
+    shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
+    grants = g.grants  # ?grants
+    players = len(own)
+    plain_builds = plain_tile_builds(g)  # ?lean
+    bits = [rng.getrandbits for rng in rngs]
+    moves = 0
+    while not self.over and self.turn < stop_turn and moves < max_moves:
+        p = self.current
+        rng, getrandbits = rngs[p], bits[p]
+        if (
+            self.pending_left
+            or self.choosing  # ?choosing
+            or (self.tiles[p] and self._holds_any_time(p))  # ?any_time !timed
+            or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
+        ):
+            moves += 1
+            self.apply_action(self.sample_action(rng))
+            continue
+        while moves < max_moves:
+            if self.choosing:  # ?choosing
+                break  # ?choosing
+            if tiles_of[p] and self._holds_any_time(p):  # ?any_time !timed
+                break  # ?any_time !timed
+            if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
+                break  # ?any_time
+            moves += 1
+            usable = None
+            mand_left = self.mand_left
+            if mand_left > 0:
+                if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
+                if self.built or not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+                    @@mandatory@@
+                    if targets:
+                        moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
+                        if self.waived or self.blocked:  # ?lean
+                            moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
+                            continue  # ?lean
+                        to = -1  # ?lean
+                        @@builds@@  # ?lean
+                        continue
+            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
+            elif not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+                while getrandbits(1):  # randrange(1)
+                    pass
+                self._mandatory = None
+                log.append(end)
+                @@end_turn@@
+                break
+            @@pick@@
+"""
+
+#: The targets of the mandatory action (`mandatory_targets`), straight on its board table where it has one.
+_MANDATORY = """
+targets = self.mandatory_targets()  # ?!table
+card = hand[p]  # ?table
+try:  # ?table
+    targets = mtables[card]  # ?table
+except KeyError:  # ?table
+    targets = mtables[card] = self.board_target(maction, card)  # ?table
+occ = self.occ  # ?table
+targets ^= targets & (occ | self.blocked)  # ?table auras
+targets ^= targets & occ  # ?table !auras
+if not self.waived:  # ?table adjacent
+    near = targets & nb[p]  # ?table adjacent
+    if near:  # ?table adjacent
+        targets = near  # ?table adjacent
+"""
+
+#: The builds of the mandatory action after the first, drawn as `_take_builds`' lean path does
+#: (the first drawn from `targets` here too).
+_BUILDS = """
+occ, around, taken = self.occ, nb[p], self.taken[p]
+limit = mand_left
+if supply[p] < limit:
+    limit = supply[p]
+if max_moves - moves + 1 < limit:
+    limit = max_moves - moves + 1
+table = mtables[card]
+count = 0
+while True:
+    if to < 0:
+        n = targets.bit_count()
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        if not r:
+            to = (targets ^ (targets - 1)).bit_length() - 1
+        elif r == n - 1:
+            to = targets.bit_length() - 1
+        else:
+            to = nth_bit(targets, r)
+    log.append(build + to)
+    occ |= 1 << to
+    around |= nbr_mask[to]
+    count += 1
+    near = tile_near[to]
+    if near and near ^ (near & taken):
+        self.gain(p, to)
+        taken = self.taken[p]
+    if count >= limit:
+        break
+    targets = table ^ (table & occ)
+    near = targets & around  # ?adjacent
+    if near:  # ?adjacent
+        targets = near  # ?adjacent
+    if not targets:
+        break
+    to = -1
+new = occ ^ self.occ
+own[p] |= new
+self.mand_built |= new
+self.occ, nb[p] = occ, around
+supply[p] -= count
+self.mand_left = mand_left - count
+self.built += count
+moves += count - 1
+self._mandatory = None
+if not supply[p]:
+    self.ending = True
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):
+    self._settle()
+"""
+
+#: The end of the turn and the start of the next one (`_end_turn`, `_new_turn`), outside phases of grants.
+_END_TURN = """
+if self.phase:  # ?grants
+    self._end_turn()  # ?grants
+    break  # ?grants
+if self.spare[p] or self.wild is not None:  # ?plain_hand
+    self.refill(p)  # ?plain_hand
+else:  # ?plain_hand
+    card = hand[p]  # ?plain_hand
+    if card is not None:  # ?plain_hand
+        self.discard.append(card)  # ?plain_hand
+    deck = self.deck  # ?plain_hand
+    hand[p] = deck.pop() if deck else self.draw()  # ?plain_hand
+self.refill(p)  # ?!plain_hand
+held = tiles_of[p]
+if held:
+    self.refresh_tiles(p)  # ?refresh
+    tiles_of[p] = [x.fresh for x in held]  # ?!refresh
+self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
+if self.idle >= players:
+    self._finish()
+    break
+after = p + 1
+if after == players:
+    after = 0
+if self.ending and after == self.start_player:
+    self._finish()
+    break
+self.current = after
+self.turn += 1
+self._new_turn()  # ?!plain_start
+self.turn_supply = supply[after]  # ?plain_start
+self.mand_left = mcount  # ?plain_start
+self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?plain_start
+self.pending_up_to = self.waived = False  # ?plain_start
+if self.drawn is not None:  # ?plain_start
+    self.set_drawn(None)  # ?plain_start
+self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start
+if mcount > 0:  # ?plain_start
+    p = after  # ?plain_start
+    targets = 0  # ?plain_start
+    if supply[p]:  # ?plain_start
+        @@mandatory@@  # ?plain_start
+    if not targets:  # ?plain_start
+        self._settle()  # ?plain_start
+"""
+
+#: One decision among the moves of a turn with tiles (`_pick` over `_runs`, with no tile action
+#: going on and no choice of cards), and the move applied.
+_PICK = """
+out = []
+self._risky = -1
+stop = False
+if mand_left > 0:
+    @@mandatory@@
+    if targets:
+        out.append((build, targets))
+    stop = self.built
+if not stop:
+    if usable is None:
+        usable = self.usable_tiles(p)  # ?grants
+        usable = usable_of(tiles_of[p])  # ?!grants
+    plain = supply[p] > 0
+    for tile in usable:
+        for name, action, base, by_card in plan[tile]:
+            if by_card is None:
+                shape = shapes[name]
+                if shape == TILE_BUILD:  # a build whose target is no board table
+                    if plain:
+                        targets = self.build_targets(action, p)
+                        if targets:
+                            out.append((base, targets))
+                    continue
+                if not shape or self.blocked or self.kind_own:
+                    self._steps(name, action, out)
+                    continue
+                if self._risky < 0:
+                    self._risky = self.sole_touchers(p)
+                run = None
+                sources = own[p]
+                if shape == SAME:
+                    cand = self.board_target(action, hand[p])
+                    cand ^= cand & self.occ
+                    if cand:
+                        run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride)
+                else:
+                    ocard = hand[p] if shape == ORIGIN_CARD else None
+                    free = every ^ self.occ
+                    origins = tcache.get(("by-offset", id(action), ocard))
+                    if origins is not None and not sources ^ (sources & origins.known):
+                        table = origins.table
+                        size = origins.count(sources, free)
+                        if size:
+                            run = MoveGroup(origins, sources, free, size, stride)
+                    else:
+                        run = origin_run(self, action, ocard, sources, free, stride)
+                        if run is not None:
+                            table = run.table
+                if run is None:
+                    continue
+                risky = self._risky & sources
+                while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
+                    low = risky & (risky - 1)
+                    i = (risky ^ low).bit_length() - 1
+                    risky = low
+                    targets = run.targets(i) if shape == SAME else table[i] & free
+                    if targets and self._special_targets(i, targets, -1)[0]:
+                        break
+                else:
+                    out.append((base, run))
+                    continue
+                self._steps(name, action, out)
+                continue
+            if not plain:
+                continue
+            card = hand[p]
+            try:
+                targets = by_card[card]
+            except KeyError:
+                targets = by_card[card] = self.board_target(action, card)
+            targets ^= targets & (self.occ | self.blocked)  # ?auras
+            targets ^= targets & self.occ  # ?!auras
+            if action.adjacent and not self.waived:
+                near = targets & nb[p]
+                if near:
+                    targets = near
+            if targets:
+                out.append((base, targets))
+    if self.mand_left <= 0:  # ?!forced
+    if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
+        out.append((end, 1))
+total = 0
+for _, mask in out:
+    total += mask.bit_count()
+if not total:
+    raise KbdslError("the game is over: there is no move to choose")
+w = total.bit_length()
+k = getrandbits(w)
+while k >= total:
+    k = getrandbits(w)
+for base, mask in out:
+    size = mask.bit_count()
+    if k < size:
+        break
+    k -= size
+k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
+if base == build and self.mand_left > 0:
+    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?!lean
+    if self.waived or self.blocked:  # ?lean
+        moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?lean
+        continue  # ?lean
+    to = k  # ?lean
+    @@builds@@  # ?lean
+    continue
+tile = plain_builds.get(base)  # ?lean
+if tile is not None and mask.__class__ is int:  # ?lean
+    self._mandatory = None  # ?lean
+    log.append(base + k)  # ?lean
+    self.mark_used(p, tile)  # ?lean
+    bit = 1 << k  # ?lean
+    own[p] |= bit  # ?lean
+    self.occ |= bit  # ?lean
+    nb[p] |= nbr_mask[k]  # ?lean
+    supply[p] -= 1  # ?lean
+    self.waived = False  # ?lean
+    if not supply[p]:  # ?lean
+        self.ending = True  # ?lean
+    if tile_near[k]:  # ?lean
+        self.gain(p, k)  # ?lean
+    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
+        self._settle()  # ?lean
+    continue  # ?lean
+if base == end:  # apply_action of the end of the turn, in line
+    self._mandatory = None
+    log.append(end)
+    @@end_turn@@
+    break
+self.apply_action(base + k)
+if self.pending_left:
+    break
+"""
+
+
+def _conditions(g) -> dict[str, bool]:
+    """What the template's lines are kept for, from the game's rules and options."""
+    m = g.mandatory
+    table = m is not None and g.mandatory_tables is not None and not (g.several_cards or g.faces)
+    return {
+        "choosing": bool(g.several_cards or g.faces),
+        "any_time": bool(g.any_time),
+        "grants": bool(g.grants),
+        "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
+        "table": table,
+        "lean": table and g.mandatory_lean,
+        "adjacent": m is not None and m.adjacent,
+        "auras": bool(g.aura_kinds),
+        "forced": bool(g.forced),
+        "plain_hand": g.plain_hand,
+        "refresh": bool(g.lose_later or g.expiring),
+        "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+    }
+
+
+def _keep(line: str, conds: dict[str, bool]) -> str | None:
+    """The line without its condition, or None if the condition fails."""
+    code, sep, tail = line.partition("# ?")
+    if not sep:
+        return line
+    for name in tail.split():
+        if conds[name.lstrip("!")] == name.startswith("!"):
+            return None
+    return code.rstrip()
+
+
+def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
+    out = []
+    for line in text.strip("\n").splitlines():
+        kept = _keep(line, conds)
+        if kept is None:
+            continue
+        stripped = kept.strip()
+        if stripped.startswith("@@") and stripped.endswith("@@"):
+            pad = indent + kept[: len(kept) - len(kept.lstrip())]
+            out += _expand(_PARTS[stripped.strip("@")], conds, pad)
+        else:
+            out.append(indent + kept)
+    return out
+
+
+_PARTS = {"mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
+_CACHE: dict[tuple, Callable] = {}
+
+
+def source(g) -> str:
+    """The playout's Python source for this game's rules and options."""
+    return "\n".join(_expand(_TEMPLATE, _conditions(g))) + "\n"
+
+
+def compiled(g) -> Callable | None:
+    """The compiled playout of this game (cached per set of conditions), or None where the
+    interpreter's loop must play (reactions; no mandatory action)."""
+    if g.reactions or g.mandatory is None:
+        return None
+    conds = _conditions(g)
+    key = tuple(conds.values())
+    fn = _CACHE.get(key)
+    if fn is None:
+        scope = {
+            "BUILD": BUILD,
+            "END_TURN": END_TURN,
+            "nth_bit": nth_bit,
+            "MoveGroup": MoveGroup,
+            "KbdslError": KbdslError,
+            "move_shapes": move_shapes,
+            "plain_tile_builds": plain_tile_builds,
+            "usable_of": usable_of,
+            "same_run": same_run,
+            "origin_run": origin_run,
+            "SAME": SAME,
+            "ORIGIN_CARD": ORIGIN_CARD,
+            "TILE_BUILD": TILE_BUILD,
+        }
+        text, name = source(g), f"<kbdsl playout {key}>"
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
+        exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
+        fn = _CACHE[key] = scope["run"]
+    return fn
+
+
+def usable_of(held: list) -> list[str]:
+    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this turn."""
+    seen = []
+    for tile in held:
+        if tile.fresh is tile and tile.kind not in seen:
+            seen.append(tile.kind)
+    return seen
+
+
+def plain_tile_builds(g) -> dict[int, str]:
+    """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
+    with no action due after it (where builds trigger nothing: the `lean` condition)."""
+    return {
+        g.code_base[kind]: tile
+        for kind, row in enumerate(g.kind_rows)
+        if row is not None
+        for _, action, tile, after in (row,)
+        if action.kind == "build" and not action.steps and after is None
+    }
+
+
+#: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
+#: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
+#: the same targets from every source (SAME, `move_targets`' board-only case), or as targets per
+#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case).
+OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD = 0, 1, 2, 3, 4
+_SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
+
+
+def move_shapes(g) -> dict[str, int]:
+    """The shape of each tile action of the game's rules (cached per rule set and move-may-stay)."""
+    key = (id(g.rules), g.may_stay)
+    seen = _SHAPES.get(key)
+    if seen is None or seen[0] is not g.rules:
+        seen = _SHAPES[key] = (g.rules, {name: _shape(a, g.may_stay) for name, a in g.rules.actions.items()})
+    return seen[1]
+
+
+def _shape(action, may_stay: bool) -> int:
+    if action.kind == "build":
+        return TILE_BUILD
+    if action.kind != "move" or may_stay or action.source is not None:
+        return OTHER
+    reads = action.reads
+    if "origin" in reads:
+        if reads <= CARD_ORIGIN and not action.adjacent:
+            return ORIGIN_CARD if "card" in reads else ORIGIN
+        return OTHER
+    return SAME if reads <= CARD else OTHER
+
+
+class SameRun:
+    """The moves of a board-only move action with the same targets `cand` from every source, as one
+    run of `_runs` (what `move_targets`' runs (source, targets) are, in code order): with "adjacent
+    if possible", a source's targets are the hexes of `near` still next to another of the player's
+    pieces once it is lifted (all of `cand` if none). Counted without listing them: `size`."""
+
+    __slots__ = ("sources", "cand", "near", "single", "nbr_mask", "stride", "size", "bit_count")
+
+    def targets(self, s: int) -> int:
+        """The targets of the piece on s."""
+        near = self.near
+        if not near:
+            return self.cand
+        kept = near ^ (near & self.single & self.nbr_mask[s])  # near & ~(single & nbr), without a negative int
+        return kept or self.cand
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order."""
+        near, cand, rest = self.near, self.cand, self.sources
+        if not near:  # the same targets from every source
+            size = cand.bit_count()
+            return nth_bit(rest, k // size) * self.stride + nth_bit(cand, k % size)
+        single, nbr_mask = self.single, self.nbr_mask  # (single is part of near)
+        while rest:
+            low = rest & (rest - 1)
+            s = (rest ^ low).bit_length() - 1
+            targets = near ^ (single & nbr_mask[s]) or cand  # self.targets(s), in line
+            size = targets.bit_count()
+            if k < size:
+                return s * self.stride + nth_bit(targets, k)
+            k -= size
+            rest = low
+        raise IndexError("move run index out of range")
+
+
+def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int) -> SameRun:
+    """The SameRun of these sources (all of the player's pieces) onto `cand`; `nb`: the player's
+    neighbourhood if the action is "adjacent if possible", else 0. A hex of near = cand & nb next to
+    exactly one piece (`single`) is lost to that piece's move only, so the moves number
+    sources * |near| - |single|, plus |cand| for a piece that alone touches all of near."""
+    run = SameRun()
+    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
+    near = cand & nb
+    count = sources.bit_count()
+    single = 0
+    if not near:
+        size = count * cand.bit_count()
+    else:
+        lone = -1  # the one piece touching every hex of near, while there is one
+        rest = near
+        while rest:
+            low = rest & (rest - 1)
+            bit = rest ^ low
+            rest = low
+            touching = nbr_mask[bit.bit_length() - 1] & sources
+            if touching & (touching - 1):
+                lone = 0
+            else:
+                single |= bit
+                if lone < 0:
+                    lone = touching
+                elif lone != touching:
+                    lone = 0
+        size = count * near.bit_count() - single.bit_count()
+        if lone > 0:
+            size += cand.bit_count()
+    run.near, run.single, run.size = near, single, size
+    run.bit_count = size.__index__  # as MoveGroup's: a C call
+    return run
+
+
+class OriginRun:
+    """The moves of a move action whose targets are a table per board and origin (`table[s] & free`
+    from source s), for a board whose table has not learnt these sources' offsets (OriginTable):
+    counted source by source rather than by offset, in code order."""
+
+    __slots__ = ("table", "sources", "free", "stride", "size", "bit_count")
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order."""
+        table, free, rest = self.table, self.free, self.sources
+        while rest:
+            low = rest & (rest - 1)
+            s = (rest ^ low).bit_length() - 1
+            targets = table[s] & free
+            size = targets.bit_count()
+            if k < size:
+                return s * self.stride + nth_bit(targets, k)
+            k -= size
+            rest = low
+        raise IndexError("move run index out of range")
+
+
+def origin_run(state, action, card: str | None, sources: int, free: int, stride: int) -> OriginRun | None:
+    """The OriginRun of these sources (None if no move), filling the board's table where needed
+    (as `board_target` does, one context for all the entries)."""
+    table = state.board_table(action, card)
+    size = 0
+    rest = sources
+    c = None  # the context of the entries computed here (board_target's, set up once)
+    while rest:
+        low = rest & (rest - 1)
+        s = (rest ^ low).bit_length() - 1
+        rest = low
+        targets = table[s]
+        if targets is None:
+            if c is None:
+                c = state.ctx(state.current)
+                c.card, every = card, state.game.tables.all
+            elif c._areas or c.memo:
+                c.forget()
+            c.origin = s
+            targets = table[s] = action.target(c) & every
+        size += (targets & free).bit_count()
+    if not size:
+        return None
+    run = OriginRun()
+    run.table, run.sources, run.free, run.stride, run.size = table, sources, free, stride, size
+    run.bit_count = size.__index__
+    return run

@@ -1,0 +1,71 @@
+"""The playout compiled per rule set (kbdsl.engine.compiled) plays the games sample_action plays."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import ROOT, scaled
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from kbdsl.bots import RandomBot, play_out
+from kbdsl.engine.compiled import compiled, source
+from kbdsl.game import Game
+from kbdsl.ruleset import load, shipped
+
+NAMES = sorted(shipped())
+
+
+@settings(max_examples=scaled(60), deadline=None)
+@given(
+    where=st.sampled_from(NAMES),
+    players=st.integers(2, 5),
+    seed=st.integers(0, 10**6),
+    start=st.integers(0, 150),
+    stop=st.one_of(st.none(), st.integers(1, 60)),
+    option_bits=st.integers(0, 2**8 - 1),
+)
+@example(where="combined", players=2, seed=0, start=0, stop=None, option_bits=2)  # farm-build-any-time: a grant
+def test_compiled_playout_plays_the_moves_sample_action_would(where, players, seed, start, stop, option_bits):
+    """From a position after `start` random moves, the compiled loop and sample_action applied in a
+    loop make the same moves, reach equal states and leave the streams in the same state (also with
+    a grant usable between the mandatory builds, which the interpreter's loop once took the builds past)."""
+    rules = load(ROOT / "rules" / where)
+    lo, hi = rules.players
+    options = {name: bool(option_bits >> k & 1) for k, name in enumerate(sorted(rules.options)[:8])}
+    game = Game.new(rules, players=min(max(players, lo), hi), seed=seed, options=options)
+    run = compiled(game)
+    assert (run is None) == bool(game.reactions)  # every rule set without reactions is compiled
+    state = game.new_state()
+    play_out(state, [RandomBot(f"{seed}:{p}") for p in range(state.players)], max_moves=start)
+    ours, theirs = state.clone(), state.clone()
+    mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    other = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    until = stop if stop is not None else 1 << 30
+    ours.play_random(mine, stop_turn=until)
+    while not theirs.over and theirs.turn < until:
+        theirs.apply_action(theirs.sample_action(other[theirs.current]))
+    assert ours.log == theirs.log and ours.key() == theirs.key()
+    assert [r.getstate() for r in mine] == [r.getstate() for r in other]
+    assert ours.scores() == theirs.scores()
+
+
+@settings(max_examples=scaled(20), deadline=None)
+@given(where=st.sampled_from(NAMES), seed=st.integers(0, 10**6), budget=st.integers(1, 40))
+def test_compiled_playout_stops_after_max_moves(where, seed, budget):
+    """max_moves counts every move, the builds taken in the inner loops too."""
+    rules = load(ROOT / "rules" / where)
+    game = Game.new(rules, players=rules.players[0], seed=seed)
+    state = game.new_state()
+    state.play_random([random.Random(seed + p) for p in range(state.players)], max_moves=budget)
+    assert state.over or len(state.log) == budget
+
+
+def test_branches_the_rules_cannot_take_are_folded_away():
+    """Base has no tile usable between the builds, no grants, no hand of several cards: its loop
+    never asks; Nomads' tiles usable any time, and Harvest's grants, are asked about."""
+    base = source(Game.new(load(ROOT / "rules" / "base"), players=4, seed=1))
+    for absent in ("_holds_any_time", "grants", "_forced_use", "or self.choosing", "if self.choosing", "_new_turn"):
+        assert absent not in base, absent
+    assert "_holds_any_time" in source(Game.new(load(ROOT / "rules" / "nomads"), players=4, seed=1))
+    assert "grants" in source(Game.new(load(ROOT / "rules" / "harvest"), players=4, seed=1))
