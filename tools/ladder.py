@@ -110,7 +110,17 @@ def main() -> None:
         for a, b in pairs:
             start = time.time()
             work = [(a, b, i, args.seed, args.rules, args.players) for i in range(args.games)]
-            results = pool.map(play, work, chunksize=1)
+            results = []
+            for r in pool.imap(play, work, chunksize=1):  # a running tally, for runs that take hours
+                results.append(r)
+                if len(results) % max(args.games // 10, 1) == 0:
+                    so_far = wilson(sum(x["score"] for x in results), len(results))
+                    print(
+                        f"  {a} vs {b}: {len(results)}/{args.games} games, {so_far['rate']:.1%} "
+                        f"({so_far['low']:.1%} - {so_far['high']:.1%}), {time.time() - start:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             wins = sum(r["score"] for r in results)
             rate = wilson(wins, len(results))
             row = (
