@@ -234,10 +234,15 @@ class Dask:
         if address:
             self.client, self.cluster = Client(address), None
         else:
+            import dask
+
             # One job: a worker thread in this process (Dask's local mode); more: worker processes.
-            self.cluster = LocalCluster(
-                n_workers=jobs, threads_per_worker=1, processes=jobs > 1, dashboard_address=None
-            )
+            # Without the workers' statistical profiler, which samples every thread's stack every
+            # 10 ms (a dashboard's flame graph, which a local run has no use for).
+            with dask.config.set({"distributed.worker.profile.enabled": False}):
+                self.cluster = LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=jobs > 1, dashboard_address=None
+                )
             self.client = Client(self.cluster)
         if warm is not None:
             self.client.run(warm)

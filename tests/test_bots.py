@@ -155,20 +155,40 @@ def test_search_bots_play_whole_games_of_legal_moves(base_rules):
         bots[0].choose(state)
 
 
-def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch):
-    import kbdsl.bots.ismcts as ismcts
+@pytest.mark.parametrize("reuse", [False, True])
+def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch, reuse):
+    import kbdsl.bots.playout as playout
 
     state, bot = midgame.clone(), RandomBot(0)
     while len(state.legal_actions()) < 3:
         state.apply_action(bot.choose(state))
-    calls = []
-    monkeypatch.setattr(ismcts, "worth", lambda s, gold: calls.append(1) or worth(s, gold))
+    keys = []
+    monkeypatch.setattr(playout, "worth", lambda s, gold: keys.append(playout.scoring_key(s)) or worth(s, gold))
     root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
     for budget in (10, 40):
-        calls.clear()
-        search = IsmctsBot(3, playouts=budget)
+        keys.clear()
+        search = IsmctsBot(3, playouts=budget, reuse=reuse)
         assert search.choose(state) in state.legal_actions()
-        assert budget <= len(calls) - root <= budget + 10 * search.cap  # one walk may overshoot
+        assert budget <= len(keys) - root <= budget + 10 * search.cap  # one walk may overshoot
+        if reuse:  # every position is scored once a decision
+            assert len(set(keys)) == len(keys)
+        else:
+            assert len(set(keys)) < len(keys)
+
+
+def test_reuse_gives_ismcts_more_walks_for_the_same_scorer_calls(midgame):
+    walks = {}
+    for reuse in (False, True):
+        search = IsmctsBot(3, playouts=60, reuse=reuse)
+        search.choose(midgame)
+        walks[reuse] = search.walks
+    assert walks[False] < walks[True] <= IsmctsBot.walk_cap * 60
+
+
+def test_a_time_budget_still_plays_a_legal_move(midgame):
+    """`ms` budgets processor time instead of playouts; even a budget spent at once gives a move."""
+    for search in (MonteCarloBot(1, ms=0.001), IsmctsBot(1, ms=0.001), MonteCarloBot(1, ms=5), IsmctsBot(1, ms=5)):
+        assert search.choose(midgame) in midgame.legal_actions()
 
 
 def test_worth_adds_tile_gold_per_tile_held_beyond_the_best_other(midgame):

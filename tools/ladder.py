@@ -7,10 +7,12 @@
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
 setup, so neither bot gains from the first move or the board (two players: the seats are swapped).
-A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`.
-Budgets are counted in playouts, so the table is the same on any machine; the processor time per
-decision it took here is measured and printed (processor time, so that other work on a shared
-machine does not inflate it).
+A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
+`ismcts/reuse=0` (the tree search before issue 24). Budgets counted in playouts make the table the
+same on any machine; the processor time per decision it took here is measured and printed
+(processor time, so that other work on a shared machine inflates it less). A time budget,
+`ismcts/ms=40` (processor milliseconds a decision), compares bots at equal time, but its games
+depend on the machine and its load: such a row is not reproducible.
 A win counts 1, a win shared by k players 1/k; the interval is Wilson's 95% score interval (a
 bot as strong as B wins 1/n).
 """
@@ -110,7 +112,17 @@ def main() -> None:
         for a, b in pairs:
             start = time.time()
             work = [(a, b, i, args.seed, args.rules, args.players) for i in range(args.games)]
-            results = pool.map(play, work, chunksize=1)
+            results = []
+            for r in pool.imap(play, work, chunksize=1):  # a running tally, for runs that take hours
+                results.append(r)
+                if len(results) % max(args.games // 10, 1) == 0:
+                    so_far = wilson(sum(x["score"] for x in results), len(results))
+                    print(
+                        f"  {a} vs {b}: {len(results)}/{args.games} games, {so_far['rate']:.1%} "
+                        f"({so_far['low']:.1%} - {so_far['high']:.1%}), {time.time() - start:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             wins = sum(r["score"] for r in results)
             rate = wilson(wins, len(results))
             row = (

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import random
+import time
 
 from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
-from kbdsl.bots.playout import rollout, worth
+from kbdsl.bots.playout import Judge, rollout
 from kbdsl.game import State
 
 
@@ -33,15 +34,22 @@ class Node:
 class IsmctsBot(SeatBot):
     """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the
     end of each walk and one per move greedy judges below the root (the root's ranking is free,
-    as for the Monte Carlo bot), so the time per decision is bounded whatever the position. A
+    as for the Monte Carlo bot), so the time per decision is bounded whatever the position. With
+    `reuse`, a position is scored once a decision (the turn's moves in another order, another
+    deal of the same cards) and a walk that repeats a deal and a line of moves reuses the end it
+    reached, at no cost to the budget, which thus buys more walks (at most `walk_cap` a
+    playout); without, every walk and judgement is made anew (the bot before issue 24). A
     node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
     below the root only `cap` moves of a long list are judged. A player's worth is its margin
     plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
     gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
     exploration constant; `horizon` the turns played before the scorers judge (None: to the end
-    of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each)."""
+    of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
+    if given, replaces the count: walks go on until the decision has spent that many milliseconds
+    of processor time (as many as the machine affords, so not reproducible)."""
 
     name = "ismcts"
+    walk_cap = 2  # walks a budgeted playout at most: repeated walks are cheap but not free
 
     def __init__(
         self,
@@ -55,26 +63,35 @@ class IsmctsBot(SeatBot):
         cap: int = 24,
         deals: int = 16,
         tile_gold: float = 3.0,
+        ms: float | None = None,
+        reuse: bool = True,
     ):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
+        self.ms, self.reuse = ms, reuse
         self._priors: dict[tuple[int, ...], dict[int, float]] = {}  # per decision: see _rank
         self._spent = 0  # scorer calls spent on this decision
+        self._judge = Judge(tile_gold)  # per decision: see `reuse`
+        self.walks = 0  # how many the last decision made
 
     def act(self, seat: Seat) -> int:
         actions = seat.legal_actions()
         if len(actions) == 1:
             return actions[0]
+        deadline = time.process_time() + self.ms / 1000 if self.ms is not None else None
         rng, turn = self.rng, seat.public.turn
         until = turn + self.horizon if self.horizon is not None else None
         root = Node(-1, -1)
-        self._priors, self._spent = {}, 0
+        self._priors, self._spent, self._judge = {}, 0, Judge(self.tile_gold, self.reuse)
         self._rank((), seat.public, actions, root=True)
         seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
-        while self._spent < self.playouts:
-            dice = random.Random(seeds[self._spent % self.deals]) if seeds else rng
-            self._spent += 1
+        ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
+        walks = 0
+        while self._more(walks, deadline):
+            deal = (walks if self.reuse else self._spent) % self.deals if seeds else -1
+            dice = random.Random(seeds[deal]) if seeds else rng
+            walks += 1
             state = seat.sample(dice)
             node, path, key, grown = root, [root], (), False
             while not state.over and state.turn == turn:  # the tree holds the rest of this turn
@@ -101,11 +118,18 @@ class IsmctsBot(SeatBot):
                         path.append(node)
                 state.apply_action(code)
                 key += (code,)
-            values = self._worth(rollout(state, dice, until))
+            values = ends.get((deal, key))
+            if values is None:  # one deal and one line of moves always end in the same place
+                calls = self._judge.calls
+                values = self._judge(rollout(state, dice, until))
+                self._spent += self._judge.calls - calls
+                if seeds and self.reuse:
+                    ends[deal, key] = values
             for n in path:
                 n.visits += 1
                 if n.player >= 0:
                     n.value += values[n.player] / self.scale
+        self.walks = walks
         return max(root.children.values(), key=lambda n: (n.visits, n.value)).code
 
     def _rank(self, key: tuple[int, ...], state: State, legal: list[int], root: bool = False) -> dict[int, float]:
@@ -121,17 +145,22 @@ class IsmctsBot(SeatBot):
             for code in new[self.cap :]:
                 prior[code] = -math.inf
             new = new[: self.cap]
-        me, jitter = state.current, self.rng.random
-        if not root:
-            self._spent += len(new)
+        me, jitter, calls = state.current, self.rng.random, self._judge.calls
         for code in new:
             trial = state.clone()
             trial.apply_action(code)
-            prior[code] = self._worth(trial)[me] + jitter() * 1e-3
+            prior[code] = self._judge(trial)[me] + jitter() * 1e-3
+        if not root:
+            self._spent += self._judge.calls - calls
         return prior
 
-    def _worth(self, state: State) -> list[float]:
-        return worth(state, self.tile_gold)
+    def _more(self, walks: int, deadline: float | None) -> bool:
+        """Whether the decision walks once more: until the scorer calls reach the budget (at most
+        `walk_cap` walks a call, as walks that repeat a known deal and line cost no call), or
+        the processor time reaches the deadline (at least one walk)."""
+        if deadline is not None:
+            return not walks or time.process_time() < deadline
+        return self._spent < self.playouts and walks < self.walk_cap * self.playouts
 
     def _width(self, visits: int) -> int:
         return max(1, math.ceil(self.widen * (visits + 1) ** self.alpha))

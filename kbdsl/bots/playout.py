@@ -32,3 +32,36 @@ def worth(state: State, tile_gold: float = 0.0) -> list[float]:
         for p, n in enumerate(held):
             out[p] += tile_gold * (n - max((h for q, h in enumerate(held) if q != p), default=0))
     return out
+
+
+def scoring_key(state: State) -> tuple:
+    """What the scorers and worth() read of a position (the pieces, the tiles held, the gold won
+    during play; the rest is the game's): equal keys, equal worth, whatever the hidden cards."""
+    return (
+        tuple(state.own),
+        state.occ,
+        tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in state.tiles),
+        tuple(tuple(sorted(g.items())) for g in state.gold),
+    )
+
+
+class Judge:
+    """worth() of the positions of one decision, each scored once if `once` (`calls` counts the
+    scorings): a search meets the same position again and again, after the moves of a turn in
+    another order or another deal of the same cards."""
+
+    def __init__(self, tile_gold: float = 0.0, once: bool = True):
+        self.tile_gold, self.once, self.calls = tile_gold, once, 0
+        self.known: dict[tuple, list[float]] = {}
+
+    def __call__(self, state: State) -> list[float]:
+        self.calls += 1
+        if not self.once:
+            return worth(state, self.tile_gold)
+        key = scoring_key(state)
+        value = self.known.get(key)
+        if value is None:
+            value = self.known[key] = worth(state, self.tile_gold)
+        else:
+            self.calls -= 1
+        return value
