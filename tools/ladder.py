@@ -3,6 +3,7 @@
     python tools/ladder.py [--games 200] [--players 2] [--jobs 2] [--seed 0] [--out ladder.md]
         [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's pairings)
         [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
+        [--log games.jsonl] (each game's result as it finishes, so a stopped run keeps its games)
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
@@ -11,6 +12,7 @@ A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/p
 Budgets are counted in playouts, so the table is the same on any machine; the processor time per
 decision it took here is measured and printed (processor time, so that other work on a shared
 machine does not inflate it).
+Game i is seeded by its number alone, so the first k games of a long run are those of `--games k`.
 A win counts 1, a win shared by k players 1/k; the interval is Wilson's 95% score interval (a
 bot as strong as B wins 1/n).
 """
@@ -18,6 +20,7 @@ bot as strong as B wins 1/n).
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import statistics
 import sys
@@ -93,6 +96,7 @@ def main() -> None:
     ap.add_argument("--pair", action="append", help="A,B: A's win rate against B (repeatable)")
     ap.add_argument("--out", help="also write the table (markdown) to this file")
     ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
+    ap.add_argument("--log", help="append each game's result (JSON lines) to this file as it finishes")
     args = ap.parse_args()
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
     if args.openspiel:
@@ -110,7 +114,12 @@ def main() -> None:
         for a, b in pairs:
             start = time.time()
             work = [(a, b, i, args.seed, args.rules, args.players) for i in range(args.games)]
-            results = pool.map(play, work, chunksize=1)
+            results = []
+            for i, result in enumerate(pool.imap(play, work, chunksize=1)):
+                results.append(result)
+                if args.log:
+                    with open(args.log, "a") as log:
+                        log.write(json.dumps({"a": a, "b": b, "game": i, **result}) + "\n")
             wins = sum(r["score"] for r in results)
             rate = wilson(wins, len(results))
             row = (
