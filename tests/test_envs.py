@@ -230,3 +230,28 @@ def test_hand_is_seen_by_its_holder_only():
     for p in range(2):
         hand = enc.field(ep.observe(p), "hand")
         assert hand.sum() == 1 and enc.deck[int(hand.argmax())] == s.hand[p]
+
+
+@pytest.mark.parametrize("rules", ALL_RULES)
+def test_first_stage_mask_from_bitsets_matches_the_legal_moves(rules):
+    """The first stage's mask, read off the engine's bitsets, is the set of (kind, hex) actions of
+    the listed legal moves, each standing for exactly the moves with that action."""
+    from kbdsl.envs.actions import CHOOSE
+
+    r = load(rules)
+    rng = random.Random(rules)
+    players = rng.randint(*r.players)
+    ep = Episode(r, players)
+    ep.reset(rng.getrandbits(32))
+    checked = 0
+    while not ep.over:
+        if ep.choice.stage == CHOOSE and ep.choice.runs is not None:
+            space, runs, legal = ep.space, ep.choice.runs, ep.state.legal_actions()
+            by_action: dict[int, list[int]] = {}
+            for code in legal:
+                by_action.setdefault(space.key(code, CHOOSE), []).append(code)
+            assert ep.legal() == sorted(by_action) == list(np.flatnonzero(ep.mask()))
+            assert all(space.codes_at(runs, a) == codes for a, codes in by_action.items())
+            checked += 1
+        ep.step(rng.choice(ep.legal()))
+    assert checked > 50
