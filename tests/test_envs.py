@@ -154,6 +154,72 @@ def test_openspiel_ismcts_as_a_kbdsl_bot_sees_only_its_view():
     assert code in state.legal_actions()
 
 
+def test_openspiel_mcts_as_a_kbdsl_bot_plays_a_whole_game_from_its_view_alone():
+    """OpenSpiel's MCTS, a perfect-information search, applies to a determinisation of the
+    player's view: it plays whole games, and positions the player cannot tell apart (the hidden
+    cards dealt anew) get the same move."""
+    from kbdsl.bots import make_bot
+
+    def mcts(seed: str):
+        bot = make_bot("kbdsl.envs.openspiel_bots:OpenSpielMcts", seed)
+        bot.simulations = 2
+        return bot
+
+    game = Game.new(load("base"), players=2, seed=3)
+    state, bots, moves = game.new_state(), [mcts("1"), make_bot("random", "2")], 0
+    while not state.over:
+        code = bots[state.current].choose(state)
+        assert code in state.legal_actions()
+        state.apply_action(code)
+        moves += 1
+    assert moves > 50 and state.winners()
+    start = game.new_state()
+    twin = determinize(game, start.view(0), random.Random(4))
+    assert twin.view(0) == start.view(0) and twin.deck != start.deck
+    assert mcts("5").choose(start) == mcts("5").choose(twin)
+
+
+def test_openspiel_cpp_ismcts_is_blocked_upstream_for_python_games():
+    """The C++ ISMCTSBot resamples its root with State::ResampleFromInfostate, which OpenSpiel's
+    trampoline for Python states (PyState) does not forward: its search of any Python game stops
+    at once (docs/envs.md; `get_policy`, unlike `step` in 2.0.2, keeps the GIL, so it raises
+    rather than crashes). When this fails, the C++ bot has become usable here."""
+    game = pyspiel.load_game(kb_spiel.SHORT_NAME, {"rules": "base", "players": 2})
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    bot = pyspiel.ISMCTSBot(1, pyspiel.RandomRolloutEvaluator(1, 2), 2.0, 4)
+    with pytest.raises(pyspiel.SpielError, match=r"ResampleFromInfostate\(\) not implemented"):
+        bot.get_policy(state)
+
+
+TINY = {  # a custom rule set small enough for full-tree CFR: 2 settlements each on 6 hexes
+    "game.yaml": "name: tiny\nfiles: ['*.kb']\nplayers: {min: 2, max: 2}\nsettlements: 2\ncards_in_play: 1\n"
+    "deck: {grass: 4}\nboards:\n  - {name: main, grid: [1, 1]}\n",
+    "tiny.kb": 'terrain grass "Grass" { letter: G  buildable }\n'
+    "turn { mandatory: build 1 on terrain(card) }\n"
+    'card hermits "Hermits" { score: 1 per area }\n'
+    'section patch "Patch" { grid:\n  | G G G\n  |  G G G\n}\n',
+}
+
+
+def test_openspiel_cfr_solves_a_tiny_custom_rule_set(tmp_path):
+    """Full-tree CFR applies where the tree is small: on a six-hex rule set (one set-up, margin
+    rewards, so zero-sum), a few iterations cut the NashConv of the uniform policy."""
+    from open_spiel.python import policy
+    from open_spiel.python.algorithms import cfr, exploitability
+
+    for name, text in TINY.items():
+        (tmp_path / name).write_text(text)
+    params = {"rules": str(tmp_path), "players": 2, "setups": 1, "reward": "margin"}
+    game = pyspiel.load_game(kb_spiel.SHORT_NAME, params)
+    uniform = exploitability.nash_conv(game, policy.UniformRandomPolicy(game))
+    solver = cfr.CFRSolver(game)
+    for _ in range(5):
+        solver.evaluate_and_update_policy()
+    assert exploitability.nash_conv(game, solver.average_policy()) < 0.5 * uniform
+
+
 def _episode_digest(rules: str, players: int, seed: int, steps: int) -> str:
     ep = Episode(rules, players)
     ep.reset(seed)
