@@ -160,7 +160,10 @@ def test_openspiel_ismcts_plays_a_whole_game_and_mccfr_iterates():
 def test_openspiel_ismcts_as_a_kbdsl_bot_sees_only_its_view():
     from kbdsl.bots import make_bot
 
-    bot = make_bot("kbdsl.envs.openspiel_bots:OpenSpielIsmcts", "1")
+    from kbdsl.envs.openspiel_bots import OpenSpielIsmcts
+
+    assert type(make_bot("kbdsl.envs.openspiel_bots:OpenSpielIsmcts", "1")).__name__ == "PluginBot"
+    bot = OpenSpielIsmcts("1")
     bot.simulations = 4
     state = Game.new(load("base"), players=2, seed=5).new_state()
     code = bot.choose(state)
@@ -172,10 +175,11 @@ def test_openspiel_mcts_as_a_kbdsl_bot_plays_a_whole_game_from_its_view_alone():
     player's view: it plays whole games, and positions the player cannot tell apart (the hidden
     cards dealt anew) get the same move."""
     from kbdsl.bots import make_bot
+    from kbdsl.envs.openspiel_bots import OpenSpielMcts
 
-    def mcts(seed: str):
-        bot = make_bot("kbdsl.envs.openspiel_bots:OpenSpielMcts", seed)
-        bot.simulations = 2
+    def mcts(seed: str) -> OpenSpielMcts:
+        bot = OpenSpielMcts(seed)
+        bot.simulations = 2  # (on a plug-in made by make_bot, a wrapper, it would not reach the search)
         return bot
 
     game = Game.new(load("base"), players=2, seed=3)

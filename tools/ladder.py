@@ -12,7 +12,8 @@ A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/p
 Budgets are counted in playouts, so the table is the same on any machine; the processor time per
 decision it took here is measured and printed (processor time, so that other work on a shared
 machine does not inflate it).
-Game i is seeded by its number alone, so the first k games of a long run are those of `--games k`.
+Game i is seeded by its number alone, so with deterministic bots (kbdsl's) the first k games of
+a long run are those of `--games k` (OpenSpiel's ISMCTS does not replay a game exactly across processes).
 A win counts 1, a win shared by k players 1/k; the interval is Wilson's 95% score interval (a
 bot as strong as B wins 1/n).
 """
