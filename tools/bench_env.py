@@ -5,7 +5,9 @@ actions and the engine codes they made); then, in turns for `--rounds` rounds, t
 are replayed five ways and timed in processor time per engine move:
 
 - `apply_action`: the engine codes alone;
-- `legal_actions + apply_action`: what any masked environment needs at least;
+- `legal_actions + apply_action`: the legal moves listed one code each;
+- `legal_runs + apply_action`: the legal moves as the engine's bitsets, all the mask reads
+  (what any masked environment needs at least);
 - `env step + mask`: the environment's actions (one to three per engine move), with the mask;
 - `env step + mask + observation`: also the incremental observation of the player to act;
 - `observation from scratch`: the observation encoded anew each step instead (what the
@@ -42,11 +44,13 @@ def run(ep: Episode, recorded, way: str) -> float:
     """Processor seconds to replay the recorded games `way`."""
     start = time.process_time()
     for game, actions, codes in recorded:
-        if way in ("apply", "legal"):
+        if way in ("apply", "legal", "runs"):
             s = game.new_state()
             for code in codes:
                 if way == "legal":
                     s.legal_actions()
+                elif way == "runs":
+                    s.legal_runs()
                 s.apply_action(code)
             continue
         ep.start(game.new_state())
@@ -67,6 +71,7 @@ def run(ep: Episode, recorded, way: str) -> float:
 WAYS = {
     "apply": "apply_action",
     "legal": "legal_actions + apply_action",
+    "runs": "legal_runs + apply_action",
     "step": "env step + mask",
     "observe": "env step + mask + observation",
     "scratch": "env step + mask + observation from scratch",
@@ -89,7 +94,8 @@ def bench(rules: str, players: int, games: int, rounds: int, seed: int = 0) -> l
         f"({steps / moves:.2f} a move); observation {ep.enc.size} floats, {ep.num_actions} actions; "
         f"median of {rounds} rounds, processor us per engine move:",
         *(f"  {WAYS[w]:<45} {per[w]:8.1f}" for w in WAYS),
-        f"  env step + mask / apply_action: {per['step'] / per['apply']:.2f}; "
+        f"  env step + mask / apply_action: {per['step'] / per['apply']:.2f}, "
+        f"/ (legal_runs + apply_action): {per['step'] / per['runs']:.2f}; "
         f"observation update {obs:.1f} us ({obs / (per['scratch'] - per['step']):.2f} of encoding from scratch); "
         f"env step + mask + observation / (2 x apply_action + observation update): "
         f"{per['observe'] / (2 * per['apply'] + obs):.2f}",

@@ -3,6 +3,7 @@
     python tools/ladder.py [--games 200] [--players 2] [--jobs 2] [--seed 0] [--out ladder.md]
         [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's pairings)
         [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
+        [--log games.jsonl] (each game's result as it finishes, so a stopped run keeps its games)
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
@@ -13,6 +14,8 @@ same on any machine; the processor time per decision it took here is measured an
 (processor time, so that other work on a shared machine inflates it less). A time budget,
 `ismcts/ms=40` (processor milliseconds a decision), compares bots at equal time, but its games
 depend on the machine and its load: such a row is not reproducible.
+Game i is seeded by its number alone, so with deterministic bots (kbdsl's) the first k games of
+a long run are those of `--games k` (OpenSpiel's ISMCTS does not replay a game exactly across processes).
 A win counts 1, a win shared by k players 1/k; the interval is Wilson's 95% score interval (a
 bot as strong as B wins 1/n).
 """
@@ -20,6 +23,7 @@ bot as strong as B wins 1/n).
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import statistics
 import sys
@@ -95,6 +99,7 @@ def main() -> None:
     ap.add_argument("--pair", action="append", help="A,B: A's win rate against B (repeatable)")
     ap.add_argument("--out", help="also write the table (markdown) to this file")
     ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
+    ap.add_argument("--log", help="append each game's result (JSON lines) to this file as it finishes")
     args = ap.parse_args()
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
     if args.openspiel:
@@ -113,8 +118,11 @@ def main() -> None:
             start = time.time()
             work = [(a, b, i, args.seed, args.rules, args.players) for i in range(args.games)]
             results = []
-            for r in pool.imap(play, work, chunksize=1):  # a running tally, for runs that take hours
+            for i, r in enumerate(pool.imap(play, work, chunksize=1)):  # a running tally, for runs that take hours
                 results.append(r)
+                if args.log:
+                    with open(args.log, "a") as log:
+                        log.write(json.dumps({"a": a, "b": b, "game": i, **r}) + "\n")
                 if len(results) % max(args.games // 10, 1) == 0:
                     so_far = wilson(sum(x["score"] for x in results), len(results))
                     print(

@@ -107,6 +107,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 extend_bits(out, base, mask)
         return out
 
+    def legal_runs(self) -> list[tuple[int, int | MoveGroup]]:
+        """The legal moves as runs (see _runs): bitsets of targets or sources, for callers that
+        read them as sets rather than one code at a time (the environments' action masks)."""
+        return self._runs()
+
     def sample_action(self, rng: random.Random) -> int:
         """One legal move drawn uniformly by `rng`, without listing them all: the same move as
         `actions[rng.randrange(len(actions))]` for `actions = legal_actions()`, with the same use

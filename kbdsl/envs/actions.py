@@ -9,15 +9,26 @@ different status (RULINGS 11), which one (the last 4 actions: none, used, unused
 whose choice leaves one engine move applies it at once; a choice that leaves several waits for
 the next step, and the observation shows the stage and what was chosen. The kinds without a hex
 (`end`, a tile that only draws) use their kind's first cell.
+
+The first stage of a move reads the engine's legal moves as runs of bitsets (`legal_runs`: a
+kind's targets, or a move's sources), so its mask is a few shifts of those bitsets, never a loop
+over the legal moves; only the action taken is looked up among them (`Choice.take`).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from kbdsl.bitset import bit_list, extend_bits
+from kbdsl.engine.groups import MoveGroup
 from kbdsl.engine.setup import BaseGame
+from kbdsl.engine.state import State
 from kbdsl.envs.encoding import Encoding
 from kbdsl.moves import DISCARDS
 
 CHOOSE, TARGET, DISCARD = 0, 1, 2
+
+Runs = list[tuple[int, "int | MoveGroup"]]  # Turn.legal_runs: codes base + i per set bit i, or a MoveGroup
 
 
 class ActionSpace:
@@ -28,12 +39,65 @@ class ActionSpace:
         self.cells = enc.grid.cells
         self.kinds = len(enc.kinds)
         self.size = self.kinds * self.cells + len(DISCARDS)
+        self.nbytes = (self.size + 7) // 8
         self.cell = enc.grid.cells_of(game.tables.ids)
-        rules = game.rules
+        rules, n = game.rules, game.tables.n
+        self.n, self.stride = n, 4 * n * n  # codes of one action kind
         self.moves = [k >= 2 and rules.actions[name].kind == "move" for k, name in enumerate(game.kinds)]
         self.no_hex = [k == 1 or name in game.no_hex for k, name in enumerate(game.kinds)]
-        # per kind, whether its first action names the source (a move) and its offset in the space
-        self.first = [(self.moves[k] and not self.no_hex[k], k * self.cells, self.no_hex[k]) for k in range(self.kinds)]
+        self.by_source = [m and not x for m, x in zip(self.moves, self.no_hex, strict=True)]
+        self.hex_at, self.segments = _layout(self.cell, n)
+
+    def cells_of(self, hexes: int) -> int:
+        """A set of hexes as the set of their grid cells."""
+        if self.segments is None:
+            return hexes
+        out = 0
+        for start, mask, shift in self.segments:
+            part = (hexes >> start) & mask
+            if part:
+                out |= part << (start + shift)
+        return out
+
+    def first_mask(self, runs: Runs) -> int:
+        """The actions of a move's first stage as a bitset over the space, read off the runs."""
+        out, cells, stride, n, nn = 0, self.cells, self.stride, self.n, self.n * self.n
+        for base, bits in runs:
+            kind = base // stride
+            at = kind * cells
+            if self.no_hex[kind]:
+                out |= 1 << at
+            elif self.by_source[kind]:  # the pieces that can move
+                if bits.__class__ is MoveGroup:
+                    out |= self.cells_of(_movable(bits)) << at
+                else:
+                    out |= 1 << (at + self.cell[base % nn // n])
+            else:
+                out |= self.cells_of(bits << (base % n)) << at
+        return out
+
+    def codes_at(self, runs: Runs, action: int) -> list[int]:
+        """The engine codes a first-stage action stands for, in the order of legal_actions."""
+        kind, cell = divmod(action, self.cells)
+        stride, n, out = self.stride, self.n, []
+        if kind >= self.kinds:
+            return out
+        no_hex, by_source, at = self.no_hex[kind], self.by_source[kind], self.hex_at.get(cell)
+        for base, bits in runs:
+            if base // stride != kind:
+                continue
+            if bits.__class__ is MoveGroup:
+                if by_source and at is not None and (bits.sources >> at) & 1:
+                    extend_bits(out, base + at * n, bits.origins.table[at] & bits.free)
+                elif no_hex:
+                    bits.extend(out, base)
+            elif no_hex or (by_source and base % (n * n) // n == at):
+                extend_bits(out, base, bits)
+            elif not by_source and at is not None:
+                j = at - base % n
+                if j >= 0 and (bits >> j) & 1:
+                    out.append(base + j)
+        return out
 
     def key(self, code: int, stage: int) -> int:
         """The action that stands for engine move `code` at `stage`."""
@@ -53,81 +117,136 @@ class ActionSpace:
         kind, cell = divmod(action, self.cells)
         return f"{self.game.kinds[kind]} @cell {cell}"
 
+    def array(self, mask: int) -> np.ndarray:
+        """A bitset over the space as the environments' int8 mask (a new array)."""
+        raw = np.frombuffer(mask.to_bytes(self.nbytes, "little"), np.uint8)
+        return np.unpackbits(raw, count=self.size, bitorder="little").view(np.int8)
+
+
+_LAYOUTS: dict[int, tuple[list[int], dict[int, int], list | None]] = {}  # id(cells) -> (cells, layout)
+
+
+def _layout(cell: list[int], n: int) -> tuple[dict[int, int], list[tuple[int, int, int]] | None]:
+    """Per board shape (Grid.cells_of shares its list): grid cell -> hex index, and hexes to cells
+    as bitsets: runs of consecutive hexes on consecutive cells, (first hex, run's mask, cell - hex),
+    or None when every hex is on the cell of its index (a single board)."""
+    hit = _LAYOUTS.get(id(cell))
+    if hit is None or hit[0] is not cell:
+        if len(_LAYOUTS) > 64:
+            _LAYOUTS.clear()
+        segments: list[tuple[int, int, int]] = []
+        for i, c in enumerate(cell):
+            if segments and i - segments[-1][0] == segments[-1][1].bit_length() and c - i == segments[-1][2]:
+                start, mask, shift = segments[-1]
+                segments[-1] = (start, mask << 1 | 1, shift)
+            else:
+                segments.append((i, 1, c - i))
+        layout = ({c: i for i, c in enumerate(cell)}, None if segments == [(0, (1 << n) - 1, 0)] else segments)
+        hit = _LAYOUTS[id(cell)] = (cell, *layout)
+    return hit[1], hit[2]
+
+
+def _movable(group: MoveGroup) -> int:
+    """The sources of a MoveGroup with at least one target: per offset of its table, the origins
+    with a target there whose target is free (a few bitset operations, however many pieces)."""
+    free, out = group.free, 0
+    for offset, origins in group.origins.by_offset.items():
+        out |= origins & (free >> offset if offset > 0 else free << -offset)
+    return out & group.sources
+
 
 class Choice:
-    """The engine moves still possible while one is being chosen action by action."""
+    """The engine moves still possible while one is being chosen action by action: at the first
+    stage as the engine's runs (`Choice.first`), after it as the remaining codes."""
 
-    __slots__ = ("space", "codes", "stage", "kind", "source", "_keys", "_legal")
+    __slots__ = ("space", "runs", "stage", "kind", "source", "mask", "_codes", "_keys", "_legal")
 
-    def __init__(self, space: ActionSpace, codes: list[int]):
-        self.space = space
-        self.stage, self.kind, self.source = CHOOSE, -1, -1
-        self.codes = codes
-        self._keys: dict[int, list[int]] | None = None
+    def __init__(self, space: ActionSpace, codes: list[int], stage: int = CHOOSE):
+        self.space, self.runs = space, None
+        self.stage, self.kind, self.source = stage, -1, -1
+        self._codes = codes
         self._advance()
 
-    def _group(self) -> dict[int, list[int]]:
-        out: dict[int, list[int]] = {}
-        if self.stage != CHOOSE:
-            key, stage = self.space.key, self.stage
-            for c in self.codes:
-                out.setdefault(key(c, stage), []).append(c)
-            return out
-        sp = self.space  # the first stage, on every move: ActionSpace.key inline
-        n, first, cell = sp.game.tables.n, sp.first, sp.cell
-        nn = n * n
-        for c in self.codes:
-            kd, rest = divmod(c, nn)
-            by_source, base, no_hex = first[kd >> 2]
-            if no_hex:
-                k = base
-            else:
-                frm, to = divmod(rest, n)
-                k = base + cell[frm if by_source else to]
-            if k in out:
-                out[k].append(c)
-            else:
-                out[k] = [c]
-        return out
+    @classmethod
+    def first(cls, space: ActionSpace, state: State) -> Choice:
+        """The choice of the next move of `state` (not over)."""
+        runs = state.legal_runs()
+        mask = space.first_mask(runs)
+        if mask and mask & (mask - 1) == 0:  # one action: if it stands for several moves, nothing to choose yet
+            codes = space.codes_at(runs, mask.bit_length() - 1)
+            if len(codes) > 1:
+                stage = TARGET if space.moves[space.game.split(codes[0])[0]] else DISCARD
+                return cls(space, codes, stage)
+        self = object.__new__(cls)
+        self.space, self.runs, self.mask = space, runs, mask
+        self.stage, self.kind, self.source = CHOOSE, -1, -1
+        self._codes = self._keys = self._legal = None
+        return self
+
+    @property
+    def codes(self) -> list[int]:
+        """The engine moves still possible, in the order of legal_actions."""
+        if self._codes is None:
+            out: list[int] = []
+            for base, bits in self.runs:
+                if bits.__class__ is MoveGroup:
+                    bits.extend(out, base)
+                else:
+                    extend_bits(out, base, bits)
+            self._codes = out
+        return self._codes
 
     def _advance(self) -> None:
-        """Skip stages at which every remaining move shares its action (nothing to choose)."""
+        """Group the codes by their action at this stage, skipping stages at which every remaining
+        move shares its action (nothing to choose)."""
+        key = self.space.key
         while True:
-            keys = self._group()
-            if len(keys) > 1 or len(self.codes) == 1 or self.stage == DISCARD:
+            keys: dict[int, list[int]] = {}
+            for c in self._codes:
+                keys.setdefault(key(c, self.stage), []).append(c)
+            if len(keys) > 1 or len(self._codes) == 1 or self.stage == DISCARD:
                 self._keys, self._legal = keys, sorted(keys)
+                self.mask = sum(1 << a for a in keys)
                 return
             self.stage += 1
-            if self.stage == TARGET and not self.space.moves[self.space.game.split(self.codes[0])[0]]:
+            if self.stage == TARGET and not self.space.moves[self.space.game.split(self._codes[0])[0]]:
                 self.stage = DISCARD
 
     def legal(self) -> list[int]:
         """The legal actions now, in increasing order (do not change the list)."""
+        if self._legal is None:
+            self._legal = bit_list(self.mask)
         return self._legal
 
+    def array(self) -> np.ndarray:
+        """The legal actions as the environments' int8 mask (a new array)."""
+        return self.space.array(self.mask)
+
     def copy(self) -> Choice:
-        """An independent copy (the lists it holds are never changed in place)."""
+        """An independent copy (the lists and runs it holds are never changed in place)."""
         other = object.__new__(Choice)
-        other.space, other.codes, other._keys, other._legal = self.space, self.codes, self._keys, self._legal
+        other.space, other.runs, other.mask = self.space, self.runs, self.mask
+        other._codes, other._keys, other._legal = self._codes, self._keys, self._legal
         other.stage, other.kind, other.source = self.stage, self.kind, self.source
         return other
 
     def allows(self, action: int) -> bool:
-        return action in self._keys
+        return action >= 0 and (self.mask >> action) & 1 == 1
 
     def take(self, action: int) -> int | None:
         """Narrow the choice by a legal action: the engine code once one move is left, else None.
         ValueError for an action that is not legal."""
-        codes = self._keys.get(action)
-        if codes is None:
+        if not self.allows(action):
             raise ValueError(f"action {action} ({self.space.describe(action)}) is not legal now")
+        codes = self._keys[action] if self.runs is None else self.space.codes_at(self.runs, action)
         if len(codes) == 1:
             return codes[0]
-        kind, _, frm, _ = self.space.game.split(codes[0])
+        sp = self.space
+        kind, _, frm, _ = sp.game.split(codes[0])
         self.kind = kind
-        if self.stage == CHOOSE and self.space.moves[kind]:
+        if self.stage == CHOOSE and sp.moves[kind]:
             self.source = frm
-        self.codes = codes
-        self.stage += 1 if self.space.moves[kind] or self.stage != CHOOSE else 2
+        self.stage += 1 if sp.moves[kind] or self.stage != CHOOSE else 2
+        self.runs, self._codes, self._legal = None, codes, None
         self._advance()
         return None

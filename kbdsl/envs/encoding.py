@@ -162,6 +162,8 @@ class Observer:
         self.enc, self.game, self.player = enc, game, player
         n, g, t = enc.players, enc.grid, game.tables
         self.cell = g.cells_of(t.ids)  # hex index -> grid cell
+        self.cell_array = _array_of(self.cell)
+        self.nbytes = (t.n + 7) // 8
         self.buf = np.zeros(enc.size, np.float32)
         self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
         self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
@@ -169,9 +171,17 @@ class Observer:
         cells = g.cells
         self.off = {name: i * cells for i, name in enumerate(enc.planes)}
         rules, pi = enc.rules, enc.plane_index
-        for name in rules.terrains:
-            self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
-        self._set(pi["location"], game.tile_hexes)
+        key = (id(enc), id(game))
+        hit = _STATIC.get(key)
+        if hit is not None and hit[0] is enc and hit[1] is game:  # another seat of the same game
+            self.buf, self.masks = hit[2].copy(), dict(hit[3])
+        else:
+            for name in rules.terrains:
+                self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
+            self._set(pi["location"], game.tile_hexes)
+            if len(_STATIC) > 16:
+                _STATIC.clear()
+            _STATIC[key] = (enc, game, self.buf.copy(), dict(self.masks))
         self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
         # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
         self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
@@ -195,8 +205,18 @@ class Observer:
             return
         self.masks[plane] = mask
         base, buf, cell = plane * self.enc.grid.cells, self.buf, self.cell
-        for i in bit_list(old ^ mask):
+        diff = old ^ mask
+        if diff.bit_count() > 12:  # many hexes (a plane's first write): a few numpy calls beat a loop
+            buf[base + self.cell_array[self._hexes(diff & mask)]] = 1
+            buf[base + self.cell_array[self._hexes(diff & old)]] = 0
+            return
+        for i in bit_list(diff):
             buf[base + cell[i]] = (mask >> i) & 1
+
+    def _hexes(self, mask: int) -> np.ndarray:
+        """The hex indexes of a bitset, as an array."""
+        raw = np.frombuffer(mask.to_bytes(self.nbytes, "little"), np.uint8)
+        return np.flatnonzero(np.unpackbits(raw, bitorder="little"))
 
     def _set_counts(self, plane: int, values: dict[int, int]) -> None:
         old = self.counts.get(plane, {})
@@ -279,6 +299,22 @@ class Observer:
         vec += [sum(state.gold[s].values()) for s in order]
         self.buf[self.vec_at :] = vec
         return self.buf
+
+
+# (id(encoding), id(game)) -> (encoding, game, buffer, masks): the planes that never change (terrain,
+# location hexes), written once per game and copied for its other seats
+_STATIC: dict[tuple[int, int], tuple] = {}
+_ARRAYS: dict[int, tuple[list[int], np.ndarray]] = {}  # id(Grid.cells_of's list) -> (list, as an array)
+
+
+def _array_of(cell: list[int]) -> np.ndarray:
+    """A board shape's hex -> cell list as an index array (made once per shape)."""
+    hit = _ARRAYS.get(id(cell))
+    if hit is None or hit[0] is not cell:
+        if len(_ARRAYS) > 64:
+            _ARRAYS.clear()
+        hit = _ARRAYS[id(cell)] = (cell, np.asarray(cell, np.intp))
+    return hit[1]
 
 
 def _one_hot(index: dict, value) -> list[float]:

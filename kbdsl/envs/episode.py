@@ -50,7 +50,7 @@ class Episode:
         self.state: State | None = None
         self.space: ActionSpace | None = None
         self.choice: Choice | None = None
-        self.observers: list[Observer] = []
+        self.observers: list[Observer | None] = []  # per seat, made when it first observes
 
     @property
     def num_actions(self) -> int:
@@ -66,13 +66,13 @@ class Episode:
         if self.game is not state.game:
             self.game = state.game
             self.space = ActionSpace(self.enc, self.game)
-            self.observers = [self.enc.observer(self.game, p) for p in range(self.players)]
+            self.observers = [None] * self.players
         self.state = state
         self._new_choice()
 
     def _new_choice(self) -> None:
         s = self.state
-        self.choice = None if s.over else Choice(self.space, s.legal_actions())
+        self.choice = None if s.over else Choice.first(self.space, s)
 
     @property
     def current(self) -> int:
@@ -86,9 +86,8 @@ class Episode:
         return self.choice.legal() if self.choice is not None else []
 
     def mask(self) -> np.ndarray:
-        out = np.zeros(self.num_actions, np.int8)
-        out[self.legal()] = 1
-        return out
+        """The legal actions as an int8 array over the action space (a new array)."""
+        return self.choice.array() if self.choice is not None else np.zeros(self.num_actions, np.int8)
 
     def step(self, action: int) -> int | None:
         """Take one action of the player to move: the engine code it completed (applied), or None
@@ -113,12 +112,10 @@ class Episode:
 
     def observe(self, player: int) -> np.ndarray:
         """`player`'s observation now (a fresh array)."""
-        c = self.choice
-        if c is None:
-            buf = self.observers[player].update(self.state)
-        else:
-            buf = self.observers[player].update(self.state, c.stage, c.kind, c.source)
-        return buf.copy()
+        c, obs = self.choice, self.observers[player]
+        if obs is None:
+            obs = self.observers[player] = self.enc.observer(self.game, player)
+        return (obs.update(self.state) if c is None else obs.update(self.state, c.stage, c.kind, c.source)).copy()
 
     def returns(self) -> list[float]:
         """Per seat: its final gold minus the best other seat's ("margin"), or 1 for a winner

@@ -206,7 +206,7 @@ class KbdslState(pyspiel.State):
         pos, s = self._pos, self._pos.state
         game = self.get_game()
         pos.partial = []
-        pos.choice = None if s.over else Choice(game.space(s.game), s.legal_actions())
+        pos.choice = None if s.over else Choice.first(game.space(s.game), s)
         if not s.deck:
             pos.fixed = True  # nothing to fix: the next draw reshuffles (from the set-up's seed)
         for p, seen in enumerate(pos.seen):

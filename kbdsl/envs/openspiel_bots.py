@@ -1,4 +1,4 @@
-"""OpenSpiel's own ISMCTS as a kbdsl bot, so the ladder can measure kbdsl's bots against it.
+"""OpenSpiel's own ISMCTS (and MCTS) as kbdsl bots, so the ladder can measure kbdsl's bots against them.
 
     python tools/ladder.py --pair kbdsl.envs.openspiel_bots:OpenSpielIsmcts,ismcts
 
@@ -10,9 +10,15 @@ Python call per move. The budget is `simulations` a decision (kbdsl.bots.base.PL
 move that takes several actions of the environments' space is searched action by action. Like
 every kbdsl bot it sees only its player's view (kbdsl.bots.base.Seat).
 
-(OpenSpiel's C++ ISMCTSBot cannot search a game written in Python: open_spiel 2.0.2's Python
-state trampoline does not forward ResampleFromInfostate, and `ISMCTSBot.step` releases the GIL
-before calling back into Python; this module uses the Python port of the same algorithm.)
+`OpenSpielMcts` is OpenSpiel's (perfect-information) MCTS, `open_spiel.python.algorithms.mcts`,
+run on one determinisation of the player's view per decision, so it never sees a hidden card.
+
+(OpenSpiel's C++ ISMCTSBot cannot search a game written in Python: the Python state trampoline
+`PyState` (open_spiel/python/pybind11/python_games.h, 1.6.1 to 2.0.2) does not forward
+`ResampleFromInfostate`, so every search stops with "ResampleFromInfostate() not implemented.",
+and in 2.0.2 `ISMCTSBot.step` also releases the GIL, so the first call back into Python (the
+information-state string) crashes the process; this module uses the Python port of the same
+algorithm. docs/envs.md has the details.)
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import random
 
 import numpy as np
 import pyspiel
-from open_spiel.python.algorithms import ismcts
+from open_spiel.python.algorithms import ismcts, mcts
 
 from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
 from kbdsl.envs.episode import returns_of
@@ -49,18 +55,31 @@ class PlayoutEvaluator:
         return [(a, 1.0 / len(legal)) for a in legal]
 
 
+_GAMES: dict[tuple[str, int], KbdslGame] = {}  # (rule set, players) -> the OpenSpiel game
+
+
+def _game_of(seat: Seat) -> KbdslGame:
+    key = (seat.game.rules.ref, seat.game.setup.players)
+    if key not in _GAMES:
+        _GAMES[key] = pyspiel.load_game("python_kbdsl", {"rules": key[0], "players": key[1]})
+    return _GAMES[key]
+
+
+def _search(state: KbdslState, bot) -> int:
+    """The engine move an OpenSpiel bot chooses from `state`, searched action by action."""
+    while True:
+        code = state.step_code(bot.step(state))
+        if code is not None:
+            return code
+
+
 class OpenSpielIsmcts(SeatBot):
     name = "openspiel-ismcts"
     simulations = PLAYOUTS
     uct_c = 2.0
 
-    _games: dict[tuple[str, int], KbdslGame] = {}  # (rule set, players) -> the OpenSpiel game
-
     def act(self, seat: Seat) -> int:
-        key = (seat.game.rules.ref, seat.game.setup.players)
-        if key not in self._games:
-            self._games[key] = pyspiel.load_game("python_kbdsl", {"rules": key[0], "players": key[1]})
-        game = self._games[key]
+        game = _game_of(seat)
         state = KbdslState.at(game, seat.public.clone())
         bot = ismcts.ISMCTSBot(
             game,
@@ -69,7 +88,27 @@ class OpenSpielIsmcts(SeatBot):
             self.simulations,
             random_state=np.random.RandomState(self.rng.getrandbits(32)),
         )
-        while True:
-            code = state.step_code(bot.step(state))
-            if code is not None:
-                return code
+        return _search(state, bot)
+
+
+class OpenSpielMcts(SeatBot):
+    """OpenSpiel's MCTS (UCT, leaves valued by one engine playout) on a determinisation of the
+    player's view drawn anew each decision: the search sees the cards it was dealt, never the
+    real hidden ones."""
+
+    name = "openspiel-mcts"
+    simulations = PLAYOUTS
+    uct_c = 2.0
+
+    def act(self, seat: Seat) -> int:
+        game = _game_of(seat)
+        state = KbdslState.at(game, seat.sample(self.rng))
+        bot = mcts.MCTSBot(
+            game,
+            self.uct_c,
+            self.simulations,
+            PlayoutEvaluator(self.rng.getrandbits(63)),
+            solve=False,
+            random_state=np.random.RandomState(self.rng.getrandbits(32)),
+        )
+        return _search(state, bot)
