@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from kbdsl.bitset import bit_list
 from kbdsl.errors import SetupError
 from kbdsl.game import Game, State
 from kbdsl.seeds import shuffle
@@ -25,7 +26,7 @@ def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
     removed cards and the cards in hand shown in the view (sorted, so the result names no order)."""
     hands = list(view["hand"])
     if view.get("wild") is not None:  # the viewer plays a card as another terrain: the card is what it holds
-        hands[view["current"]] = view["wild"]
+        hands[view.get("turn_player", view["current"])] = view["wild"]
     spare = [c for x in view.get("spare") or () for c in x]
     return _unseen(game, [*view["discard"], *view["removed"], *(c for c in [*hands, *spare] if c is not None)])
 
@@ -33,7 +34,7 @@ def unseen_cards(game: Game, view: Mapping[str, Any]) -> list[str]:
 def unseen_in(state: State, viewer: int) -> list[str]:
     """`unseen_cards(game, state.view(viewer))` without building the view: only the cards the
     view shows are read (the viewer's own hand, the played card behind a wild one, the piles)."""
-    hand = state.wild if state.wild is not None and viewer == state.current else state.hand[viewer]
+    hand = state.wild if state.wild is not None and viewer == state.turn_player else state.hand[viewer]
     shown = [c for c in [hand, *state.spare[viewer]] if c is not None]
     return _unseen(state.game, [*state.discard, *state.removed, *shown])
 
@@ -56,9 +57,32 @@ def determinize(game: Game, view: Mapping[str, Any], rng: random.Random) -> Stat
     data["hand"] = hands
     if spare is not None:
         data["spare"] = extra
+    if "wild" in view and view["wild"] is None:  # another player plays a card as another terrain: so does the copy
+        _play_as_another(game, data, view.get("turn_player", view["current"]))
     state = State.from_json(data, game)
     state.deck_seed = rng.getrandbits(63)
     return state
+
+
+def _play_as_another(game: Game, data: dict[str, Any], p: int) -> None:
+    """p's dealt card becomes the card played as another terrain (`wild`), as the view says p's is.
+    With cards of several terrains, p is dealt one (from the deck if need be) that has the terrain
+    of p's mandatory builds this turn (public), played as that terrain (else as its first); without
+    them, the card is played as any terrain (here, its own)."""
+    hands, deck, faces = data["hand"], data["deck"], game.faces
+    if faces:
+        saved = (data.get("reaction") or {}).get("saved")  # in a reaction, the turn's player's builds are set aside
+        mask = saved["mand_built"] if saved else game.board.mask(data["mandatory_hexes"])
+        built = next((game.tables.terrain_at(i) for i in bit_list(mask)), None)
+        fits = [c for c in faces if built in faces[c]] or list(faces)
+        if hands[p] not in fits:
+            k = next((k for k, c in enumerate(deck) if c in fits), None)
+            if k is not None:
+                deck[k], hands[p] = hands[p], deck[k]
+    card = terrain = hands[p]
+    if card in faces:
+        terrain = built if built in faces[card] else faces[card][0]
+    data["wild"], hands[p] = card, terrain
 
 
 def redeal(state: State, viewer: int | None, unseen: list[str], deck_size: int, rng: random.Random) -> None:

@@ -2,7 +2,9 @@
 the game's invariants checked after every move (the costly ones every few moves and at the end).
 
 Checked all along: one settlement per hex, supply + placed == starting supply, tiles held only
-while their hex touches one of the holder's settlements and never two from one hex, conservation
+while their hex touches one of the holder's settlements and never two from one hex (a given tile
+lies on no hex: it records the hex of the tile whose taking gave it), the mandatory action's
+count with the turn's delayed extras, conservation
 of location tiles and terrain cards, the engine's caches, JSON round-trip, replay of the move log
 from a fresh state, and that a random illegal move raises IllegalMove and changes nothing.
 """
@@ -35,8 +37,9 @@ seeds = st.integers(0, 2**32 - 1)
 
 # ---- invariants -------------------------------------------------------------------------------
 
-def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
-    """Invariants cheap enough to check after every move."""
+def check_cheap(state: State, *, tiles_for: set[int] | None = None, extra: int = 0) -> None:
+    """Invariants cheap enough to check after every move. `extra`: the settlements that delayed
+    modifiers (`next-turn extra N`) add to this turn's mandatory action."""
     g = state.game
     rules, t = g.rules, g.tables
     n = state.players
@@ -58,10 +61,16 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
         assert not state.own[p] & (t.location | t.special)
         assert all(v >= 0 for v in state.gold[p].values())
         assert state.nb[p] == dilate(state.own[p], t.nbr_mask), "stale neighbour cache"
-        ats = [x.at for x in state.tiles[p]]
+        ats = [x.at for x in state.tiles[p] if x.kind not in g.given]
         assert len(ats) == len(set(ats)), "two tiles from one location hex"
+        given = [x.kind for x in state.tiles[p] if x.kind in g.given]
+        assert len(given) == len(set(given)), "two given tiles of one kind"
         for x in state.tiles[p]:
             pool = rules.tiles[x.kind].pool
+            if x.kind in g.given:  # from its stock, on no hex: `at` is the hex of the tile whose taking gave it
+                assert (state.taken[p] >> x.at) & 1 and (g.tile_hexes >> x.at) & 1
+                assert state.given_left(x.kind) >= 0
+                continue
             if pool is None:
                 assert t.location_of[x.at] == x.kind
             else:  # dealt onto a hex of its pool's terrain
@@ -70,9 +79,10 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
             kept_by_touch = x.kind in g.lose_now or x.kind in g.lose_later
             if kept_by_touch and (tiles_for is None or p in tiles_for):
                 assert t.nbr_mask[x.at] & state.own[p], f"{x.kind} tile kept without a settlement next to {t.ids[x.at]}"
-            if x.kind in g.expiring and p != state.turn_player:
+            moving = p in (state.turn_player, state.current)  # (a reaction's player takes tiles in its own turn)
+            if x.kind in g.expiring and not moving:
                 assert not x.new, "a tile taken this turn by someone whose turn it is not"
-            if p != state.turn_player:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
+            if not moving:  # so a Sword victim's copies of a tile never differ (RULINGS 11)
                 assert not x.used and not x.new, "a tile used or taken this turn by someone whose turn it is not"
     # location tiles: what is left plus what was ever taken is what each hex started with
     # (with a lifecycle whose lost tiles go back onto their hex: left plus held)
@@ -91,8 +101,8 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None) -> None:
     cards += sum(len(x) for x in state.spare)
     assert cards == sum(rules.deck.values())
     assert 0 <= state.current < n and 0 <= state.start_player < n
-    mandatory = g.mandatory.count if g.mandatory else 0
-    assert 0 <= state.mand_left <= mandatory
+    mandatory = max([g.mandatory.count, *g.face_count.values()]) + extra if g.mandatory else 0
+    assert 0 <= state.mand_left and state.mand_left + state.built <= mandatory
     if min(state.supply) == 0:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:
@@ -250,12 +260,15 @@ def play_checked(game: Game, bot_seed: int, *, turn_start_tiles_only: bool = Fal
 
     check_cheap(state)
     check_costly(state, rng)
-    moves = 0
+    moves = extra = 0
     while not state.over:
         code = choose(state)
         move = game.decode(code)
         assert game.to_code(move) == code
+        turn, waiting = state.turn, list(state.later)
         state.apply_action(code)
+        if state.turn != turn:  # a new turn spends the delayed modifiers waiting for its player
+            extra = (waiting[state.turn_player] or (0, False))[0]
         form = moves % 3
         shadow.play(move if form == 0 else move.to_json() if form == 1 else str(move))
         assert shadow.key() == state.key()
@@ -264,7 +277,7 @@ def play_checked(game: Game, bot_seed: int, *, turn_start_tiles_only: bool = Fal
         tiles_for = None
         if turn_start_tiles_only and move.do != "end":
             tiles_for = set(range(state.players)) - {state.current}
-        check_cheap(state, tiles_for=tiles_for)
+        check_cheap(state, tiles_for=tiles_for, extra=extra)
         if moves % COSTLY_EVERY == 0:
             check_costly(state, rng, full_replay=moves % REPLAY_EVERY == 0)
     check_costly(state, rng)
@@ -331,6 +344,13 @@ def test_random_combined_games_keep_the_invariants(players, seed, bot_seed):
     assert len(tasks) == dealt and len(set(tasks)) == len(tasks)  # one distinct task per Crossroads section
     assert len(game.setup.cards) == rules.cards_in_play + dealt
     play_checked(game, bot_seed)
+
+
+@settings(max_examples=scaled(20))
+@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
+def test_random_marshlands_games_keep_the_invariants(players, seed, bot_seed):
+    """Double cards, given bonus tiles, the Temple's next-turn extra and the Canoe's reactions."""
+    play_checked(Game.new(shipped("marshlands"), players=players, seed=seed), bot_seed)
 
 
 @functools.cache

@@ -4,10 +4,12 @@ use and families of declarations."""
 
 import random
 import textwrap
+from collections import Counter
 
 import pytest
 
 from kbdsl.bots import RandomBot, play_out
+from kbdsl.determinize import determinize, unseen_cards
 from kbdsl.engine.state import State
 from kbdsl.errors import IllegalMove, RuleError, SetupError
 from kbdsl.game import Game
@@ -77,6 +79,45 @@ def test_double_card_view_hides_the_card_behind_the_terrain(marsh):
     state.play({"do": "build", "to": "6,5"})
     state.play({"do": "end"})
     assert state.discard[-1] == "swamp-grass" and state.wild is None  # the card itself is discarded
+
+
+def test_the_card_behind_the_terrain_is_the_turn_players_in_a_reaction(marsh):
+    """Player 0 plays swamp-grass as grass and takes the Refuge hex's last tile: player 1 reacts with
+    the Canoe inside player 0's turn. The card stays player 0's (views, saves, determinisations)."""
+    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
+    state = State.arrange(game, [[], ["6,11", "7,11"]], hand=["swamp-grass", "grass"],
+                          tiles=[[], [{"tile": "canoe", "at": "7,12"}]], location_supply={"13,7": 1})
+    state.play({"do": "build", "to": "13,6"})
+    assert (state.current, state.turn_player, state.wild, state.hand[0]) == (1, 0, "swamp-grass", "grass")
+    assert state.played_card(0) == "swamp-grass" and state.played_card(1) == "grass"
+    assert state.view(1)["wild"] is None and state.view(0)["wild"] == "swamp-grass"  # hidden from the reactor
+    assert State.from_json(state.to_json(), game) == state
+    for viewer in (0, 1):
+        view = state.view(viewer)
+        for seed in range(3):
+            d = determinize(game, view, random.Random(seed))
+            assert d.view(viewer) == view and d.wild in marsh.faces and d.hand[0] == "grass"
+    state.play({"do": "canoe-reaction", "to": "6,10"})
+    state.play({"do": "end"})  # the reaction's turn is over: player 0 goes on with their card
+    assert (state.current, state.wild, state.hand[0], state.mand_left) == (0, "swamp-grass", "grass", 2)
+
+
+def test_a_determinisation_plays_a_hidden_card_as_another_terrain_too(marsh):
+    """An opponent plays a double card as one of its terrains: the view says so (`wild: null`) but
+    not which card. A determinisation deals them a double card of the deck's unseen ones, played as
+    the terrain they built on, so its view is the real one's."""
+    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
+    state = State.arrange(game, [["7,3"], []], hand=["swamp-grass", "grass"])
+    state.play({"do": "build", "to": "6,4"})  # a swamp hex: the card is played as swamp
+    view = state.view(1)
+    assert "wild" in view and view["wild"] is None and view["hand"][0] is None
+    unseen = Counter(unseen_cards(game, view))
+    for seed in range(6):
+        d = determinize(game, view, random.Random(seed))
+        assert d.view(1) == view
+        assert d.wild in marsh.faces and d.hand[0] == "swamp" and "swamp" in game.faces[d.wild]
+        assert Counter(d.deck) + Counter([d.wild]) == unseen  # only unseen cards are dealt
+        assert d.legal_actions() == state.legal_actions()  # the second swamp build is due, as in the real game
 
 
 def test_describe_lists_terrain_cards_and_placeholders(marsh):

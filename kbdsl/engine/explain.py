@@ -57,6 +57,8 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             " [rulebook: Mandatory Action]"
         )
     if name == "build":
+        if state.phase:
+            return why_phase(state, "the mandatory build")
         if not state.mandatory_open():
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, t.index[g.board.hex(move.to)], "the mandatory build")
@@ -64,7 +66,7 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
     if tile_of[name] in g.grants:
         return why_granted(state, tile_of[name], move, title)
     if state.phase:
-        return "only the actions of this phase of the game may be used now (and `end`)"
+        return why_phase(state, f"the {title} action")
     held = [x for x in state.tiles[p] if x.kind == tile_of[name]]
     if not held:
         return f"you hold no {title} tile [rulebook: Location Hex and Location Tile]"
@@ -97,6 +99,17 @@ def why_granted(state: Turn, grant: str, move: Move, title: str) -> str:
     if state.grant_left[p].get(grant, 0) <= 0:
         return f"you have no use of the {title} action left this turn (who may use it, and how often, is its rule)"
     return why_step(state, g.rules.actions[move.do], move, f"the {title} action")
+
+
+def why_phase(state: Turn, what: str) -> str:
+    """Why `what`, an action of the players' turns, is refused in a phase of grants or a reaction."""
+    if state.phase == REACT:
+        return (
+            f"{what} is not used in a reaction: player {state.current} is reacting in player {state.turn_player}'s"
+            " turn (a hex's last tile was taken), with only the reaction's actions, or `end` to pass"
+        )
+    when = {START: "before the first turn", END: "once the game ends, before scoring"}[state.phase]
+    return f"{what} is not used {when}: only the actions of this phase of the game (and `end`)"
 
 
 def why_step(state: Turn, action: CompiledAction, move: Move, what: str) -> str:

@@ -12,7 +12,8 @@ A grant of the `last-tile-taken` phase is a reaction: when a move in a player's 
 last tile of a hex, each other player its `to` names, in seat order from the turn's player's
 left, gets a turn of their own within that turn, with only those actions (and `end`, to pass);
 then the turn's player goes on where they were. `current` is the player to move; `turn_player`
-the player whose turn it is.
+the player whose turn it is. Reactions do not nest: a last tile taken in a reaction starts none
+(`Holdings.gain` sets `reacting` only in the players' turns).
 """
 
 from __future__ import annotations

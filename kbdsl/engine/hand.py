@@ -37,9 +37,10 @@ class Hand(Cards):
 
     spare: list[list[str]]  # per player: cards beside the played one
     choosing: bool  # the player to move has not committed to one card of several yet
-    wild: str | None  # the card the player to move plays as another terrain (identical: any-terrain)
+    wild: str | None  # the card the turn's player plays as another terrain (identical: any-terrain)
     tiles: list  # per player, the tiles held (kbdsl.engine.tiles)
     current: int  # the player to move (kbdsl.engine.turn)
+    turn_player: int  # the player whose turn it is: `current` but in a reaction (kbdsl.engine.grants)
 
     def _init_hand(self, players: int) -> None:
         self.spare = [[] for _ in range(players)]
@@ -100,7 +101,7 @@ class Hand(Cards):
 
     def played_card(self, p: int) -> str | None:
         """The card p played this turn (the one that stands for another terrain, if any)."""
-        if self.wild is not None and p == self.current:
+        if self.wild is not None and p == self.turn_player:  # (a reaction's player to move plays no card)
             return self.wild
         return self.hand[p]
 

@@ -194,6 +194,7 @@ class State(Turn):
             out["kind_supply"] = {k: list(v) for k, v in self.kind_supply.items()}
         if self.game.several_cards:
             out["spare"] = [list(x) for x in self.spare]
+        if self.game.several_cards or self.game.faces:  # (a card of several terrains is a choice too)
             out["choosing"] = self.choosing
         if self.wild is not None:
             out["wild"] = self.wild
@@ -219,7 +220,7 @@ class State(Turn):
         data["hand"] = [h if p == player else None for p, h in enumerate(self.hand)]
         if "spare" in data:  # the other cards in hand are as hidden as the played one; how many is public
             data["spare"] = [x if p == player else [None] * len(x) for p, x in enumerate(data["spare"])]
-        if "wild" in data and player != self.current:  # the card behind the terrain played
+        if "wild" in data and player != self.turn_player:  # the card behind the terrain played
             data["wild"] = None
         data["deck"] = len(self.deck)
         data["setup"]["seed"] = None  # the seed would let anyone recompute the deck and every hand
@@ -562,17 +563,19 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
             return f"stock: {kind} on the board and in the stock must add up to {stock}"
     if any(not isinstance(k, str) or not _whole(v) or v < 0 for won in s.gold for k, v in won.items()):
         return "gold must map sources to whole numbers of at least 0"
-    played_as = s.hand[s.current] if s.wild in g.faces and _whole(s.current) and 0 <= s.current < n else None
+    tp = s.turn_player  # whose card `wild` is (in a reaction, not the player to move)
+    whose = _whole(tp) and 0 <= tp < n
+    played_as = s.hand[tp] if s.wild in g.faces and whose else None
     if any(h is not None and h not in rules.deck and h != played_as for h in s.hand):
         return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
     if s.wild is not None and (
         s.wild not in rules.deck
         or s.choosing
-        or not (_whole(s.current) and 0 <= s.current < n)
-        or not s.hand[s.current]
-        or (s.wild in g.faces and s.hand[s.current] not in g.faces[s.wild])
+        or not whose
+        or not s.hand[tp]
+        or (s.wild in g.faces and s.hand[tp] not in g.faces[s.wild])
     ):
-        return "wild must be a terrain card of the deck, played as the terrain in the hand of the player to move"
+        return "wild must be a terrain card of the deck, played as the terrain in the hand of the turn's player"
     spare = [c for x in s.spare for c in x]
     held = [s.played_card(p) for p in range(n)]
     cards = sorted([c for c in held if c is not None] + spare + s.deck + s.discard + s.removed, key=str)

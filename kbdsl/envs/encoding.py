@@ -265,7 +265,7 @@ class Observer:
         vec: list[float] = []
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         vec += [mine.count(c) for c in deck]
-        vec += hot(self.deck_index, state.wild if p == state.current else None)
+        vec += hot(self.deck_index, state.wild if p == state.turn_player else None)
         vec += hot(self.deck_index, state.drawn)
         vec += [state.discard.count(c) for c in deck]
         vec += [state.removed.count(c) for c in deck]

@@ -323,7 +323,7 @@ class KbdslObserver:
             s.waived, s.ending, s.over, s.idle, s.turn_supply,
             (c.stage, c.kind, c.source) if c is not None else None,
         )  # fmt: skip
-        private = (s.hand[player], s.spare[player], s.wild if player == s.current else None)
+        private = (s.hand[player], s.spare[player], s.wild if player == s.turn_player else None)
         text = f"p{player} {public!r} {private!r}"
         if self.perfect:
             text += f" log={s.log!r} held={pos.seen[player]!r}"
