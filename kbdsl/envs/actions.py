@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbdsl.bitset import bit_list, extend_bits
-from kbdsl.engine.groups import MoveGroup
+from kbdsl.engine.groups import MoveGroup, SameMoves
 from kbdsl.engine.setup import BaseGame
 from kbdsl.engine.state import State
 from kbdsl.envs.encoding import Encoding
@@ -28,7 +28,7 @@ from kbdsl.moves import DISCARDS
 
 CHOOSE, TARGET, DISCARD = 0, 1, 2
 
-Runs = list[tuple[int, "int | MoveGroup"]]  # Turn.legal_runs: codes base + i per set bit i, or a MoveGroup
+Runs = list[tuple[int, "int | MoveGroup | SameMoves"]]  # Turn.legal_runs: codes base + i per set bit i, or a group
 
 
 class ActionSpace:
@@ -70,6 +70,8 @@ class ActionSpace:
             elif self.by_source[kind]:  # the pieces that can move
                 if bits.__class__ is MoveGroup:
                     out |= self.cells_of(_movable(bits)) << at
+                elif bits.__class__ is SameMoves:  # every source has the same (nonempty) targets
+                    out |= self.cells_of(bits.sources) << at
                 else:
                     out |= 1 << (at + self.cell[base % nn // n])
             else:
@@ -89,6 +91,11 @@ class ActionSpace:
             if bits.__class__ is MoveGroup:
                 if by_source and at is not None and (bits.sources >> at) & 1:
                     extend_bits(out, base + at * n, bits.origins.table[at] & bits.free)
+                elif no_hex:
+                    bits.extend(out, base)
+            elif bits.__class__ is SameMoves:
+                if by_source and at is not None and (bits.sources >> at) & 1:
+                    extend_bits(out, base + at * n, bits.targets)
                 elif no_hex:
                     bits.extend(out, base)
             elif no_hex or (by_source and base % (n * n) // n == at):
@@ -189,10 +196,10 @@ class Choice:
         if self._codes is None:
             out: list[int] = []
             for base, bits in self.runs:
-                if bits.__class__ is MoveGroup:
-                    bits.extend(out, base)
-                else:
+                if bits.__class__ is int:
                     extend_bits(out, base, bits)
+                else:  # a MoveGroup or SameMoves
+                    bits.extend(out, base)
             self._codes = out
         return self._codes
 
