@@ -237,8 +237,8 @@ class Dask:
             import dask
 
             # One job: a worker thread in this process (Dask's local mode); more: worker processes.
-            # Without the workers' statistical profiler, which samples every thread's stack every
-            # 10 ms (a dashboard's flame graph, which a local run has no use for).
+            # Without the statistical profiler of each worker process, which samples every thread's
+            # stack every 10 ms (a dashboard's flame graph, which a local run has no use for).
             with dask.config.set({"distributed.worker.profile.enabled": False}):
                 self.cluster = LocalCluster(
                     n_workers=jobs, threads_per_worker=1, processes=jobs > 1, dashboard_address=None
