@@ -99,6 +99,17 @@ def _check_texts(data: Any) -> None:
 # -- what the server knows without a game ------------------------------------------------------
 
 
+def _mandatory(rules: RuleSet) -> dict[str, Any] | None:
+    """The turn's mandatory action: its count and text, and the grants usable instead of it."""
+    if not rules.mandatory:
+        return None
+    out: dict[str, Any] = {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)}
+    if rules.instead:
+        out["instead"] = list(rules.instead)
+        out["text"] += "".join(f" or {name}" for name in rules.instead)
+    return out
+
+
 def describe(rules: RuleSet) -> Json:
     """Everything a front end shows about a rule set: titles, texts, letters, colours, setup choices."""
 
@@ -121,9 +132,7 @@ def describe(rules: RuleSet) -> Json:
         "cards_in_play": rules.cards_in_play,
         "deck": dict(rules.deck),
         **_terrain_cards(rules),
-        "mandatory": (
-            {"count": rules.mandatory[0].count, "text": unparse(rules.mandatory[0].decl)} if rules.mandatory else None
-        ),
+        "mandatory": _mandatory(rules),
         "pieces": pieces,
         "terrains": [
             {

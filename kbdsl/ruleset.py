@@ -246,6 +246,11 @@ class Settings:
         return out
 
 
+def _unconditional(settings: Settings, key: str) -> str:
+    """A setting's value without rule options (its last line with no `when`, else the default)."""
+    return next((v for k, v, when in reversed(settings.lines) if k == key and when is None), settings.defaults[key])
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """Everything a game needs from rules/: declarations, compiled rules, manifest data."""
@@ -295,6 +300,7 @@ class RuleSet:
     grants: Mapping[str, tuple[Fn | None, Fn | None]] = field(default_factory=dict)
     grant_settings: Mapping[str, Settings] = field(default_factory=dict)  # grant -> GRANT_SETTINGS
     placements: tuple[tuple[ast.Placement, Fn, Settings], ...] = ()  # set-up markers, their hexes, settings
+    instead: tuple[str, ...] = ()  # grants a player may use instead of the mandatory action (`mandatory: A or G`)
 
     def card_terrains(self, card: str) -> tuple[str, ...]:
         """The terrains a terrain card of the deck shows (one, or a card's several choices)."""
@@ -657,6 +663,16 @@ class _Loader:
         granted = {name: t for name, t in tiles.items() if t.grant is not None}
         grant_settings = {name: self._settings(comp, t, GRANT_SETTINGS) for name, t in granted.items()}
         grants = {name: self._grant(comp, t.grant) for name, t in granted.items()}
+        instead = tuple(n for n, _ in turn.instead) if turn else ()
+        for name, where in turn.instead if turn else ():
+            phase = _unconditional(grant_settings[name], "phase") if name in granted else None
+            if phase != "turns":
+                self.err(
+                    where,
+                    f"mandatory: `or {name}` must name a grant of the players' turns (phase: turns)"
+                    + did_you_mean(name, granted),
+                    "E107",
+                )
         both = {name: self._tile_settings(comp, t, life, pools) for name, t in tiles.items() if name not in granted}
         plain_life = MappingProxyType({k: next(iter(v)) for k, v in LIFECYCLE_SETTINGS.items()})
         for name, t in granted.items():  # a grant's lifecycle: the defaults and its `use` and `window` lines
@@ -751,6 +767,7 @@ class _Loader:
             grants=frozen(grants),
             grant_settings=frozen(grant_settings),
             placements=placed,
+            instead=instead,
         )
 
     def _grant(self, comp: Compiler, rule: ast.Grant) -> tuple[Fn | None, Fn | None]:

@@ -11,6 +11,7 @@ from kbdsl.engine.state import State
 from kbdsl.errors import IllegalMove, RuleError, SetupError
 from kbdsl.game import Game
 from kbdsl.position import Layout
+from kbdsl.protocol import describe
 from kbdsl.resources import rules_path
 from kbdsl.ruleset import load
 
@@ -122,6 +123,43 @@ def test_a_grant_phase_must_be_known(tmp_path):
     (tmp_path / "game.yaml").write_text("name: t\nextends: " + str(rules_path("base")) + '\nfiles: ["x.kb"]\n')
     (tmp_path / "x.kb").write_text('grant g "G" {\n  phase: sometimes\n  action: build on buildable\n}\n')
     with pytest.raises(RuleError, match=r"x.kb:2:10: E105 phase is one of turns"):
+        load(tmp_path)
+
+
+CHOICE = rules_path("base") / "scenarios" / "fixtures" / "mandatory-choice"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_mandatory_choice_is_offered_and_played_in_random_games(players):
+    """`mandatory: build 3 ... or resettle`: Resettle is offered exactly while the mandatory action is
+    due and unbuilt, and using it does the turn's mandatory action."""
+    rules = load(CHOICE)
+    used = []
+
+    def seen(s: State) -> None:
+        offered = any(m.do == "resettle" for m in s.legal_moves())
+        assert not offered or (s.mand_left > 0 and s.built == 0)
+        if s.log and s.game.decode(s.log[-1]).do == "resettle" and s.phase == 0 and s.current == s.turn_player:
+            used.append(s.mand_left)
+
+    for seed in range(2):
+        _walk(rules, players, seed, seen)
+    assert used and set(used) == {0}
+
+
+def test_a_mandatory_choice_shows_in_describe_and_explain():
+    rules = load(CHOICE)
+    d = describe(rules)["mandatory"]
+    assert d == {"count": 3, "text": "build 3 on terrain(card) adjacent-if-possible or resettle", "instead": ["resettle"]}
+    assert "instead" not in describe(load("base"))["mandatory"]
+
+
+def test_a_mandatory_choice_must_name_a_grant_of_the_turns(tmp_path):
+    (tmp_path / "game.yaml").write_text("name: t\nextends: " + str(rules_path("base")) + '\nfiles: ["x.kb"]\n')
+    turn = "override turn {\n  mandatory: build 3 on terrain(card) or resetle\n}\n"
+    grant = 'grant resettle "R" {\n  action: move to buildable\n}\n'
+    (tmp_path / "x.kb").write_text(turn + grant)
+    with pytest.raises(RuleError, match=r"x.kb:2:42: E107 mandatory: `or resetle` must name a grant .*resettle"):
         load(tmp_path)
 
 

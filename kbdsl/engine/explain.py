@@ -52,8 +52,9 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             " (its lifecycle says `forced: if-legal`)"
         )
     if name == "end":
+        instead = "".join(f"; or use {g.rules.tiles[x].title} instead" for x in g.instead if x in state.granted(p))
         return (
-            f"the mandatory action is not finished ({_still_due(g, g.mandatory, state.mand_left)})"
+            f"the mandatory action is not finished ({_still_due(g, g.mandatory, state.mand_left)}{instead})"
             " [rulebook: Mandatory Action]"
         )
     if name == "build":
@@ -94,6 +95,11 @@ def why_granted(state: Turn, grant: str, move: Move, title: str) -> str:
             REACT: "in another player's turn, as a reaction when a move takes a hex's last tile",
         }
         return f"the {title} action is used {when[phase]}, not now"
+    if grant in g.instead and not state.instead_open():
+        return (
+            f"the {title} action is used instead of the mandatory action, while it is due and before any of its"
+            f" builds [turn: mandatory: {unparse(g.mandatory.decl)} or {grant}]"
+        )
     if not state.tiles_allowed() and grant not in g.any_time:
         return f"the {title} action is used before or after the mandatory action, not between its builds"
     if state.grant_left[p].get(grant, 0) <= 0:

@@ -12,7 +12,9 @@ A grant of the `last-tile-taken` phase is a reaction: when a move in a player's 
 last tile of a hex, each other player its `to` names, in seat order from the turn's player's
 left, gets a turn of their own within that turn, with only those actions (and `end`, to pass);
 then the turn's player goes on where they were. `current` is the player to move; `turn_player`
-the player whose turn it is. Reactions do not nest: a last tile taken in a reaction starts none
+the player whose turn it is. A grant that `mandatory: A or GRANT` names is used instead of the
+mandatory action: only while that is due and unbuilt, and using it is the turn's mandatory action
+(kbdsl.engine.turn). Reactions do not nest: a last tile taken in a reaction starts none
 (`Holdings.gain` sets `reacting` only in the players' turns).
 """
 
@@ -39,6 +41,8 @@ class Grants(Pieces):
     reacting: bool  # a move of this turn took a hex's last tile: reactions are due once it is done
     react_queue: tuple[int, ...]  # players still to be offered the reactions
     react_saved: tuple | None  # the turn's player's TURN_FIELDS while others react
+    mand_left: int  # (kbdsl.engine.turn) settlements of the mandatory action still due
+    built: int  # (kbdsl.engine.turn) settlements of it built this turn
 
     def _init_grants(self, players: int) -> None:
         self.grant_left = [{} for _ in range(players)] if self.game.grants else []
@@ -58,9 +62,17 @@ class Grants(Pieces):
         return self.react_saved[0] if self.react_saved is not None else self.current
 
     def granted(self, p: int) -> list[str]:
-        """The granted actions p may use now (in the current phase, with a use left)."""
+        """The granted actions p may use now (in the current phase, with a use left; one used instead
+        of the mandatory action only while that is due and none of its settlements is built)."""
         left = self.grant_left[p]
-        return [name for name in self.game.grants_in[self.phase] if left.get(name, 0) > 0]
+        out = [name for name in self.game.grants_in[self.phase] if left.get(name, 0) > 0]
+        if self.game.instead and not self.instead_open():
+            out = [name for name in out if name not in self.game.instead]
+        return out
+
+    def instead_open(self) -> bool:
+        """Whether a grant may still be used instead of the mandatory action (`mandatory: A or G`)."""
+        return not self.phase and self.mand_left > 0 and not self.built
 
     def use_grant(self, p: int, name: str) -> None:
         self.grant_left[p][name] -= 1

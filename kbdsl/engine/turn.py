@@ -418,6 +418,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                     self._end_pending()
             else:
                 self.mark_used(p, tile)
+                if tile in g.instead:  # used instead of the mandatory action: that is done
+                    self.mand_left = 0
                 if action.steps:  # per-opponent: one piece of each other player who has one
                     left = self.players - 2 if action.per_opponent else action.count - 1
                     if left > 0:

@@ -224,6 +224,7 @@ class Define(Declaration):
 class Turn(Declaration):
     mandatory: tuple[Action, ...]
     settings: tuple[Setting, ...] = ()
+    instead: tuple[tuple[str, Pos], ...] = ()  # `mandatory: A or NAME`: grants usable instead of it
 
 
 @dataclass(frozen=True)

@@ -476,12 +476,16 @@ class _Build(Transformer):
         return ast.Define(str(items[0]), items[1], pos=self._pos(items[0]))
 
     def turn(self, meta, items):
-        settings = tuple(i[1] for i in items if isinstance(i, tuple))
-        actions = tuple(i for i in items if not isinstance(i, tuple))
-        return ast.Turn(actions, settings, pos=self._pos(meta))
+        settings = tuple(i[1] for i in items if isinstance(i, tuple) and i[0] == "setting")
+        mandatory = [i for i in items if not isinstance(i, tuple) or i[0] == "instead"]
+        actions = tuple(i[1] if isinstance(i, tuple) else i for i in mandatory)
+        instead = tuple(n for i in mandatory if isinstance(i, tuple) for n in i[2])
+        return ast.Turn(actions, settings, instead, pos=self._pos(meta))
 
     def mandatory(self, meta, items):
-        return items[0]
+        if len(items) == 1:
+            return items[0]
+        return ("instead", items[0], tuple((str(n), self._pos(n)) for n in items[1:]))
 
     # --- actions
     def action(self, meta, items):
