@@ -14,11 +14,13 @@ from kbdsl.game import Game
 from kbdsl.ruleset import load, shipped
 
 NAMES = sorted(shipped())
+# and a turn whose mandatory action may be a grant instead (`mandatory: A or G`): no shipped set has one
+CHOICE = "base/scenarios/fixtures/mandatory-choice"
 
 
 @settings(max_examples=scaled(60), deadline=None)
 @given(
-    where=st.sampled_from(NAMES),
+    where=st.sampled_from([*NAMES, CHOICE]),
     players=st.integers(2, 5),
     seed=st.integers(0, 10**6),
     start=st.integers(0, 150),
@@ -26,6 +28,7 @@ NAMES = sorted(shipped())
     option_bits=st.integers(0, 2**8 - 1),
 )
 @example(where="combined", players=2, seed=0, start=0, stop=None, option_bits=2)  # farm-build-any-time: a grant
+@example(where=CHOICE, players=3, seed=1, start=0, stop=None, option_bits=0)
 def test_compiled_playout_plays_the_moves_sample_action_would(where, players, seed, start, stop, option_bits):
     """From a position after `start` random moves, the compiled loop and sample_action applied in a
     loop make the same moves, reach equal states and leave the streams in the same state (also with
