@@ -27,9 +27,6 @@ from kbdsl.ruleset import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_RULES = list(resources.shipped())  # every shipped rule set
-# where kbdsl.determinize deals a view back exactly (Marshlands: a card played as another terrain
-# is not redealt behind it yet, so the other players' views lose their "wild" key; kbdsl/determinize.py)
-VIEW_EXACT = [r for r in ALL_RULES if r != "marshlands"]
 
 
 @pytest.mark.parametrize("rules,players", [("base", 2), ("nomads", 5), ("crossroads", 3), ("combined", 4)])
@@ -265,7 +262,7 @@ def test_same_seed_and_actions_give_byte_identical_observations_across_processes
     assert _episode_digest("nomads", 3, 12, 150) != _episode_digest("nomads", 3, 11, 150)
 
 
-@pytest.mark.parametrize("rules", VIEW_EXACT)
+@pytest.mark.parametrize("rules", ALL_RULES)
 def test_observations_hold_only_what_the_player_sees(rules):
     """At random points of random games, every player's observation of the real state equals its
     observation of determinisations of its own view (the other hands, the deck order and the seed
