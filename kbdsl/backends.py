@@ -13,6 +13,7 @@ lost silently. This module knows nothing of games: it sits below kbdsl.simulate.
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import signal
 from collections import deque
@@ -252,6 +253,10 @@ class Dask:
             self.client = Client(self.cluster)
         if warm is not None:
             self.client.run(warm)
+        if self.cluster is not None:
+            # The heaps of our own worker processes (Dask's and the rule set's objects) out of the cyclic
+            # collector's sight: its full collections walked them all, and cost the games a third more time.
+            self.client.run(gc.freeze)
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         futures = [self.client.submit(task, plan, b, pure=False) for b in work]

@@ -143,14 +143,17 @@ def wrong_bot(seat):
 
 
 def test_a_local_dask_cluster_runs_its_worker_processes_without_the_statistical_profiler():
-    """Dask's per-worker profiler (a stack sample of every thread every 10 ms) cost a third more
-    processor time a game; a worker process reads only the configuration its nanny hands it."""
+    """Dask's per-worker profiler (a stack sample of every thread every 10 ms) cost processor time a
+    game (a worker process reads only the configuration its nanny hands it), and so did the cyclic
+    collector walking the workers' large heaps: those are frozen once the rule set is loaded."""
     pytest.importorskip("dask.distributed")
     from kbdsl.backends import Dask
 
     backend = Dask(2)
     try:
         found = backend.client.run(lambda: __import__("dask").config.get("distributed.worker.profile.enabled"))
+        frozen = backend.client.run(__import__("gc").get_freeze_count)
     finally:
         backend.close()
     assert len(found) == 2 and not any(found.values())
+    assert len(frozen) == 2 and min(frozen.values()) > 10_000
