@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import random
 import shutil
 import signal
 import threading
@@ -42,6 +43,21 @@ def scaled(n: int) -> int:
 
 class Hang(Exception):
     """Raised inside a `no_hang` block that ran out of time."""
+
+
+def play_random_and_sampled(state, seed: int, until: int):
+    """Two copies of `state` played to turn `until` (or the end), one by `play_random`, one by
+    `sample_action` in a loop, the streams seeded alike per seat: asserts the same moves, the same
+    position and the same streams afterwards, and returns both copies."""
+    ours, theirs = state.clone(), state.clone()
+    mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    other = [random.Random(f"{seed}:{p}") for p in range(state.players)]
+    ours.play_random(mine, stop_turn=until)
+    while not theirs.over and theirs.turn < until:
+        theirs.apply_action(theirs.sample_action(other[theirs.current]))
+    assert ours.log == theirs.log and ours.key() == theirs.key()
+    assert [r.getstate() for r in mine] == [r.getstate() for r in other]
+    return ours, theirs
 
 
 @contextlib.contextmanager

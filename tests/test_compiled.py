@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import ROOT, scaled
+from conftest import ROOT, play_random_and_sampled, scaled
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -41,15 +41,8 @@ def test_compiled_playout_plays_the_moves_sample_action_would(where, players, se
     assert (run is None) == bool(game.reactions)  # every rule set without reactions is compiled
     state = game.new_state()
     play_out(state, [RandomBot(f"{seed}:{p}") for p in range(state.players)], max_moves=start)
-    ours, theirs = state.clone(), state.clone()
-    mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
-    other = [random.Random(f"{seed}:{p}") for p in range(state.players)]
     until = stop if stop is not None else 1 << 30
-    ours.play_random(mine, stop_turn=until)
-    while not theirs.over and theirs.turn < until:
-        theirs.apply_action(theirs.sample_action(other[theirs.current]))
-    assert ours.log == theirs.log and ours.key() == theirs.key()
-    assert [r.getstate() for r in mine] == [r.getstate() for r in other]
+    ours, theirs = play_random_and_sampled(state, seed, until)
     assert ours.scores() == theirs.scores()
 
 

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, scaled, shipped
+from conftest import ROOT, play_random_and_sampled, scaled, shipped
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -386,15 +386,8 @@ def test_play_random_plays_the_moves_sample_action_would(where, players, seed, b
     state = game.new_state()
     play_out(state, [RandomBot(f"{bot_seed}:{p}") for p in range(state.players)], max_moves=start)
     assert state.over or len(state.log) == start  # stops after exactly max_moves, mid-turn too
-    ours, theirs = state.clone(), state.clone()
-    mine = [random.Random(f"{seed}:{p}") for p in range(state.players)]
-    other = [random.Random(f"{seed}:{p}") for p in range(state.players)]
     until = stop if stop is not None else 1 << 30
-    ours.play_random(mine, stop_turn=until)
-    while not theirs.over and theirs.turn < until:
-        theirs.apply_action(theirs.sample_action(other[theirs.current]))
-    assert ours.log == theirs.log and ours.key() == theirs.key()
-    assert [r.getstate() for r in mine] == [r.getstate() for r in other]
+    ours, theirs = play_random_and_sampled(state, seed, until)
     assert ours.over or ours.turn >= until
 
 
