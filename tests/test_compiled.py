@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from conftest import ROOT, play_random_and_sampled, scaled
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -16,11 +17,13 @@ from kbdsl.ruleset import load, shipped
 NAMES = sorted(shipped())
 # and a turn whose mandatory action may be a grant instead (`mandatory: A or G`): no shipped set has one
 CHOICE = "base/scenarios/fixtures/mandatory-choice"
+# and a reaction after builds of the lean mandatory action (Marshlands' Canoe follows double cards')
+REACTIONS = "base/scenarios/fixtures/reactions"
 
 
 @settings(max_examples=scaled(60), deadline=None)
 @given(
-    where=st.sampled_from([*NAMES, CHOICE]),
+    where=st.sampled_from([*NAMES, CHOICE, REACTIONS]),
     players=st.integers(2, 5),
     seed=st.integers(0, 10**6),
     start=st.integers(0, 150),
@@ -38,12 +41,28 @@ def test_compiled_playout_plays_the_moves_sample_action_would(where, players, se
     options = {name: bool(option_bits >> k & 1) for k, name in enumerate(sorted(rules.options)[:8])}
     game = Game.new(rules, players=min(max(players, lo), hi), seed=seed, options=options)
     run = compiled(game)
-    assert (run is None) == bool(game.reactions)  # every rule set without reactions is compiled
+    assert run is not None  # every rule set with a mandatory action is compiled
     state = game.new_state()
     play_out(state, [RandomBot(f"{seed}:{p}") for p in range(state.players)], max_moves=start)
     until = stop if stop is not None else 1 << 30
     ours, theirs = play_random_and_sampled(state, seed, until)
     assert ours.scores() == theirs.scores()
+
+
+@pytest.mark.parametrize(("where", "seeds"), [(REACTIONS, range(3)), ("marshlands", range(4, 6))])
+def test_compiled_playout_hands_the_turn_to_reactions(where, seeds):
+    """A build that takes a hex's last tile (a drawn mandatory one, one of the inner loops', a
+    tile's) hands the turn to the other players' reactions where apply_action would, and the
+    turn's player goes on after them: whole games with reactions, played both ways, agree."""
+    rules = load(ROOT / "rules" / where)
+    reacted = 0
+    for seed in seeds:
+        game = Game.new(rules, players=4, seed=seed)
+        ours, _ = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        n = game.tables.n
+        kinds = {game.kind_index[name] for name in game.reactions}
+        reacted += sum(1 for code in ours.log if (code // (n * n)) >> 2 in kinds)
+    assert reacted  # (these seeds' games have reactions)
 
 
 @settings(max_examples=scaled(20), deadline=None)

@@ -24,9 +24,11 @@ What falls back to the interpreter, per construct: a move while a tile action of
 goes on or while the player chooses among cards (`sample_action`, `apply_action`); any other
 tile action, and a move whose piece alone touches a tile's hex with discard variants (`_steps`);
 applying a tile move (`apply_action`); builds under an aura or with adjacency waived
-(`_take_builds`); card replacement (`_settle`), tile gains, phases of grants, the game's end. A
-rule set with reactions on other players' turns plays through the interpreter's loop (`compiled`
-returns None): a move may hand the turn to others.
+(`_take_builds`); card replacement (`_settle`), tile gains, phases of grants, the game's end.
+Reactions on other players' turns: a build that takes a hex's last tile (in line, in
+`_take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
+its card replacement, as `apply_action` does, and the loop leaves for the outer one, which plays
+the reactions through `sample_action` until the turn's player goes on.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def run(self, rngs, stop_turn, max_moves):
         rng, getrandbits = rngs[p], bits[p]
         if (
             self.pending_left
+            or self.react_saved is not None  # ?reactions
             or self.choosing  # ?choosing
             or (self.tiles[p] and self._holds_any_time(p))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
@@ -86,8 +89,12 @@ def run(self, rngs, stop_turn, max_moves):
                     @@mandatory@@
                     if targets:
                         moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
+                        if self.react_saved is not None:  # ?reactions !lean
+                            break  # ?reactions !lean
                         if self.waived or self.blocked:  # ?lean
                             moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
+                            if self.react_saved is not None:  # ?reactions lean
+                                break  # ?reactions lean
                             continue  # ?lean
                         to = -1  # ?lean
                         @@builds@@  # ?lean
@@ -152,6 +159,8 @@ while True:
     if near and near ^ (near & taken):
         self.gain(p, to)
         taken = self.taken[p]
+        if self.reacting:  # ?reactions
+            break  # ?reactions
     if count >= limit:
         break
     targets = table ^ (table & occ)
@@ -174,6 +183,9 @@ if not supply[p]:
     self.ending = True
 if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):
     self._settle()
+if self.reacting:  # ?reactions
+    self._react()  # ?reactions
+    break  # ?reactions
 """
 
 #: The end of the turn and the start of the next one (`_end_turn`, `_new_turn`), outside phases of grants.
@@ -324,8 +336,12 @@ for base, mask in out:
 k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
 if base == build and self.mand_left > 0:
     moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?!lean
+    if self.react_saved is not None:  # ?reactions !lean
+        break  # ?reactions !lean
     if self.waived or self.blocked:  # ?lean
         moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?lean
+        if self.react_saved is not None:  # ?reactions lean
+            break  # ?reactions lean
         continue  # ?lean
     to = k  # ?lean
     @@builds@@  # ?lean
@@ -347,6 +363,9 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self.gain(p, k)  # ?lean
     if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
         self._settle()  # ?lean
+    if self.reacting:  # ?lean reactions
+        self._react()  # ?lean reactions
+        break  # ?lean reactions
     continue  # ?lean
 if base == end:  # apply_action of the end of the turn, in line
     self._mandatory = None
@@ -354,7 +373,8 @@ if base == end:  # apply_action of the end of the turn, in line
     @@end_turn@@
     break
 self.apply_action(base + k)
-if self.pending_left:
+if self.pending_left:  # ?!reactions
+if self.pending_left or self.react_saved is not None:  # ?reactions
     break
 """
 
@@ -376,6 +396,7 @@ def _conditions(g) -> dict[str, bool]:
         "plain_hand": g.plain_hand,
         "refresh": bool(g.lose_later or g.expiring),
         "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+        "reactions": bool(g.reactions),
     }
 
 
@@ -416,8 +437,8 @@ def source(g) -> str:
 
 def compiled(g) -> Callable | None:
     """The compiled playout of this game (cached per set of conditions), or None where the
-    interpreter's loop must play (reactions; no mandatory action)."""
-    if g.reactions or g.mandatory is None:
+    interpreter's loop must play (no mandatory action)."""
+    if g.mandatory is None:
         return None
     conds = _conditions(g)
     key = tuple(conds.values())

@@ -563,6 +563,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
                     self.gain(p, to)  # (it reads none of the locals)
                     taken = self.taken[p]
+                    if self.reacting:  # a hex's last tile: the others' reactions come next
+                        break
                 if count >= limit:
                     break
                 targets = table ^ (table & occ)  # table & ~occ, without a negative int
@@ -590,7 +592,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 self._mandatory = None
                 log.append(build + to)
                 self._mandatory_build(p, to)
-                if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
+                if self.mand_left <= 0 or not supply[p] or made + 1 >= budget or self.reacting:
                     break
                 # a tile or grant usable between the builds: its moves come between them
                 if g.any_time and (self.tiles[p] or not g.any_time.isdisjoint(g.grants)) and self._holds_any_time(p):
@@ -602,6 +604,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 made += 1
         if self.pending_left or (self.mand_left > 0 and not (supply[p] and self.mandatory_targets())):
             self._settle()  # (else it has nothing to do)
+        if self.reacting:  # as apply_action: the reactions, after the builds that took the last tile
+            self._react()
         return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
