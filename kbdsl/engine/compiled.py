@@ -91,7 +91,7 @@ def run(self, rngs, stop_turn, max_moves):
                         moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.react_saved is not None:  # ?reactions !lean
                             break  # ?reactions !lean
-                        if self.waived or self.blocked:  # ?lean
+                        if self.waived:  # ?lean
                             moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
                             if self.react_saved is not None:  # ?reactions lean
                                 break  # ?reactions lean
@@ -137,6 +137,8 @@ if supply[p] < limit:
 if max_moves - moves + 1 < limit:
     limit = max_moves - moves + 1
 table = mtables[card]
+if self.blocked:  # ?auras
+    table ^= table & self.blocked  # ?auras
 count = 0
 while True:
     if to < 0:
@@ -229,7 +231,10 @@ self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start
 if mcount > 0:  # ?plain_start
     p = after  # ?plain_start
     targets = 0  # ?plain_start
-    if supply[p]:  # ?plain_start
+    if supply[p] and self.choosing:  # ?plain_start choosing
+        targets = self.mandatory_targets()  # ?plain_start choosing
+    elif supply[p]:  # ?plain_start choosing
+    if supply[p]:  # ?plain_start !choosing
         @@mandatory@@  # ?plain_start
     if not targets:  # ?plain_start
         self._settle()  # ?plain_start
@@ -338,7 +343,7 @@ if base == build and self.mand_left > 0:
     moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
-    if self.waived or self.blocked:  # ?lean
+    if self.waived:  # ?lean
         moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?lean
         if self.react_saved is not None:  # ?reactions lean
             break  # ?reactions lean
@@ -382,7 +387,7 @@ if self.pending_left or self.react_saved is not None:  # ?reactions
 def _conditions(g) -> dict[str, bool]:
     """What the template's lines are kept for, from the game's rules and options."""
     m = g.mandatory
-    table = m is not None and g.mandatory_tables is not None and not (g.several_cards or g.faces)
+    table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     return {
         "choosing": bool(g.several_cards or g.faces),
         "any_time": bool(g.any_time),
