@@ -266,21 +266,27 @@ if not stop:
                         if targets:
                             out.append((base, targets))
                     continue
-                if not shape or self.blocked or self.kind_own:
+                if not shape:
                     self._steps(name, action, out)
                     continue
+                sources = own[p] if action.source is None and not self.kind_own else self.move_sources(action, p)
+                full = self.occ | self.blocked  # ?auras
+                full = self.occ  # ?!auras
+                # a source with an aura: lifting it unblocks hexes, the targets are by source
+                if self.blocked and sources & self.aura_own(p):  # ?auras
+                    self._steps(name, action, out)  # ?auras
+                    continue  # ?auras
                 if self._risky < 0:
                     self._risky = self.sole_touchers(p)
                 run = None
-                sources = own[p]
                 if shape == SAME:
                     cand = self.board_target(action, hand[p])
-                    cand ^= cand & self.occ
-                    if cand:
-                        run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride)
+                    cand ^= cand & full
+                    if cand and sources:
+                        run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
                 else:
                     ocard = hand[p] if shape == ORIGIN_CARD else None
-                    free = every ^ self.occ
+                    free = every ^ full
                     origins = tcache.get(("by-offset", id(action), ocard))
                     if origins is not None and not sources ^ (sources & origins.known):
                         table = origins.table
@@ -512,7 +518,7 @@ def move_shapes(g) -> dict[str, int]:
 def _shape(action, may_stay: bool) -> int:
     if action.kind == "build":
         return TILE_BUILD
-    if action.kind != "move" or may_stay or action.source is not None:
+    if action.kind != "move" or may_stay or action.source_reads:  # (a source of board hexes: move_sources')
         return OTHER
     reads = action.reads
     if "origin" in reads:
@@ -557,11 +563,12 @@ class SameRun:
         raise IndexError("move run index out of range")
 
 
-def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int) -> SameRun:
-    """The SameRun of these sources (all of the player's pieces) onto `cand`; `nb`: the player's
-    neighbourhood if the action is "adjacent if possible", else 0. A hex of near = cand & nb next to
-    exactly one piece (`single`) is lost to that piece's move only, so the moves number
-    sources * |near| - |single|, plus |cand| for a piece that alone touches all of near."""
+def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int) -> SameRun:
+    """The SameRun of these sources (the player's pieces `own` the action may lift) onto `cand`;
+    `nb`: the player's neighbourhood if the action is "adjacent if possible", else 0. A hex of
+    near = cand & nb next to exactly one piece (`single`) is lost to that piece's move only, so the
+    moves number sources * |near| - (the hexes of single next to a source), plus |cand| for a
+    source that alone touches all of near."""
     run = SameRun()
     run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
     near = cand & nb
@@ -571,22 +578,25 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int)
         size = count * cand.bit_count()
     else:
         lone = -1  # the one piece touching every hex of near, while there is one
+        lost = 0  # hexes of single next to a source
         rest = near
         while rest:
             low = rest & (rest - 1)
             bit = rest ^ low
             rest = low
-            touching = nbr_mask[bit.bit_length() - 1] & sources
+            touching = nbr_mask[bit.bit_length() - 1] & own
             if touching & (touching - 1):
                 lone = 0
             else:
                 single |= bit
+                if touching & sources:
+                    lost += 1
                 if lone < 0:
                     lone = touching
                 elif lone != touching:
                     lone = 0
-        size = count * near.bit_count() - single.bit_count()
-        if lone > 0:
+        size = count * near.bit_count() - lost
+        if lone > 0 and lone & sources:
             size += cand.bit_count()
     run.near, run.single, run.size = near, single, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
