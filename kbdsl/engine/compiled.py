@@ -276,11 +276,12 @@ if not stop:
                 if self.blocked and sources & self.aura_own(p):  # ?auras
                     self._steps(name, action, out)  # ?auras
                     continue  # ?auras
-                if self._risky < 0:
-                    self._risky = self.sole_touchers(p)
                 run = None
                 if shape == SAME:
-                    cand = self.board_target(action, hand[p])
+                    table = tcache.get((id(action), hand[p] if "card" in action.reads else None))  # board_table's
+                    cand = None if table is None else table[-1]
+                    if cand is None:
+                        cand = self.board_target(action, hand[p])
                     cand ^= cand & full
                     if cand and sources:
                         run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
@@ -299,6 +300,8 @@ if not stop:
                             table = run.table
                 if run is None:
                     continue
+                if self._risky < 0:
+                    self._risky = self.sole_touchers(p)
                 risky = self._risky & sources
                 while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
                     low = risky & (risky - 1)
