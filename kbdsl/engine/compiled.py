@@ -2,33 +2,39 @@
 
 `compiled(game)` returns a function `run(state, rngs, stop_turn, max_moves)` that plays exactly
 the moves of `sample_action` applied in a loop, with the same draws from the same streams (as
-`Turn.play_random` promises): Python source made from one template (`_TEMPLATE` and its parts),
-keeping the lines whose conditions (`_conditions`: flags read from the game's rules and options,
-never a name) hold, compiled once per set of conditions and cached; the game's tables are read
-into locals once per call. What it compiles:
+`Turn.play_random` promises), for every rule set with a mandatory action: Python source made from
+one template (`_TEMPLATE` and its parts, and `_TAKE`), keeping the lines whose conditions
+(`_conditions`: flags read from the game's rules and options, never a name) hold, compiled once
+per set of conditions and cached; the game's tables are read into locals once per call. What it
+compiles:
 
 - the turn's skeleton: the checks for a choice of cards, tiles or grants usable between the
-  mandatory builds and phases of grants are left out where the rules have none, and the end of
-  the turn and the next one's start are written out without next-turn modifiers, cards drawn at
-  the start of the turn, hands of several cards or end-of-turn tile checks where there are none;
+  mandatory builds, reactions and phases of grants are left out where the rules have none, and
+  the end of the turn and the next one's start are written out without next-turn modifiers,
+  cards drawn at the start of the turn, hands of several cards or end-of-turn tile checks where
+  there are none;
 - the mandatory action: its count; where its target is a table per board (it reads at most the
-  card), the target straight on the table, with the adjacency test only if the action has one;
-  where builds also trigger nothing (`mandatory_lean`), the draws and the builds in one loop;
+  card), the target straight on the table in the turns where no card is chosen, with the
+  adjacency test only if the action has one; where builds also trigger nothing
+  (`mandatory_lean`), the draws and the builds in one loop (`_BUILDS`, auras included), else
+  the builds one by one through `_mandatory_build` (`take_builds`, `_TAKE`: the only copy of
+  that loop);
 - a decision of a turn with tiles (`_pick` over `_runs`): each tile's build on a board table as
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
-  source (`OriginRun`, or the board's learnt `MoveGroup`), the draw written out, and a drawn
-  mandatory build or tile build of one step applied in line.
+  source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
+  from a source of board hexes, with pieces of several kinds and under auras alike, the draw
+  written out, and a drawn mandatory build or tile build of one step applied in line;
+- reactions on other players' turns: a build that takes a hex's last tile (in line, in
+  `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
+  its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
+  plays the reactions through `sample_action` until the turn's player goes on.
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
-goes on or while the player chooses among cards (`sample_action`, `apply_action`); any other
-tile action, and a move whose piece alone touches a tile's hex with discard variants (`_steps`);
-applying a tile move (`apply_action`); builds under an aura or with adjacency waived
-(`_take_builds`); card replacement (`_settle`), tile gains, phases of grants, the game's end.
-Reactions on other players' turns: a build that takes a hex's last tile (in line, in
-`_take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
-its card replacement, as `apply_action` does, and the loop leaves for the outer one, which plays
-the reactions through `sample_action` until the turn's player goes on.
+goes on, while the player chooses among cards or reacts (`sample_action`, `apply_action`); any
+other tile action, a move whose lifted piece has an aura, and a move whose piece alone touches a
+tile's hex with discard variants (`_steps`); applying a tile move (`apply_action`); card
+replacement (`_settle`), tile gains, phases of grants, the game's end.
 """
 
 from __future__ import annotations
@@ -88,11 +94,11 @@ def run(self, rngs, stop_turn, max_moves):
                 if self.built or not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
                     @@mandatory@@
                     if targets:
-                        moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
+                        moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.react_saved is not None:  # ?reactions !lean
                             break  # ?reactions !lean
                         if self.waived:  # ?lean
-                            moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
+                            moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?lean
                             if self.react_saved is not None:  # ?reactions lean
                                 break  # ?reactions lean
                             continue  # ?lean
@@ -108,6 +114,49 @@ def run(self, rngs, stop_turn, max_moves):
                 @@end_turn@@
                 break
             @@pick@@
+"""
+
+#: The mandatory builds while they are the only moves where `_BUILDS` does not take them (builds
+#: that trigger something, or with adjacency waived): the first on hex `to` (drawn already; with
+#: to < 0, drawn from `targets`, the mandatory targets), each next one drawn as sample_action would
+#: (kbdsl.seeds.below, written out), each applied by `_mandatory_build`; as many as are due, the
+#: card allows and `budget` (moves, the first included) leaves, up to a tile or grant usable
+#: between the builds (whose moves come between them) or a last tile taken (the reactions come
+#: next). Returns the number made after the first.
+_TAKE = """
+def take_builds(self, p, to, getrandbits, budget, targets=0):
+    g = self.game
+    log, supply, build = self.log, self.supply, g.code_base[BUILD]
+    made = 0
+    while True:
+        if to < 0:
+            n = targets.bit_count()
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            to = nth_bit(targets, r)
+        self._mandatory = None
+        log.append(build + to)
+        self._mandatory_build(p, to)
+        if self.mand_left <= 0 or not supply[p] or made + 1 >= budget:
+            break
+        if self.reacting:  # ?reactions
+            break  # ?reactions
+        if self.tiles[p] and self._holds_any_time(p):  # ?any_time !timed
+            break  # ?any_time !timed
+        if self._holds_any_time(p):  # ?any_time timed
+            break  # ?any_time timed
+        targets = self.mandatory_targets()
+        if not targets:
+            break
+        to = -1
+        made += 1
+    if self.pending_left or (self.mand_left > 0 and not (supply[p] and self.mandatory_targets())):
+        self._settle()
+    if self.reacting:  # ?reactions
+        self._react()  # ?reactions
+    return made
 """
 
 #: The targets of the mandatory action (`mandatory_targets`), straight on its board table where it has one.
@@ -127,8 +176,9 @@ if not self.waived:  # ?table adjacent
         targets = near  # ?table adjacent
 """
 
-#: The builds of the mandatory action after the first, drawn as `_take_builds`' lean path does
-#: (the first drawn from `targets` here too).
+#: The builds of the mandatory action where they trigger nothing (`mandatory_lean`) and adjacency
+#: is not waived: _mandatory_build and the board table's targets in one loop, the fields it
+#: changes as locals, written back after (the first drawn from `targets` here too, where to < 0).
 _BUILDS = """
 occ, around, taken = self.occ, nb[p], self.taken[p]
 limit = mand_left
@@ -349,11 +399,11 @@ for base, mask in out:
     k -= size
 k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
 if base == build and self.mand_left > 0:
-    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?!lean
+    moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
     if self.waived:  # ?lean
-        moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)  # ?lean
+        moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?lean
         if self.react_saved is not None:  # ?reactions lean
             break  # ?reactions lean
         continue  # ?lean
@@ -446,7 +496,8 @@ _CACHE: dict[tuple, Callable] = {}
 
 def source(g) -> str:
     """The playout's Python source for this game's rules and options."""
-    return "\n".join(_expand(_TEMPLATE, _conditions(g))) + "\n"
+    conds = _conditions(g)
+    return "\n".join(_expand(_TEMPLATE, conds) + [""] + _expand(_TAKE, conds)) + "\n"
 
 
 def compiled(g) -> Callable | None:

@@ -450,163 +450,25 @@ class Turn(Given, Grants, Targets, Gold, Later):
     def play_random(self, rngs: list[random.Random], stop_turn: int = 1 << 30, max_moves: int = 1 << 30) -> None:
         """Play uniformly random moves, `rngs[p]` drawing for seat p, until the game ends, the turn
         counter reaches `stop_turn` or `max_moves` are made: the same moves as applying
-        `sample_action(rngs[current])` in a loop. Where the moves are only the mandatory builds
-        (between them, or with no tile to use) or only the end of the turn, they are taken
-        without making and decoding codes, as are the builds after a drawn first one (the inner
-        loop of playouts). Where the rules allow, the loop compiled for them plays (kbdsl.engine.compiled)."""
-        g = self.game
-        run = compiled(g)
+        `sample_action(rngs[current])` in a loop, which is what plays where the rules have no
+        mandatory action; elsewhere the loop compiled for the rules (kbdsl.engine.compiled)."""
+        run = compiled(self.game)
         if run is not None:
             run(self, rngs, stop_turn, max_moves)
             return
-        build, end, log, any_time = g.code_base[BUILD], g.code_base[END_TURN], self.log, g.any_time
-        grants = g.grants  # actions the board grants: usable with no tile held
-        timed = not any_time.isdisjoint(grants)  # ... and between the mandatory builds
-        reactions = g.reactions  # (a move may hand the turn to others: each move through apply_action)
-        # Draws are rng.randrange(n), written out (kbdsl.seeds.below): r = getrandbits(n.bit_length())
-        # until r < n. A call per draw was a tenth of a random game.
-        bits = [rng.getrandbits for rng in rngs]
         moves = 0
         while not self.over and self.turn < stop_turn and moves < max_moves:
-            p = self.current
-            rng, getrandbits = rngs[p], bits[p]
-            if (
-                self.pending_left
-                or self.choosing
-                or reactions
-                or (any_time and (self.tiles[p] or timed) and self._holds_any_time(p))
-            ):
-                moves += 1
-                self.apply_action(self.sample_action(rng))
-                continue
-            # p's decisions, to the end of the turn or a tile action of several steps (the
-            # outer loop's tests change only then: a new turn, a pending action, or a tile
-            # usable between the builds taken)
-            while moves < max_moves:
-                if any_time and (self.tiles[p] or timed) and self._holds_any_time(p):
-                    break
-                moves += 1
-                usable = None  # the player's usable_tiles, once found
-                if self.mand_left > 0:
-                    # as _runs: the mandatory targets, unless tiles may be used first
-                    if self.built or not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):
-                        targets = self.mandatory_targets()
-                        if targets:  # the first build drawn from them as sample_action would
-                            moves += self._take_builds(p, -1, getrandbits, max_moves - moves + 1, targets)
-                            continue
-                elif not ((self.tiles[p] or grants) and (usable := self.usable_tiles(p))):  # only the end of the turn
-                    while getrandbits(1):  # randrange(1)
-                        pass
-                    self._mandatory = None
-                    log.append(end)
-                    self._end_turn()
-                    break
-                base, mask, k = self._pick(rng, usable)
-                k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)  # _nth, inline
-                if base == build and self.mand_left > 0:  # the first mandatory build: the others follow
-                    moves += self._take_builds(p, k, getrandbits, max_moves - moves + 1)
-                    continue
-                self.apply_action(base + k)
-                if base == end or self.pending_left:
-                    break
+            moves += 1
+            self.apply_action(self.sample_action(rngs[self.current]))
 
     def _holds_any_time(self, p: int) -> bool:
         """Whether p holds a tile, or has a grant, usable between the mandatory builds (window:
-        any-time): only then do play_random's shortcuts, which take the builds alone, not apply."""
+        any-time): only then do the compiled playout's shortcuts, which take the builds alone, not apply."""
         any_time = self.game.any_time
         for tile in self.tiles[p]:  # noqa: SIM110 (a loop: any() of a generator costs more)
             if tile.kind in any_time:
                 return True
         return not any_time.isdisjoint(self.game.grants) and any(name in any_time for name in self.granted(p))
-
-    def _take_builds(self, p: int, to: int, getrandbits, budget: int, targets: int = 0) -> int:
-        """play_random's mandatory builds while they are the only moves, the first on hex `to`
-        (drawn already; with to < 0, drawn from `targets`, the mandatory targets), each next one
-        drawn by the player's `getrandbits` as sample_action would with its Random
-        (kbdsl.seeds.below): as many as are due, the card allows and `budget` (moves, the first
-        included) leaves; returns the number made after the first. Where builds trigger nothing
-        and the card's targets are a board table (`mandatory_lean`), it is _mandatory_build and
-        table_build_targets in one loop."""
-        g, log, supply, build = self.game, self.log, self.supply, self.game.code_base[BUILD]
-        made = 0
-        if g.mandatory_lean and not self.waived:
-            table = g.mandatory_tables[self.hand[p]]
-            if self.blocked:  # hexes next to an aura: not targets (no build here places one)
-                table ^= table & self.blocked
-            nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
-            # the fields the loop changes, as locals (nothing it calls reads them), written back after
-            occ, around, taken = self.occ, self.nb[p], self.taken[p]
-            limit = self.mand_left  # the builds due, the supply and the budget allow (min() costs a call)
-            if supply[p] < limit:
-                limit = supply[p]
-            if budget < limit:
-                limit = budget
-            count = 0
-            while True:
-                if to < 0:
-                    n = targets.bit_count()
-                    k = n.bit_length()
-                    r = getrandbits(k)
-                    while r >= n:
-                        r = getrandbits(k)
-                    if not r:  # nth_bit(targets, r); its two ends, the commonest draws, inline
-                        to = (targets ^ (targets - 1)).bit_length() - 1  # (no negative int: see nth_bit)
-                    elif r == n - 1:
-                        to = targets.bit_length() - 1
-                    else:
-                        to = nth_bit(targets, r)
-                log.append(build + to)
-                occ |= 1 << to
-                around |= nbr_mask[to]
-                count += 1
-                near = tile_near[to]
-                if near and near ^ (near & taken):  # a tile hex p never took from (gain checks again)
-                    self.gain(p, to)  # (it reads none of the locals)
-                    taken = self.taken[p]
-                    if self.reacting:  # a hex's last tile: the others' reactions come next
-                        break
-                if count >= limit:
-                    break
-                targets = table ^ (table & occ)  # table & ~occ, without a negative int
-                near = targets & around
-                if near:
-                    targets = near
-                if not targets:  # _settle replaces the card
-                    break
-                to = -1
-            new = occ ^ self.occ  # the hexes just built
-            self.own[p] |= new
-            self.mand_built |= new
-            self.occ, self.nb[p] = occ, around
-            supply[p] -= count
-            self.mand_left -= count
-            self.built += count
-            made = count - 1
-            self._mandatory = None  # as apply_action of BUILD
-            if not supply[p]:
-                self.ending = True  # RULINGS 28, as in _build
-        else:
-            while True:
-                if to < 0:
-                    to = nth_bit(targets, below(getrandbits, targets.bit_count()))
-                self._mandatory = None
-                log.append(build + to)
-                self._mandatory_build(p, to)
-                if self.mand_left <= 0 or not supply[p] or made + 1 >= budget or self.reacting:
-                    break
-                # a tile or grant usable between the builds: its moves come between them
-                if g.any_time and (self.tiles[p] or not g.any_time.isdisjoint(g.grants)) and self._holds_any_time(p):
-                    break
-                targets = self.mandatory_targets()
-                if not targets:
-                    break
-                to = -1
-                made += 1
-        if self.pending_left or (self.mand_left > 0 and not (supply[p] and self.mandatory_targets())):
-            self._settle()  # (else it has nothing to do)
-        if self.reacting:  # as apply_action: the reactions, after the builds that took the last tile
-            self._react()
-        return made
 
     def _do(self, p: int, name: str, action, frm: int, to: int, discard: str | None) -> None:
         what = action.kind
@@ -711,7 +573,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
         Also ends a tile action of several steps when nothing more can be done with it. It has
         nothing to do unless such an action goes on or mandatory builds are due with no supply or
         no target: `pending_left or (mand_left > 0 and not (supply[p] and mandatory_targets()))`,
-        which the hot callers (apply_action, _take_builds, _new_turn) test inline to save a call."""
+        which the hot callers (apply_action, _new_turn, the compiled playout) test inline to save a call."""
         g, p = self.game, self.current
         if self.pending_left:
             runs: list[tuple[int, int]] = []
