@@ -65,6 +65,18 @@ def test_compiled_playout_hands_the_turn_to_reactions(where, seeds):
     assert reacted  # (these seeds' games have reactions)
 
 
+def test_compiled_playout_applies_tiles_taken_between_lean_builds():
+    """Nomads' tiles that act when taken (gold at once), taken by a build of the lean mandatory
+    loop: the loop applies them as _build does (_landed). These seeds' games take one so, and fail
+    when the loop only takes the tile."""
+    rules = load(ROOT / "rules" / "nomads")
+    for seed in (27, 44):
+        game = Game.new(rules, players=4, seed=seed)
+        assert game.mandatory_lean and game.on_gain
+        ours, _ = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        assert any(name in game.on_gain for gold in ours.gold for name in gold)
+
+
 @settings(max_examples=scaled(20), deadline=None)
 @given(where=st.sampled_from(NAMES), seed=st.integers(0, 10**6), budget=st.integers(1, 40))
 def test_compiled_playout_stops_after_max_moves(where, seed, budget):

@@ -209,10 +209,15 @@ while True:
     count += 1
     near = tile_near[to]
     if near and near ^ (near & taken):
-        self.gain(p, to)
+        self.gain(p, to)  # ?!on_gain
+        self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
         if self.reacting:  # ?reactions
             break  # ?reactions
+        if self.waived:  # ?on_gain
+            break  # ?on_gain
+        if tiles_of[p] and self._holds_any_time(p):  # ?any_time
+            break  # ?any_time
     if count >= limit:
         break
     targets = table ^ (table & occ)
@@ -229,6 +234,8 @@ self.occ, nb[p] = occ, around
 supply[p] -= count
 self.mand_left = mand_left - count
 self.built += count
+if not self.mand_left:  # ?on_mandatory
+    self._pay(p, g.on_mandatory, self.mand_built)  # ?on_mandatory
 moves += count - 1
 self._mandatory = None
 if not supply[p]:
@@ -424,7 +431,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if not supply[p]:  # ?lean
         self.ending = True  # ?lean
     if tile_near[k]:  # ?lean
-        self.gain(p, k)  # ?lean
+        self.gain(p, k)  # ?lean !on_gain
+        self._landed(p, k)  # ?lean on_gain
     if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
         self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
@@ -460,6 +468,8 @@ def _conditions(g) -> dict[str, bool]:
         "plain_hand": g.plain_hand,
         "refresh": bool(g.lose_later or g.expiring),
         "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+        "on_gain": bool(g.on_gain),
+        "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
     }
 
