@@ -30,7 +30,7 @@ class State(Turn):
     # Every attribute in a slot: a state has more than a dict's shared keys hold (30), and slots
     # keep the hot path's attribute reads and writes fast.
     __slots__ = (
-        *("game", "_c", "_risky", "_mandatory", "drawn", "waived"),
+        *("game", "_c", "_risky", "_mandatory", "_pending_runs", "drawn", "waived"),
         *("own", "nb", "occ", "supply", "neutral", "stock", "neutral_occ", "kind_own", "kind_supply", "blocked"),
         *("tiles", "taken", "loc_supply", "dealt"),
         *("deck", "discard", "removed", "reshuffles", "deck_seed", "hand", "spare", "choosing", "wild", "gold"),
@@ -42,7 +42,7 @@ class State(Turn):
 
     def __init__(self, game: BaseGame):
         self.game = game
-        self._c = self._mandatory = self.drawn = None
+        self._c = self._mandatory = self._pending_runs = self.drawn = None
         self._risky = -1
 
     # -- construction --------------------------------------------------------

@@ -154,7 +154,12 @@ class Turn(Given, Grants, Targets, Gold, Later):
         going = None
         if self.pending_left:
             going = g.kinds[self.pending]
-            self._steps(going, g.rules.actions[going], out)
+            seen = self._pending_runs
+            if seen is not None and seen[0] == (len(self.log), p, self.occ, self.hand[p], self.mand_left, self.drawn):
+                out = seen[1]  # as _settle found them, in this position
+            else:
+                self._steps(going, g.rules.actions[going], out)
+            self._pending_runs = None
             if not self.pending_up_to:  # ... and is finished first
                 if g.any_time:
                     self._any_time(out, going)
@@ -200,6 +205,9 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     _risky: int = -1
     _mandatory: tuple | None = None  # (occ, card, player, targets) of the last mandatory_targets
+    # (position, runs) of a tile action of several steps, as _settle found them after a step: the
+    # next _runs' first runs (a step's targets may cost a context and a walk per piece)
+    _pending_runs: tuple | None = None
 
     def mandatory_targets(self) -> int:
         """build_targets of the mandatory action for the player to move, computed once per
@@ -582,6 +590,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._steps(name, g.rules.actions[name], runs)
             if not runs:
                 self._end_pending()
+            else:  # the next _runs' (the key: what may change them before it, or in what follows here)
+                self._pending_runs = ((len(self.log), p, self.occ, self.hand[p], self.mand_left, self.drawn), runs)
         if self.mand_left <= 0 or g.mandatory is None:
             return
         if self.supply[p] == 0:
