@@ -194,9 +194,14 @@ class Targets(Kinds, Hand):
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
         out = []
         if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
-            c.lifted = {}
             if blocked:
                 c.occ = occ0 | blocked  # (as below)
+            each = getattr(target, "each", None)
+            if each is not None and not adjacent:  # the target is one walk: from every source in one call
+                through, walk = each
+                taken = occ0 | blocked if blocked else occ0  # (a walk never holds its source's hex)
+                return walk(sources, through(c), t, every ^ (every & taken))
+            c.lifted = {}
             target(c)  # what is the same from every source, found with none lifted (no origin: no walk)
         for s in bit_list(sources):
             bit = 1 << s
