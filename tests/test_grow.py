@@ -35,6 +35,10 @@ def test_grow_and_near_are_the_per_hex_definition(name, seed, size):
     assert _near(b, a, t) == b & dilate(a, t.nbr_mask)
     for n in range(1, 7):  # next-to(a, n)
         assert _touching(a, n, t) == sum(1 << i for i in range(t.n) if (t.nbr_mask[i] & a).bit_count() >= n)
+    for s in rng.sample(range(t.n), 3):  # next-to(own) with the piece on s lifted (Targets._lifted_targets)
+        own = a | 1 << s
+        lone = t.grow(own) ^ _touching(own, 2, t)
+        assert t.grow(own) ^ (t.nbr_mask[s] & lone) == dilate(own ^ 1 << s, t.nbr_mask)
 
 
 def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():

@@ -6,7 +6,7 @@ from kbdsl.bitset import bit_list
 from kbdsl.engine.groups import OriginTable
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
-from kbdsl.expr import Ctx
+from kbdsl.expr import Ctx, _touching
 from kbdsl.ruleset import CompiledAction
 
 
@@ -192,6 +192,7 @@ class Targets(Kinds, Hand):
         neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
+        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         out = []
         if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
             if blocked:
@@ -203,10 +204,12 @@ class Targets(Kinds, Hand):
                 return walk(sources, through(c), t, every ^ (every & taken))
             c.lifted = {}
             target(c)  # what is the same from every source, found with none lifted (no origin: no walk)
+        lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
         for s in bit_list(sources):
             bit = 1 << s
             occ = occ0 ^ bit
             owns[p] = own ^ bit
+            nbs[p] = nb ^ (nbr_mask[s] & lone)  # next-to(own) with s lifted (the context's, kbdsl.expr._next_to_own)
             c.occ = c.owned = occ  # (as ctx(p, owns, occ, s) sets them)
             if neutral:
                 c.owned = occ ^ (occ & neutral)
