@@ -103,6 +103,23 @@ class Targets(Kinds, Hand):
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
 
+    def fill_origins(self, action: CompiledAction, card: str | None, table: list[int | None], origins: int) -> None:
+        """board_target of each of these origins not in `table` (its board_table) yet, in one
+        context: a board's table fills origin by origin as pieces come to stand on them."""
+        c, every = None, self.game.tables.all
+        while origins:
+            rest = origins & (origins - 1)  # without the lowest bit (see kbdsl.bitset.extend_bits)
+            s = (origins ^ rest).bit_length() - 1
+            origins = rest
+            if table[s] is None:
+                if c is None:
+                    c = self.ctx(self.current)
+                    c.card = card
+                elif c._areas or c.memo:
+                    c.forget()
+                c.origin = s
+                table[s] = action.target(c) & every
+
     def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
         """The board's cache of such an action's targets for one card, by origin (the last entry:
         no origin); None where not computed yet."""
@@ -158,21 +175,17 @@ class Targets(Kinds, Hand):
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
         if not board_only:
             return self._lifted_targets(action, p, sources)
+        if table is not None:
+            self.fill_origins(action, card, table, sources)
         for s in bit_list(sources):
             if fast:
-                if table is None:
-                    cand = same & free
-                else:
-                    cand = table[s]
-                    if cand is None:
-                        cand = self.board_target(action, card, s)
-                    cand &= free
+                cand = same & free if table is None else table[s] & free  # type: ignore[operator]
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
                 if blocked:  # (a source with an aura: not fast)
                     occ |= self.blocked_without(p, s) if aura & bit else blocked
-                cand = (same if table is None else self.board_target(action, card, s)) & ~occ
+                cand = (same if table is None else table[s]) & ~occ  # type: ignore[operator]
                 if not g.may_stay:
                     cand &= ~bit
             if adjacent and cand:
@@ -272,10 +285,7 @@ class Targets(Kinds, Hand):
             origins = cache[key] = OriginTable(self.board_table(action, card))
         missing = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
         if missing:
-            table = origins.table
-            for s in bit_list(missing):
-                if table[s] is None:
-                    self.board_target(action, card, s)
+            self.fill_origins(action, card, origins.table, missing)
             origins.learn(missing)
         # the empty hexes not blocked, positive: cheaper to shift and mask
         return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
