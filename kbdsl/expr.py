@@ -17,7 +17,7 @@ from functools import reduce
 from typing import Any
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, components
+from kbdsl.bitset import bit_list, components, shift_table
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -538,7 +538,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -547,7 +547,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray, _ray_each))
             return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
         if name == "held":
             kinds = frozenset(self._names(node, self.v.tiles, "tile"))
@@ -1103,10 +1103,17 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
     return out
 
 
-def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int]) -> Fn:
+#: A walk from each of a move's sources at once: (sources, through, tables, free) -> the
+#: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
+Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
+
+
+def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: Each) -> Fn:
     """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
     which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
-    engine while it lifts each source in turn), then walked from each."""
+    engine while it lifts each source in turn), then walked from each. When the move's whole
+    target is that walk, the engine walks from all its sources in one call: `once.each` is
+    (S's function, the walk over sources: `_slide_each`, `_ray_each`)."""
 
     def once(c: Ctx) -> int:
         memo = c.lifted
@@ -1118,6 +1125,7 @@ def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int]) -> Fn:
             through = memo[key] = f(c)
         return walk(c.origin, through, c.t)
 
+    once.each = (f, each)  # type: ignore[attr-defined]
     return once
 
 
@@ -1147,6 +1155,82 @@ def _ray(origin: int, through: int, t) -> int:
             if (through >> j) & 1:
                 out |= 1 << j
                 break
+    return out
+
+
+def _slide_each(sources: int, through: int, t, free: int) -> list[tuple[int, int]]:
+    """_slide(s, through) & free from each hex s of sources (an Each): see _walk_each_code."""
+    return _walk_each(t, True)(sources, through, t, free)
+
+
+def _ray_each(sources: int, through: int, t, free: int) -> list[tuple[int, int]]:
+    """_ray(s, through) & free from each hex s of sources (an Each): see _walk_each_code."""
+    return _walk_each(t, False)(sources, through, t, free)
+
+
+def _walk_each(t, slide: bool) -> Each:
+    """The board shape's compiled walk from many sources (_walk_each_code), made once per shape."""
+    key = _SLIDE_EACH if slide else _RAY_EACH
+    try:  # (a subscript is cheaper than .get)
+        return t.cache[key]
+    except KeyError:
+        return _of_shape(t, key, lambda steps: _walk_each_code(steps, slide))
+
+
+_SLIDE_EACH, _RAY_EACH = ("slide-each",), ("ray-each",)
+
+
+def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
+    """A walk from each of many sources as one function for one board shape, no loop along a
+    ray: where every step of a direction goes up the hex index (or every one down), the hex a
+    walk stops at is the lowest (highest) hex of its ray in a mask found once for all sources:
+    for ray(), `through`; for slide(), every hex but those of `through` whose next hex that way
+    is of `through` too (a hex that way not of `through` is met before one that is only when
+    the first step is blocked, and `& through` drops it). A board with a direction that goes
+    both ways walks ray by ray (_slide, _ray)."""
+    ways = []
+    for step in steps:
+        up = {j > i for i, j in enumerate(step) if j >= 0}
+        if len(up) > 1:
+            one = _slide if slide else _ray
+            return lambda sources, through, t, free: [
+                (1 << s, m) for s in bit_list(sources) if (m := one(s, through, t) & free)
+            ]
+        ways.append(up != {False})
+    lines = ["def each(sources, through, t, free):"]
+    for d, step in enumerate(steps):
+        if not slide:
+            lines.append(f"    k{d} = through")
+            continue
+        # hexes whose next hex in direction d is of `through`: `through` moved back one step
+        back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
+        lines.append(f"    k{d} = ~(through & ({' | '.join(back) or '0'}))")
+    lines += [
+        "    free &= through",
+        "    out = []",
+        "    while sources:",
+        "        rest = sources & (sources - 1)",
+        "        bit = sources ^ rest",
+        "        sources = rest",
+        f"        {', '.join(f'r{d}' for d in range(len(steps)))}, = rays[bit.bit_length() - 1]",
+        "        m = 0",
+    ]
+    for d, up in enumerate(ways):
+        lines.append(f"        y = r{d} & k{d}")
+        lines.append("        m |= y & -y" if up else "        m |= (1 << y.bit_length()) >> 1")
+    lines += ["        m &= free", "        if m:", "            out.append((bit, m))", "    return out"]
+    rays = [tuple(_ray_mask(i, step) for step in steps) for i in range(len(steps[0]))]
+    space: dict[str, Any] = {"rays": rays}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["each"]
+
+
+def _ray_mask(i: int, step: list[int]) -> int:
+    """The hexes stepping from i in one direction (i itself left out)."""
+    out, j = 0, step[i]
+    while j >= 0:
+        out |= 1 << j
+        j = step[j]
     return out
 
 

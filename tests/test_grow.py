@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate, grower, shift_table, shifter
-from kbdsl.expr import _near, _touching
+from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_each, _touching, _walk_each_code
 from kbdsl.game import Game
 
 RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
@@ -35,6 +35,10 @@ def test_grow_and_near_are_the_per_hex_definition(name, seed, size):
     assert _near(b, a, t) == b & dilate(a, t.nbr_mask)
     for n in range(1, 7):  # next-to(a, n)
         assert _touching(a, n, t) == sum(1 << i for i in range(t.n) if (t.nbr_mask[i] & a).bit_count() >= n)
+    for s in rng.sample(range(t.n), 3):  # next-to(own) with the piece on s lifted (Targets._lifted_targets)
+        own = a | 1 << s
+        lone = t.grow(own) ^ _touching(own, 2, t)
+        assert t.grow(own) ^ (t.nbr_mask[s] & lone) == dilate(own ^ 1 << s, t.nbr_mask)
 
 
 def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():
@@ -88,3 +92,56 @@ def test_footprint_targets_are_the_per_hex_definition(seed, moves, adjacent, req
             allowed ^= allowed & state.occ  # place_targets offers empty hexes only
             got = state.kind_targets(kind, p, allowed, adjacent, required)
             assert got == footprint_targets(state, kind, p, allowed, adjacent, required)
+
+
+def _walk_by_definition(s: int, through: int, steps, slide: bool) -> int:
+    """slide() or ray() from s, stepping through the step lists."""
+    out = 0
+    for step in steps:
+        j, last = step[s], -1
+        while j >= 0:
+            if (through >> j) & 1 != slide:  # ray: the first of through; slide: the first not of it
+                break
+            last = j
+            j = step[j]
+        if slide and last >= 0:
+            out |= 1 << last
+        elif not slide and j >= 0:
+            out |= 1 << j
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([0.1, 0.5, 0.8, 0.95, 1.0]))
+def test_walks_from_many_sources_are_the_walk_from_each(name, seed, density):
+    # the compiled walks of slide() and ray() from a move's sources (kbdsl.expr._walk_each_code)
+    rules = shipped(name)
+    t = Game.new(rules, players=rules.players[0], seed=seed).tables
+    rng = random.Random(seed)
+    through = sum(1 << i for i in range(t.n) if rng.random() < density)
+    sources = sum(1 << i for i in rng.sample(range(t.n), rng.choice([1, 5, 30, t.n])))
+    free = rng.choice([t.all, sum(1 << i for i in range(t.n) if rng.random() < 0.7)])
+    for slide, each, one in ((True, _slide_each, _slide), (False, _ray_each, _ray)):
+        want = []
+        for s in range(t.n):
+            if (sources >> s) & 1:
+                m = _walk_by_definition(s, through, t.steps, slide)
+                assert one(s, through, t) == m
+                if m & free:
+                    want.append((1 << s, m & free))
+        assert each(sources, through, t, free) == want, (name, slide)
+
+
+def test_walks_from_many_sources_on_a_board_with_a_direction_going_both_ways():
+    # hexes 0-5 in a row, direction 0 along it and 3 back, direction 1 a cycle's order 0 -> 4 -> 2
+    steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
+    steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
+    nbr = [sum(1 << j for step in steps if (j := step[i]) >= 0) for i in range(6)]
+    t = SimpleNamespace(steps=steps, nbr_mask=nbr, cache={})
+    for slide, one in ((True, _slide), (False, _ray)):
+        each = _walk_each_code(steps, slide)
+        for through in range(64):
+            for sources in range(64):
+                want = [(1 << s, m) for s in range(6) if (sources >> s) & 1 and (m := one(s, through, t))]
+                assert each(sources, through, t, 63) == want
+                assert all(m == _walk_by_definition(s.bit_length() - 1, through, steps, slide) for s, m in want)

@@ -37,10 +37,18 @@ class OriginTable:
     def learn(self, origins: int) -> None:
         """Add these origins (their table entries filled) to the offset masks."""
         table, by = self.table, self.by_offset
-        new = origins & ~self.known
-        for s in bit_list(new):
-            for t in bit_list(table[s]):
-                by[t - s] = by.get(t - s, 0) | 1 << s
+        new = rest = origins ^ (origins & self.known)  # origins & ~known, without a negative int
+        while rest:  # (lowest bits one by one, as kbdsl.bitset.extend_bits: no list, no call)
+            low = rest ^ (rest := rest & (rest - 1))
+            s = low.bit_length() - 1
+            targets = table[s]
+            while targets:
+                t = targets ^ (targets := targets & (targets - 1))
+                offset = t.bit_length() - 1 - s
+                if offset in by:
+                    by[offset] |= low
+                else:
+                    by[offset] = low
         self.known |= origins
         if new:
             offsets = tuple(sorted(by))

@@ -6,7 +6,7 @@ from kbdsl.bitset import bit_list
 from kbdsl.engine.groups import OriginTable
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
-from kbdsl.expr import Ctx
+from kbdsl.expr import Ctx, _touching
 from kbdsl.ruleset import CompiledAction
 
 
@@ -103,6 +103,23 @@ class Targets(Kinds, Hand):
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
 
+    def fill_origins(self, action: CompiledAction, card: str | None, table: list[int | None], origins: int) -> None:
+        """board_target of each of these origins not in `table` (its board_table) yet, in one
+        context: a board's table fills origin by origin as pieces come to stand on them."""
+        c, every = None, self.game.tables.all
+        while origins:
+            rest = origins & (origins - 1)  # without the lowest bit (see kbdsl.bitset.extend_bits)
+            s = (origins ^ rest).bit_length() - 1
+            origins = rest
+            if table[s] is None:
+                if c is None:
+                    c = self.ctx(self.current)
+                    c.card = card
+                elif c._areas or c.memo:
+                    c.forget()
+                c.origin = s
+                table[s] = action.target(c) & every
+
     def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
         """The board's cache of such an action's targets for one card, by origin (the last entry:
         no origin); None where not computed yet."""
@@ -158,21 +175,17 @@ class Targets(Kinds, Hand):
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
         if not board_only:
             return self._lifted_targets(action, p, sources)
+        if table is not None:
+            self.fill_origins(action, card, table, sources)
         for s in bit_list(sources):
             if fast:
-                if table is None:
-                    cand = same & free
-                else:
-                    cand = table[s]
-                    if cand is None:
-                        cand = self.board_target(action, card, s)
-                    cand &= free
+                cand = same & free if table is None else table[s] & free  # type: ignore[operator]
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
                 if blocked:  # (a source with an aura: not fast)
                     occ |= self.blocked_without(p, s) if aura & bit else blocked
-                cand = (same if table is None else self.board_target(action, card, s)) & ~occ
+                cand = (same if table is None else table[s]) & ~occ  # type: ignore[operator]
                 if not g.may_stay:
                     cand &= ~bit
             if adjacent and cand:
@@ -192,16 +205,24 @@ class Targets(Kinds, Hand):
         neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
+        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         out = []
         if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
-            c.lifted = {}
             if blocked:
                 c.occ = occ0 | blocked  # (as below)
+            each = getattr(target, "each", None)
+            if each is not None and not adjacent:  # the target is one walk: from every source in one call
+                through, walk = each
+                taken = occ0 | blocked if blocked else occ0  # (a walk never holds its source's hex)
+                return walk(sources, through(c), t, every ^ (every & taken))
+            c.lifted = {}
             target(c)  # what is the same from every source, found with none lifted (no origin: no walk)
+        lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
         for s in bit_list(sources):
             bit = 1 << s
             occ = occ0 ^ bit
             owns[p] = own ^ bit
+            nbs[p] = nb ^ (nbr_mask[s] & lone)  # next-to(own) with s lifted (the context's, kbdsl.expr._next_to_own)
             c.occ = c.owned = occ  # (as ctx(p, owns, occ, s) sets them)
             if neutral:
                 c.owned = occ ^ (occ & neutral)
@@ -264,10 +285,7 @@ class Targets(Kinds, Hand):
             origins = cache[key] = OriginTable(self.board_table(action, card))
         missing = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
         if missing:
-            table = origins.table
-            for s in bit_list(missing):
-                if table[s] is None:
-                    self.board_target(action, card, s)
+            self.fill_origins(action, card, origins.table, missing)
             origins.learn(missing)
         # the empty hexes not blocked, positive: cheaper to shift and mask
         return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
