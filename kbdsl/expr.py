@@ -1130,11 +1130,35 @@ def _far_steps(step: Sequence[int], k: int) -> list[int]:
 
 
 def _same_terrain(mask: int, t) -> int:
+    """The terrains met by mask: a few hexes (a build) through a table of each hex's terrain."""
+    if mask.bit_count() >= len(t.terrain):
+        out = 0
+        for m in t.terrain.values():
+            if m & mask:
+                out |= m
+        return out
+    try:  # (a subscript is cheaper than .get)
+        of = t.cache[_TERRAIN_OF]
+    except KeyError:
+        of = t.cache[_TERRAIN_OF] = _terrain_of(t)
     out = 0
-    for m in t.terrain.values():
-        if m & mask:
-            out |= m
+    while mask:
+        rest = mask & (mask - 1)
+        out |= of[(mask ^ rest).bit_length() - 1]
+        mask = rest
     return out
+
+
+_TERRAIN_OF = ("terrain-of",)
+
+
+def _terrain_of(t) -> list[int]:
+    """Per hex, the hexes of its terrain (of every terrain it has; 0 if none), per board."""
+    of = [0] * t.n
+    for m in t.terrain.values():
+        for i in bit_list(m):
+            of[i] |= m
+    return of
 
 
 #: The step directions (kbdsl.board.DIRECTIONS) of the three axes, and of the two that are not
@@ -1143,45 +1167,85 @@ AXES, DIAGONALS = (0, 1, 2), (1, 2)
 
 
 def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
-    """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of mask."""
-    out = 0
-    for d in axes:
-        step, back = t.steps[d], t.steps[d + 3]
-        for i in bit_list(mask):
-            j = back[i]
-            if j >= 0 and (mask >> j) & 1:
-                continue  # not the start of a run in this direction
-            run, j = [i], step[i]
-            while j >= 0 and (mask >> j) & 1:
-                run.append(j)
-                j = step[j]
-            if len(run) >= n:
-                for k in run:
-                    out |= 1 << k
+    """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of
+    mask: the union of the runs of exactly n hexes of mask, each found from its first hex."""
+    if mask.bit_count() < n:
+        return 0
+    key = ("runs", n, axes)
+    try:  # the board shape's runs of n hexes (a subscript is cheaper than .get)
+        runs = t.cache[key]
+    except KeyError:
+        runs = _of_shape(t, key, lambda steps: _runs(steps, n, axes))
+    out, rest = 0, mask
+    while rest:
+        low = rest & (rest - 1)
+        for r in runs[(rest ^ low).bit_length() - 1]:
+            if r & mask == r:
+                out |= r
+        rest = low
+    return out
+
+
+def _runs(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Per hex, the runs of n hexes from it along each of the axes (those that stay on the board)."""
+    out = []
+    for i in range(len(steps[0])):
+        found = []
+        for d in axes:
+            run, j = 0, i
+            for _ in range(n):
+                if j < 0:
+                    break
+                run |= 1 << j
+                j = steps[d][j]
+            else:
+                found.append(run)
+        out.append(tuple(found))
     return out
 
 
 def _aligned(mask: int, n: int, t) -> int:
     """Hexes of mask on a straight line (along one of the three axes, as far as the board goes) that
     holds at least n hexes of mask, whatever lies between them."""
+    if mask.bit_count() < n:
+        return 0
+    try:  # the board shape's lines through each hex (a subscript is cheaper than .get)
+        lines = t.cache[_LINES]
+    except KeyError:
+        lines = _of_shape(t, _LINES, _lines_through)
     out = 0
+    for table in lines:
+        seen, rest = 0, mask
+        while rest:
+            low = rest & (rest - 1)
+            i = (rest ^ low).bit_length() - 1
+            rest = low
+            if not seen >> i & 1:
+                line = table[i] & mask
+                seen |= line
+                if line.bit_count() >= n:
+                    out |= line
+    return out
+
+
+_LINES = ("lines-through",)
+
+
+def _lines_through(steps: list[list[int]]) -> list[list[int]]:
+    """Per axis and hex, the whole straight line through it along that axis, to the board's edges."""
+    out = []
     for d in AXES:
-        step, back = t.steps[d], t.steps[d + 3]
-        seen = 0
-        for i in bit_list(mask):
-            if (seen >> i) & 1:
-                continue
+        step, back, table = steps[d], steps[d + 3], []
+        for i in range(len(step)):
             j = i
             while back[j] >= 0:  # to the start of the line through i
                 j = back[j]
             line = 0
             while j >= 0:
-                if (mask >> j) & 1:
-                    line |= 1 << j
+                line |= 1 << j
                 j = step[j]
-            seen |= line
-            if line.bit_count() >= n:
-                out |= line
+            table.append(line)
+        out.append(table)
     return out
 
 
