@@ -745,7 +745,7 @@ class Compiler:
         self._where(domain, node.where, move=move, region=region)
         if len(self.diagnostics) > mark:
             return Compiled(INT, lambda c: 0)
-        vec, f = self._quiet(self._over, node.expr, move, domain)
+        vec, f = self._quiet(self._over, node.expr, move, domain, domain in ("settlement", "hex"))
         value = f if vec else lambda c, items: [f(c)] * len(items)
         keep = None if node.where is None else self._quiet(self._kept_items, domain, node.where, move, region)
         items = self._board_kept(node.where, domain, _items(domain), move, region)
@@ -798,32 +798,37 @@ class Compiler:
                 stack.extend([n.left, n.right])
         return False
 
-    def _over(self, node: ast.Expr, move: bool, region: str | None, depth: int = 0) -> Over:
+    def _over(self, node: ast.Expr, move: bool, region: str | None, single: bool = False, depth: int = 0) -> Over:
         """A number or truth value for each item of a list at once (see Over): count(S) of a set S
         that reads no item is S found once and counted in each item, and +, -, *, //, comparisons,
         `&`, `|` and `!` combine such lists; what else reads the item is evaluated item by item.
-        Definitions are shared as Compiler._shared shares them, per list of items."""
+        Definitions are shared as Compiler._shared shares them, per list of items. `single`: the
+        items are one-hex regions (settlements, hexes)."""
         if not self._reads_region(node):
             return False, self.compile(node, move=move, region=region).fn
         if depth < MAX_DEPTH:
             if isinstance(node, ast.Call) and node.name == "count" and len(node.args) == 1:
                 if not self._reads_region(node.args[0]):
-                    return True, _counts(self._expect(node.args[0], HEX, move=move, region=region).fn)
+                    counts = _counts(self._expect(node.args[0], HEX, move=move, region=region).fn)
+                    near = _next_to_n(node.args[0]) if single else None
+                    if near is not None:
+                        inner = self._expect(near[0], HEX, move=move, region=region).fn
+                        return True, _near_counts(counts, inner, near[1])
+                    return True, counts
             elif isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp)) and node.op in _ELEMENTWISE:
-                left = self._over(node.left, move, region, depth + 1)
-                right = self._over(node.right, move, region, depth + 1)
+                left = self._over(node.left, move, region, single, depth + 1)
+                right = self._over(node.right, move, region, single, depth + 1)
                 return True, _elementwise(_ELEMENTWISE[node.op], left, right)
             elif isinstance(node, ast.Not):
-                inner = self._over(node.operand, move, region, depth + 1)[1]
+                inner = self._over(node.operand, move, region, single, depth + 1)[1]
                 return True, lambda c, items: [not v for v in inner(c, items)]
             elif isinstance(node, ast.Ref) and node.name in self.v.defines and node.name not in self._expanding:
-                key = (node.name, move, region, self._trigger)
+                key = (node.name, move, region, single, self._trigger)
                 if key not in self._overs:
                     self._expanding.append(node.name)
                     try:
-                        self._overs[key] = _shared_over(
-                            self._over(self.v.defines[node.name].expr, move, region, depth + 1)
-                        )
+                        got = self._over(self.v.defines[node.name].expr, move, region, single, depth + 1)
+                        self._overs[key] = _shared_over(got)
                     finally:
                         self._expanding.pop()
                 return self._overs[key]
@@ -837,7 +842,7 @@ class Compiler:
             return _keeper(self._over(where, move, domain))
         got = self.compile(where, move=move, region=region)
         if got.type == BOOL:
-            return _keeper(self._over(where, move, region))
+            return _keeper(self._over(where, move, region, True))
         f = got.fn
         if not self._reads_region(where):
             return lambda c, items: _meeting(f(c), items)
@@ -870,7 +875,7 @@ class Compiler:
                 sub = region if domain in ("settlement", "hex") else domain
                 got = self._quiet(self.compile, part, move=move, region=sub)
                 if got.type == BOOL:
-                    tests.append(_keeper(self._quiet(self._over, part, move, sub)))
+                    tests.append(_keeper(self._quiet(self._over, part, move, sub, domain in ("settlement", "hex"))))
         if not tests:
             return items
         self._keys += 1
@@ -993,10 +998,12 @@ def _linked(c: Ctx, targets: int) -> int:
     """Hexes of `targets` touched by an own area that touches another hex of `targets`."""
     out = 0
     grow = c.t.grow
+    near = grow(targets) | targets  # an area that meets none of these touches no hex of targets
     for area in c.areas():
-        reach = (grow(area) | area) & targets
-        if reach.bit_count() >= 2:
-            out |= reach
+        if area & near:
+            reach = (grow(area) | area) & targets
+            if reach.bit_count() >= 2:
+                out |= reach
     return out
 
 
@@ -1407,6 +1414,33 @@ def _counts(f: Fn) -> Callable[[Ctx, list[int]], list[int]]:
         return [(m & r).bit_count() for r in items]
 
     return counts
+
+
+def _next_to_n(node: ast.Expr) -> tuple[ast.Expr, int] | None:
+    """For next-to(X) or next-to(X, n) (n written out, 1 to 6): X and n; else None."""
+    if not isinstance(node, ast.Call) or node.name != "next-to" or not 1 <= len(node.args) <= 2:
+        return None
+    if len(node.args) == 1:
+        return node.args[0], 1
+    n = node.args[1]
+    return (node.args[0], n.value) if isinstance(n, ast.Num) and 1 <= n.value <= 6 else None
+
+
+#: Up to this many one-hex items, count(next-to(X, n)) counts each item's neighbours in X.
+NEAR_ITEMS = 8
+
+
+def _near_counts(counts: Callable, inner: Fn, n: int) -> Callable[[Ctx, list[int]], list[int]]:
+    """count(next-to(X, n)) in each of one-hex items: for a few, whether the item has n neighbours
+    in X (a rank over a few hexes of the board does not find next-to(X, n) on the whole board)."""
+
+    def near(c: Ctx, items: list[int]) -> list[int]:
+        if len(items) > NEAR_ITEMS:
+            return counts(c, items)
+        x, nbrs = inner(c), c.t.nbr_mask
+        return [1 if (nbrs[r.bit_length() - 1] & x).bit_count() >= n else 0 for r in items]
+
+    return near
 
 
 def _item_by_item(f: Fn) -> Callable[[Ctx, list[int]], list]:

@@ -271,7 +271,8 @@ def test_final_scoring_is_the_reference(name, seed):
     rules = shipped(name)
     game, own, neutral, tiles, picks, cards, _ = position(rules, seed)
     owned = _union(own)
-    sheets = score(rules, game.tables, own, cards, game.options, owned | neutral, tiles, picks)
+    nb = [game.tables.grow(m) for m in own] if seed % 2 else None  # (as the engine keeps them, or not)
+    sheets = score(rules, game.tables, own, cards, game.options, owned | neutral, tiles, picks, nb)
     ref = Reference(rules, game.tables, own, owned | neutral, owned, game.options, tiles, picks)
     decls = {**rules.cards, **rules.scorings}
     for p, sheet in enumerate(sheets):
@@ -295,3 +296,43 @@ def test_gold_paid_during_play_is_the_reference(name, seed):
             c.owned, c.tiles, c.picks, c.built = owned, tiles, picks, built
             ref = Reference(rules, game.tables, own, owned | neutral, owned, game.options, tiles, picks, built)
             assert fn(c) == ref.ev(exprs[event], p, card, None), (name, seed, card, event)
+
+
+#: Expressions no shipped rule writes, for the shortcuts of kbdsl.expr.Compiler._over: K is a
+#: number of neighbours, T the rule set's terrain with the fewest hexes (a few items kept per board).
+EXPRESSIONS = [
+    "sum(count(next-to(own, K)) over hex where count(location) == 1)",
+    "rank(count(next-to(own)) + count(next-to(own, K)) over hex where count(terrain(T)) == 1 pays 3, 1)",
+    "rank(count(own) over hex where terrain(T) & next-to(own) pays 2)",
+    "sum(count(next-to(own, K)) over settlement)",
+    "max(count(next-to(own, K) & own) * 2 - 1 over settlement where next-to(other))",
+    "sum(count(own) over line where count(next-to(own, K)) >= 1 & !(count(own) == 2))",
+    "min(count(!own) over field) + max(count(own) // K over area)",
+    "3 per sector where count(own) > count(other) | option(o)",
+    "sum(count(own & (count(own) >= K)) over line)",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from(range(len(EXPRESSIONS))))
+def test_values_over_items_are_the_reference(name, seed, which):
+    from kbdsl.expr import Compiler, Vocabulary
+    from kbdsl.lang.parser import parse
+
+    rules = shipped(name)
+    game, own, neutral, tiles, picks, _, rng = position(rules, seed)
+    t = game.tables
+    smallest = min(sorted(t.terrain), key=lambda x: t.terrain[x].bit_count())
+    text = EXPRESSIONS[which].replace("K", str(rng.randint(1, 6))).replace("T", smallest)
+    (decl,) = parse(f"define x = {text}")
+    comp = Compiler(Vocabulary(set(t.terrain), set(), {"o"}, {}))
+    fn = comp.compile(decl.expr).fn
+    assert not comp.diagnostics, comp.diagnostics
+    owned, options = _union(own), {"o": rng.random() < 0.5}
+    c = Ctx(t, list(own), owned | neutral, options)
+    c.owned = owned
+    ref = Reference(rules, t, own, owned | neutral, owned, options, tiles, picks)
+    ref.rules = type("NoDefines", (), {"defines": {}})()
+    for p in range(len(own)):
+        c.p = p
+        assert fn(c) == ref.ev(decl.expr, p, None, None), (name, seed, text, p)
