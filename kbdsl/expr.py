@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from functools import reduce
 from typing import Any
+import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, components, shift_table
+from kbdsl.bitset import bit_list, shift_table
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -149,8 +150,28 @@ class Ctx:
         """The current player's settlement areas (cached per evaluation)."""
         found = self._areas.get(self.p)
         if found is None:
-            found = self._areas[self.p] = components(self.own[self.p], self.t.grow)
+            found = self._areas[self.p] = _areas(self.own[self.p], self.t.nbr_mask)
         return found
+
+
+def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
+    """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown hex by hex in
+    one loop: a grow() call per ring cost twice as much on a game's settlements."""
+    out = []
+    while mask:
+        rest = mask & (mask - 1)
+        area = front = mask ^ rest  # the lowest hex left (no negative int: see kbdsl.bitset.extend_bits)
+        mask = rest
+        while front:
+            rest = front & (front - 1)
+            new = nbr_mask[(front ^ rest).bit_length() - 1] & mask
+            if new:
+                mask ^= new
+                area |= new
+                rest |= new
+            front = rest
+        out.append(area)
+    return out
 
 
 @dataclass(frozen=True)
@@ -210,6 +231,7 @@ class Compiler:
         self.diagnostics: list[Diagnostic] = []
         self.held: set[str] = set()  # tiles some rule counts with held(): a tile may be held for that alone
         self._defines: dict[tuple, Compiled] = {}
+        self._overs: dict[tuple, Over] = {}  # definitions' values over items (Compiler._over)
         self._expanding: list[str] = []
         self._keys = 0
         self._trigger = False  # compiling a card's `on` trigger: `built` is known
@@ -696,17 +718,10 @@ class Compiler:
                 return Compiled(INT, lambda c: amount * base(c).bit_count())
             return Compiled(INT, lambda c: amount * (base(c) & cond(c)).bit_count())
         items = _items(domain)
-
-        def per(c: Ctx) -> int:
-            saved, n = c.region, 0
-            for r in items(c):
-                c.region = r
-                if cond is None or cond(c):
-                    n += 1
-            c.region = saved
-            return amount * n
-
-        return Compiled(INT, per)
+        if cond is None:
+            return Compiled(INT, lambda c: amount * len(items(c)))
+        keep = self._quiet(self._kept_items, domain, node.where, move, region)
+        return Compiled(INT, lambda c: amount * len(keep(c, items(c))))
 
     def _aggregate(self, node: ast.Aggregate, move: bool, region: str | None) -> Compiled:
         fn, domain = node.fn, node.domain
@@ -725,24 +740,123 @@ class Compiler:
             return self._err(
                 node.pos, "rank() compares players: use it over hexes, lines or sectors, not inside another domain"
             )
-        value = self._expect(node.expr, INT, move=move, region=domain).fn
-        cond = self._where(domain, node.where, move=move, region=region)
+        mark = len(self.diagnostics)
+        self._expect(node.expr, INT, move=move, region=domain)  # (the checks; the values are found by _over)
+        self._where(domain, node.where, move=move, region=region)
+        if len(self.diagnostics) > mark:
+            return Compiled(INT, lambda c: 0)
+        vec, f = self._quiet(self._over, node.expr, move, domain, domain in ("settlement", "hex"))
+        value = f if vec else lambda c, items: [f(c)] * len(items)
+        keep = None if node.where is None else self._quiet(self._kept_items, domain, node.where, move, region)
         items = self._board_kept(node.where, domain, _items(domain), move, region)
         if fn == "rank":
-            payouts = node.payouts
-            return Compiled(INT, lambda c: _rank(c, items, value, cond, payouts))
+            return Compiled(INT, _ranked(items, value, keep, node.payouts))
+        pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
+        if keep is None:
+            return Compiled(INT, lambda c: pick(value(c, items(c))))
 
-        def values(c: Ctx) -> list[int]:
+        def aggregate(c: Ctx) -> int:
+            found = items(c)
+            if not found:
+                return 0
+            kept = keep(c, found)
+            if len(kept) == len(found):
+                return pick(value(c, found))
+            return pick(value(c, kept)) if kept else 0
+
+        return Compiled(INT, aggregate)
+
+    # -- values over the items of a domain (aggregates and per) -------------
+    def _quiet(self, build: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        """build(...) without its diagnostics: it compiles parts of an expression already checked."""
+        mark = len(self.diagnostics)
+        try:
+            return build(*args, **kw)
+        finally:
+            del self.diagnostics[mark:]
+
+    def _reads_region(self, node: ast.Expr) -> bool:
+        """Whether a value may differ from item to item of an enclosing aggregate or `per`: it has a
+        count() that no aggregate or `per` of its own sets the item of (definitions written out)."""
+        stack, seen = [node], set()
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Call):
+                if n.name == "count":
+                    return True
+                stack.extend(n.args)
+            elif isinstance(n, ast.Ref):
+                if n.name in self.v.defines and n.name not in seen:
+                    seen.add(n.name)
+                    stack.append(self.v.defines[n.name].expr)
+            elif isinstance(n, ast.Per):  # over settlements or hexes its where reads the item around it
+                if n.domain in ("settlement", "hex") and n.where is not None:
+                    stack.append(n.where)
+            elif isinstance(n, ast.Not):
+                stack.append(n.operand)
+            elif isinstance(n, (ast.BoolOp, ast.Compare, ast.BinOp)):
+                stack.extend([n.left, n.right])
+        return False
+
+    def _over(self, node: ast.Expr, move: bool, region: str | None, single: bool = False, depth: int = 0) -> Over:
+        """A number or truth value for each item of a list at once (see Over): count(S) of a set S
+        that reads no item is S found once and counted in each item, and +, -, *, //, comparisons,
+        `&`, `|` and `!` combine such lists; what else reads the item is evaluated item by item.
+        Definitions are shared as Compiler._shared shares them, per list of items. `single`: the
+        items are one-hex regions (settlements, hexes)."""
+        if not self._reads_region(node):
+            return False, self.compile(node, move=move, region=region).fn
+        if depth < MAX_DEPTH:
+            if isinstance(node, ast.Call) and node.name == "count" and len(node.args) == 1:
+                if not self._reads_region(node.args[0]):
+                    counts = _counts(self._expect(node.args[0], HEX, move=move, region=region).fn)
+                    near = _next_to_n(node.args[0]) if single else None
+                    if near is not None:
+                        inner = self._expect(near[0], HEX, move=move, region=region).fn
+                        return True, _near_counts(counts, inner, near[1])
+                    return True, counts
+            elif isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp)) and node.op in _ELEMENTWISE:
+                left = self._over(node.left, move, region, single, depth + 1)
+                right = self._over(node.right, move, region, single, depth + 1)
+                return True, _elementwise(_ELEMENTWISE[node.op], left, right)
+            elif isinstance(node, ast.Not):
+                inner = self._over(node.operand, move, region, single, depth + 1)[1]
+                return True, lambda c, items: [not v for v in inner(c, items)]
+            elif isinstance(node, ast.Ref) and node.name in self.v.defines and node.name not in self._expanding:
+                key = (node.name, move, region, single, self._trigger)
+                if key not in self._overs:
+                    self._expanding.append(node.name)
+                    try:
+                        got = self._over(self.v.defines[node.name].expr, move, region, single, depth + 1)
+                        self._overs[key] = _shared_over(got)
+                    finally:
+                        self._expanding.pop()
+                return self._overs[key]
+        return True, _item_by_item(self.compile(node, move=move, region=region).fn)
+
+    def _kept_items(self, domain: str, where: ast.Expr, move: bool, region: str | None) -> Callable:
+        """keep(c, items): the items of an aggregate or `per` that its where keeps, in order. Over
+        settlements and hexes a hex set keeps the items it meets (found once if it reads no item)
+        and a truth value those where it holds; over the other domains the truth value decides."""
+        if domain not in ("settlement", "hex"):
+            return _keeper(self._over(where, move, domain))
+        got = self.compile(where, move=move, region=region)
+        if got.type == BOOL:
+            return _keeper(self._over(where, move, region, True))
+        f = got.fn
+        if not self._reads_region(where):
+            return lambda c, items: _meeting(f(c), items)
+
+        def meeting(c: Ctx, items: list[int]) -> list[int]:
             saved, out = c.region, []
-            for r in items(c):
+            for r in items:
                 c.region = r
-                if cond is None or (cond(c) if domain not in ("settlement", "hex") else cond(c) & r):
-                    out.append(value(c))
+                if f(c) & r:
+                    out.append(r)
             c.region = saved
             return out
 
-        pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
-        return Compiled(INT, lambda c: pick(values(c)))
+        return meeting
 
     def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> Callable:
         """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
@@ -757,12 +871,11 @@ class Compiler:
             part = parts.pop()
             if isinstance(part, ast.BoolOp) and part.op == "&":
                 parts += [part.right, part.left]
-            elif not self.reads(part):
-                mark = len(self.diagnostics)  # (where itself is compiled, errors and all, by _where)
-                got = self.compile(part, move=move, region=region if domain in ("settlement", "hex") else domain)
-                del self.diagnostics[mark:]
+            elif not self.reads(part):  # (where itself is compiled, errors and all, by _where)
+                sub = region if domain in ("settlement", "hex") else domain
+                got = self._quiet(self.compile, part, move=move, region=sub)
                 if got.type == BOOL:
-                    tests.append(got.fn)
+                    tests.append(_keeper(self._quiet(self._over, part, move, sub, domain in ("settlement", "hex"))))
         if not tests:
             return items
         self._keys += 1
@@ -771,12 +884,9 @@ class Compiler:
         def kept(c: Ctx) -> list[int]:
             found = c.t.cache.get(key)
             if found is None:
-                saved, found = c.region, []
-                for r in items(c):
-                    c.region = r
-                    if all(test(c) for test in tests):
-                        found.append(r)
-                c.region = saved
+                found = items(c)
+                for test in tests:
+                    found = test(c, found)
                 c.t.cache[key] = found
             return found
 
@@ -888,10 +998,12 @@ def _linked(c: Ctx, targets: int) -> int:
     """Hexes of `targets` touched by an own area that touches another hex of `targets`."""
     out = 0
     grow = c.t.grow
+    near = grow(targets) | targets  # an area that meets none of these touches no hex of targets
     for area in c.areas():
-        reach = (grow(area) | area) & targets
-        if reach.bit_count() >= 2:
-            out |= reach
+        if area & near:
+            reach = (grow(area) | area) & targets
+            if reach.bit_count() >= 2:
+                out |= reach
     return out
 
 
@@ -1025,11 +1137,35 @@ def _far_steps(step: Sequence[int], k: int) -> list[int]:
 
 
 def _same_terrain(mask: int, t) -> int:
+    """The terrains met by mask: a few hexes (a build) through a table of each hex's terrain."""
+    if mask.bit_count() >= len(t.terrain):
+        out = 0
+        for m in t.terrain.values():
+            if m & mask:
+                out |= m
+        return out
+    try:  # (a subscript is cheaper than .get)
+        of = t.cache[_TERRAIN_OF]
+    except KeyError:
+        of = t.cache[_TERRAIN_OF] = _terrain_of(t)
     out = 0
-    for m in t.terrain.values():
-        if m & mask:
-            out |= m
+    while mask:
+        rest = mask & (mask - 1)
+        out |= of[(mask ^ rest).bit_length() - 1]
+        mask = rest
     return out
+
+
+_TERRAIN_OF = ("terrain-of",)
+
+
+def _terrain_of(t) -> list[int]:
+    """Per hex, the hexes of its terrain (of every terrain it has; 0 if none), per board."""
+    of = [0] * t.n
+    for m in t.terrain.values():
+        for i in bit_list(m):
+            of[i] |= m
+    return of
 
 
 #: The step directions (kbdsl.board.DIRECTIONS) of the three axes, and of the two that are not
@@ -1038,45 +1174,85 @@ AXES, DIAGONALS = (0, 1, 2), (1, 2)
 
 
 def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
-    """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of mask."""
-    out = 0
-    for d in axes:
-        step, back = t.steps[d], t.steps[d + 3]
-        for i in bit_list(mask):
-            j = back[i]
-            if j >= 0 and (mask >> j) & 1:
-                continue  # not the start of a run in this direction
-            run, j = [i], step[i]
-            while j >= 0 and (mask >> j) & 1:
-                run.append(j)
-                j = step[j]
-            if len(run) >= n:
-                for k in run:
-                    out |= 1 << k
+    """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of
+    mask: the union of the runs of exactly n hexes of mask, each found from its first hex."""
+    if mask.bit_count() < n:
+        return 0
+    key = ("runs", n, axes)
+    try:  # the board shape's runs of n hexes (a subscript is cheaper than .get)
+        runs = t.cache[key]
+    except KeyError:
+        runs = _of_shape(t, key, lambda steps: _runs(steps, n, axes))
+    out, rest = 0, mask
+    while rest:
+        low = rest & (rest - 1)
+        for r in runs[(rest ^ low).bit_length() - 1]:
+            if r & mask == r:
+                out |= r
+        rest = low
+    return out
+
+
+def _runs(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Per hex, the runs of n hexes from it along each of the axes (those that stay on the board)."""
+    out = []
+    for i in range(len(steps[0])):
+        found = []
+        for d in axes:
+            run, j = 0, i
+            for _ in range(n):
+                if j < 0:
+                    break
+                run |= 1 << j
+                j = steps[d][j]
+            else:
+                found.append(run)
+        out.append(tuple(found))
     return out
 
 
 def _aligned(mask: int, n: int, t) -> int:
     """Hexes of mask on a straight line (along one of the three axes, as far as the board goes) that
     holds at least n hexes of mask, whatever lies between them."""
+    if mask.bit_count() < n:
+        return 0
+    try:  # the board shape's lines through each hex (a subscript is cheaper than .get)
+        lines = t.cache[_LINES]
+    except KeyError:
+        lines = _of_shape(t, _LINES, _lines_through)
     out = 0
+    for table in lines:
+        seen, rest = 0, mask
+        while rest:
+            low = rest & (rest - 1)
+            i = (rest ^ low).bit_length() - 1
+            rest = low
+            if not seen >> i & 1:
+                line = table[i] & mask
+                seen |= line
+                if line.bit_count() >= n:
+                    out |= line
+    return out
+
+
+_LINES = ("lines-through",)
+
+
+def _lines_through(steps: list[list[int]]) -> list[list[int]]:
+    """Per axis and hex, the whole straight line through it along that axis, to the board's edges."""
+    out = []
     for d in AXES:
-        step, back = t.steps[d], t.steps[d + 3]
-        seen = 0
-        for i in bit_list(mask):
-            if (seen >> i) & 1:
-                continue
+        step, back, table = steps[d], steps[d + 3], []
+        for i in range(len(step)):
             j = i
             while back[j] >= 0:  # to the start of the line through i
                 j = back[j]
             line = 0
             while j >= 0:
-                if (mask >> j) & 1:
-                    line |= 1 << j
+                line |= 1 << j
                 j = step[j]
-            seen |= line
-            if line.bit_count() >= n:
-                out |= line
+            table.append(line)
+        out.append(table)
     return out
 
 
@@ -1268,23 +1444,182 @@ def _rays(steps: list[list[int]]) -> list[tuple[tuple[int, ...], ...]]:
     return out
 
 
-def _rank(c: Ctx, items, value: Fn, cond, payouts: tuple[int, ...]) -> int:
-    me, saved_p, saved_r, total = c.p, c.p, c.region, 0
-    for r in items(c):
-        c.region = r
-        scores = {}
-        for q in range(len(c.own)):
-            c.p = q
-            if cond is None or cond(c):
-                scores[q] = value(c)
-        c.p = saved_p
-        if me in scores:
+def _ranked(items: Callable, value: Callable, keep: Callable | None, payouts: tuple[int, ...]) -> Fn:
+    """rank(): every player's gold found at once, kept for the other players (Ctx.memo: a score
+    sheet asks once per player)."""
+    slot = object()
+
+    def rank(c: Ctx) -> int:
+        key = (slot, c.origin)
+        memo = c.memo
+        golds = memo.get(key)
+        if golds is None:
+            golds = memo[key] = _rank(c, items(c), value, keep, payouts)
+        return golds[c.p]
+
+    return rank
+
+
+def _rank(c: Ctx, items: list[int], value: Callable, keep: Callable | None, payouts: tuple[int, ...]) -> list[int]:
+    """Per player, the gold of a rank(): per item, the players it keeps tied for the highest value
+    get payouts[0], the next lower value payouts[1], ..."""
+    if not items:
+        return [0] * len(c.own)
+    me, rows = c.p, []
+    for q in range(len(c.own)):
+        c.p = q
+        kept = items if keep is None else keep(c, items)
+        rows.append(dict(zip(kept, value(c, kept), strict=True)))  # (an item's values are those of its hexes)
+    c.p = me
+    golds = [0] * len(rows)
+    for r in items:
+        scores = {q: row[r] for q, row in enumerate(rows) if r in row}
+        if scores:
             levels = sorted(set(scores.values()), reverse=True)
-            place = levels.index(scores[me])
-            if place < len(payouts):
-                total += payouts[place]
-    c.region = saved_r
-    return total
+            for q, v in scores.items():
+                place = levels.index(v)
+                if place < len(payouts):
+                    golds[q] += payouts[place]
+    return golds
+
+
+#: How an aggregate's values over its items are found (Compiler._over): (True, f) with f(c, items)
+#: the list of the values, one an item, or (False, f) with f(c) the value of every item.
+Over = tuple[bool, Callable]
+
+
+def _counts(f: Fn) -> Callable[[Ctx, list[int]], list[int]]:
+    """count(S) in each item, S found once (it reads no item)."""
+
+    def counts(c: Ctx, items: list[int]) -> list[int]:
+        if not items:
+            return []
+        m = f(c)
+        return [(m & r).bit_count() for r in items]
+
+    return counts
+
+
+def _next_to_n(node: ast.Expr) -> tuple[ast.Expr, int] | None:
+    """For next-to(X) or next-to(X, n) (n written out, 1 to 6): X and n; else None."""
+    if not isinstance(node, ast.Call) or node.name != "next-to" or not 1 <= len(node.args) <= 2:
+        return None
+    if len(node.args) == 1:
+        return node.args[0], 1
+    n = node.args[1]
+    return (node.args[0], n.value) if isinstance(n, ast.Num) and 1 <= n.value <= 6 else None
+
+
+#: Up to this many one-hex items, count(next-to(X, n)) counts each item's neighbours in X.
+NEAR_ITEMS = 8
+
+
+def _near_counts(counts: Callable, inner: Fn, n: int) -> Callable[[Ctx, list[int]], list[int]]:
+    """count(next-to(X, n)) in each of one-hex items: for a few, whether the item has n neighbours
+    in X (a rank over a few hexes of the board does not find next-to(X, n) on the whole board)."""
+
+    def near(c: Ctx, items: list[int]) -> list[int]:
+        if len(items) > NEAR_ITEMS:
+            return counts(c, items)
+        x, nbrs = inner(c), c.t.nbr_mask
+        return [1 if (nbrs[r.bit_length() - 1] & x).bit_count() >= n else 0 for r in items]
+
+    return near
+
+
+def _item_by_item(f: Fn) -> Callable[[Ctx, list[int]], list]:
+    """f's value in each item, the item set as the context's region in turn."""
+
+    def each(c: Ctx, items: list[int]) -> list:
+        saved, out = c.region, []
+        for r in items:
+            c.region = r
+            out.append(f(c))
+        c.region = saved
+        return out
+
+    return each
+
+
+def _and(x: list, y: list) -> list:
+    return [a and b for a, b in zip(x, y, strict=True)]
+
+
+def _or(x: list, y: list) -> list:
+    return [a or b for a, b in zip(x, y, strict=True)]
+
+
+#: An operator on two lists of values, item by item.
+def _mapped(f: Callable[[Any, Any], Any]) -> Callable[[list, list], list]:
+    return lambda x, y: list(map(f, x, y))
+
+
+_ELEMENTWISE: dict[str, Callable[[list, list], list]] = {
+    **{
+        op: _mapped(f)
+        for op, f in {
+            "+": operator.add,
+            "-": operator.sub,
+            "*": operator.mul,
+            ">=": operator.ge,
+            "<=": operator.le,
+            "==": operator.eq,
+            "!=": operator.ne,
+            ">": operator.gt,
+            "<": operator.lt,
+        }.items()
+    },
+    "//": lambda x, y: list(map(_floordiv, x, y)),
+    "&": _and,
+    "|": _or,
+}
+
+
+def _elementwise(op: Callable[[list, list], list], left: Over, right: Over) -> Callable[[Ctx, list[int]], list]:
+    """An operator of two values over a list of items (at least one side differs from item to item)."""
+    (lv, lf), (rv, rf) = left, right
+    if lv and rv:
+        return lambda c, items: op(lf(c, items), rf(c, items))
+    if lv:
+        return lambda c, items: op(lf(c, items), [rf(c)] * len(items))
+    return lambda c, items: op([lf(c)] * len(items), rf(c, items))
+
+
+def _shared_over(over: Over) -> Over:
+    """A definition's values over a list of items, found once per evaluation context and list (as
+    Compiler._shared shares a value; the list is kept with them, so an id is never reused)."""
+    if not over[0]:
+        return over
+    f, slot = over[1], object()
+
+    def shared(c: Ctx, items: list[int]) -> list:
+        key = (slot, c.p, c.origin)
+        memo = c.memo
+        hit = memo.get(key)
+        if hit is not None and hit[0] is items:
+            return hit[1]
+        values = f(c, items)
+        memo[key] = (items, values)
+        return values
+
+    return True, shared
+
+
+def _keeper(over: Over) -> Callable[[Ctx, list[int]], list[int]]:
+    """keep(c, items): the items where a truth value holds (the list itself if all)."""
+    vec, f = over
+    if not vec:
+        return lambda c, items: items if f(c) else []
+
+    def keep(c: Ctx, items: list[int]) -> list[int]:
+        flags = f(c, items)
+        return items if all(flags) else [r for r, k in zip(items, flags, strict=True) if k]
+
+    return keep
+
+
+def _meeting(m: int, items: list[int]) -> list[int]:
+    return [r for r in items if r & m]
 
 
 #: Functions whose hexes are always hexes of their first argument.

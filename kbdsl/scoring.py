@@ -23,20 +23,27 @@ def score(
     occ: int | None = None,
     tiles: Sequence[Sequence] | None = None,
     picks: Mapping[str, str] | None = None,
+    nb: Sequence[int] | None = None,
 ) -> list[dict[str, int]]:
     """Per player, gold per scorer name (cards first, then the always-on scorings); `occ` is every
     occupied hex, neutral pieces included (default: the players' pieces). A card that only pays
     during play scores 0 here. `tiles` (per player, the tiles held) is what held() reads, `picks`
-    (card -> the terrain it removed from the deck) what terrain(removed) reads."""
-    names = scorer_names(rules, cards)
+    (card -> the terrain it removed from the deck) what terrain(removed) reads; `nb` (per player,
+    the hexes next to their settlements, if the caller keeps them) spares growing them again.
+    One context serves every player, so what a scorer finds for all players at once (a rank, the
+    areas) is found once a sheet."""
+    scorers = rules.scorers
+    fns = [(name, scorers.get(name)) for name in scorer_names(rules, cards)]
     owned = _union(own)
     ctx = Ctx(tables, list(own), owned if occ is None else occ, dict(options))
     ctx.owned = owned
     ctx.tiles, ctx.picks = list(tiles or ()), dict(picks or {})
+    if nb is not None:
+        ctx.nb = list(nb)
     sheets = []
     for p in range(len(own)):
         ctx.p = p
-        sheets.append({name: rules.scorers[name](ctx) if name in rules.scorers else 0 for name in names})
+        sheets.append({name: 0 if fn is None else fn(ctx) for name, fn in fns})
     return sheets
 
 
