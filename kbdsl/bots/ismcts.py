@@ -46,7 +46,9 @@ class IsmctsBot(SeatBot):
     exploration constant; `horizon` the turns played before the scorers judge (None: to the end
     of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
     if given, replaces the count: walks go on until the decision has spent that many milliseconds
-    of processor time (as many as the machine affords, so not reproducible)."""
+    of processor time (as many as the machine affords, so not reproducible). With `keep` (and
+    `reuse`), the next decision of the same turn goes on from the tree below the move played, with
+    its deals, walk ends and scorings, rather than anew (`keep=0`: the moves of issue 24's second round)."""
 
     name = "ismcts"
     walk_cap = 2  # walks a budgeted playout at most: repeated walks are cheap but not free
@@ -65,11 +67,13 @@ class IsmctsBot(SeatBot):
         tile_gold: float = 3.0,
         ms: float | None = None,
         reuse: bool = True,
+        keep: bool = True,
     ):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
-        self.ms, self.reuse = ms, reuse
+        self.ms, self.reuse, self.keep = ms, reuse, keep
+        self._kept: tuple | None = None  # the last decision's search, for the next one of the turn: see _resume
         self._priors: dict[tuple[int, ...], dict[int, float]] = {}  # per decision: see _rank
         self._spent = 0  # scorer calls spent on this decision
         self._judge = Judge(tile_gold)  # per decision: see `reuse`
@@ -82,11 +86,16 @@ class IsmctsBot(SeatBot):
         deadline = time.process_time() + self.ms / 1000 if self.ms is not None else None
         rng, turn = self.rng, seat.public.turn
         until = turn + self.horizon if self.horizon is not None else None
-        root = Node(-1, -1)
-        self._priors, self._spent, self._judge = {}, 0, Judge(self.tile_gold, self.reuse)
+        self._spent = 0
+        resumed = self._resume(seat)
+        if resumed is None:
+            root = Node(-1, -1)
+            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
+            seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
+            ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
+        else:
+            root, self._priors, ends, seeds, self._judge = resumed
         self._rank((), seat.public, actions, root=True)
-        seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
-        ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
         walks = 0
         while self._more(walks, deadline):
             deal = (walks if self.reuse else self._spent) % self.deals if seeds else -1
@@ -130,14 +139,42 @@ class IsmctsBot(SeatBot):
                 if n.player >= 0:
                     n.value += values[n.player] / self.scale
         self.walks = walks
-        return max(root.children.values(), key=lambda n: (n.visits, n.value)).code
+        code = max(root.children.values(), key=lambda n: (n.visits, n.value)).code
+        if self.keep and self.reuse and seeds:
+            kept = (seat.game, turn, seat.player, list(seat.public.log), sorted(seat._unseen))
+            self._kept = (*kept, root, self._priors, ends, seeds, self._judge)
+        return code
+
+    def _resume(self, seat: Seat) -> tuple | None:
+        """The last decision's tree below the moves played since, with its rankings, deals, walk
+        ends and scorings, if it was this player's in this turn and nothing new has been seen
+        (the same unseen cards, so the same deals): the next decision of a turn goes on from the
+        walks already made through its position instead of starting anew."""
+        kept, self._kept = self._kept, None
+        state = seat.public
+        if kept is None or kept[0] is not seat.game or kept[1:3] != (state.turn, seat.player):
+            return None
+        _, _, _, log, unseen, node, priors, ends, seeds, judge = kept
+        if unseen != sorted(seat._unseen):
+            return None
+        if state.log[: len(log)] != log:
+            return None
+        moves = tuple(state.log[len(log) :])
+        for code in moves:
+            node = node.children.get(code)
+            if node is None:
+                return None
+        n = len(moves)
+        priors = {key[n:]: prior for key, prior in priors.items() if key[:n] == moves}
+        ends = {(deal, key[n:]): value for (deal, key), value in ends.items() if key[:n] == moves}
+        return node, priors, ends, seeds, judge
 
     def _rank(self, key: tuple[int, ...], state: State, legal: list[int], root: bool = False) -> dict[int, float]:
         """The mover's worth after each legal move of the position that the moves `key` reach
         this turn (kept for the decision; ties broken by a tiny random amount, so neither the
         widening nor greedy favours the first hexes of the board)."""
         prior = self._priors.setdefault(key, {})
-        new = [code for code in legal if code not in prior]
+        new = [code for code in legal if code not in prior or (root and prior[code] == -math.inf)]  # root: all
         if not new:
             return prior
         if not root and len(new) > self.cap:
