@@ -187,6 +187,19 @@ def test_reuse_gives_ismcts_more_walks_for_the_same_scorer_calls(midgame):
     assert walks[False] < walks[True] <= IsmctsBot.walk_cap * 60
 
 
+def test_an_ismcts_walk_along_a_known_deal_and_line_deals_no_state(midgame, monkeypatch):
+    """The position a deal and a line of moves reach is always the same: a walk that repeats
+    them (and reuses their end) needs no determinisation; without reuse every walk deals one."""
+    dealt = []
+    sample = Seat.sample
+    monkeypatch.setattr(Seat, "sample", lambda seat, rng: dealt.append(1) or sample(seat, rng))
+    for reuse in (False, True):
+        dealt.clear()
+        search = IsmctsBot(3, playouts=60, reuse=reuse)
+        search.choose(midgame)
+        assert (len(dealt) < search.walks) if reuse else (len(dealt) == search.walks)
+
+
 def test_ismcts_goes_on_from_its_last_decision_of_the_turn(base_rules):
     """With `keep`, the next decision of the same turn starts from the tree below the move played
     (its visits, deals and walk ends); a new turn, or `keep=False`, starts anew."""
@@ -202,7 +215,7 @@ def test_ismcts_goes_on_from_its_last_decision_of_the_turn(base_rules):
         assert s.turn == turn and len(s.legal_actions()) > 1  # the second build of the turn
         resumed = search._resume(Seat.of(s))
         if keep:
-            root, priors, ends, _, _ = resumed
+            root, priors, ends, *_ = resumed
             assert root is chosen and root.visits > 0 and () in priors and ends
             assert all(before[deal, (code, *key)] == value for (deal, key), value in ends.items())
         else:

@@ -93,18 +93,29 @@ class IsmctsBot(SeatBot):
             self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
             seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
             ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
+            known: dict[tuple, tuple] = {}  # (deal, moves of the turn) -> (legal moves, mover), () past the turn
         else:
-            root, self._priors, ends, seeds, self._judge = resumed
+            root, self._priors, ends, known, seeds, self._judge = resumed
         self._rank((), seat.public, actions, root=True)
         walks = 0
         while self._more(walks, deadline):
             deal = (walks if self.reuse else self._spent) % self.deals if seeds else -1
-            dice = random.Random(seeds[deal]) if seeds else rng
             walks += 1
-            state = seat.sample(dice)
+            state = dice = None  # dealt when first needed: a walk along a known deal and line needs none
             node, path, key, grown = root, [root], (), False
-            while not state.over and state.turn == turn:  # the tree holds the rest of this turn
-                legal = state.legal_actions()
+            while True:  # the tree holds the rest of this turn
+                here = known.get((deal, key))
+                if here is None:
+                    if state is None:
+                        state, dice = self._deal(seat, seeds, deal, key)
+                    here = (state.legal_actions(), state.current) if not state.over and state.turn == turn else ()
+                    if seeds and self.reuse:
+                        known[deal, key] = here
+                if not here:
+                    break
+                legal, mover = here
+                if state is None and any(a not in self._priors.get(key, ()) for a in legal):
+                    state, dice = self._deal(seat, seeds, deal, key)
                 prior = self._rank(key, state, legal)
                 if grown:  # past the tree, greedy finishes the turn
                     code = max(legal, key=prior.__getitem__)
@@ -118,17 +129,20 @@ class IsmctsBot(SeatBot):
                         elif code is None:
                             code = a
                     if code is not None:
-                        node.children[code] = child = Node(code, state.current)
+                        node.children[code] = child = Node(code, mover)
                         child.avail, grown = 1, True
                         path.append(child)
                     else:
                         node = max((node.children[a] for a in window), key=self._ucb)
                         code = node.code
                         path.append(node)
-                state.apply_action(code)
+                if state is not None:
+                    state.apply_action(code)
                 key += (code,)
             values = ends.get((deal, key))
             if values is None:  # one deal and one line of moves always end in the same place
+                if state is None:
+                    state, dice = self._deal(seat, seeds, deal, key)
                 calls = self._judge.calls
                 values = self._judge(rollout(state, dice, until))
                 self._spent += self._judge.calls - calls
@@ -142,7 +156,7 @@ class IsmctsBot(SeatBot):
         code = max(root.children.values(), key=lambda n: (n.visits, n.value)).code
         if self.keep and self.reuse and seeds:
             kept = (seat.game, turn, seat.player, list(seat.public.log), sorted(seat._unseen))
-            self._kept = (*kept, root, self._priors, ends, seeds, self._judge)
+            self._kept = (*kept, root, self._priors, ends, known, seeds, self._judge)
         return code
 
     def _resume(self, seat: Seat) -> tuple | None:
@@ -154,7 +168,7 @@ class IsmctsBot(SeatBot):
         state = seat.public
         if kept is None or kept[0] is not seat.game or kept[1:3] != (state.turn, seat.player):
             return None
-        _, _, _, log, unseen, node, priors, ends, seeds, judge = kept
+        _, _, _, log, unseen, node, priors, ends, known, seeds, judge = kept
         if unseen != sorted(seat._unseen):
             return None
         if state.log[: len(log)] != log:
@@ -167,7 +181,18 @@ class IsmctsBot(SeatBot):
         n = len(moves)
         priors = {key[n:]: prior for key, prior in priors.items() if key[:n] == moves}
         ends = {(deal, key[n:]): value for (deal, key), value in ends.items() if key[:n] == moves}
-        return node, priors, ends, seeds, judge
+        known = {(deal, key[n:]): value for (deal, key), value in known.items() if key[:n] == moves}
+        return node, priors, ends, known, seeds, judge
+
+    def _deal(
+        self, seat: Seat, seeds: list[int] | None, deal: int, key: tuple[int, ...]
+    ) -> tuple[State, random.Random]:
+        """Deal `deal` (its dice as they stand after dealing) with the moves `key` played on it."""
+        dice = random.Random(seeds[deal]) if seeds else self.rng
+        state = seat.sample(dice)
+        for code in key:
+            state.apply_action(code)
+        return state, dice
 
     def _rank(self, key: tuple[int, ...], state: State, legal: list[int], root: bool = False) -> dict[int, float]:
         """The mover's worth after each legal move of the position that the moves `key` reach
