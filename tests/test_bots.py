@@ -111,7 +111,9 @@ def test_a_determinisation_deals_the_cards_an_opponent_holds_beside_the_played_o
     not which: a determinisation deals that many unseen cards, and every search bot can move."""
     from conftest import shipped
 
-    game = Game.new(shipped("crossroads"), players=2, seed=5, sections=["lighthouse", "barracks", "city-hall", "monastery"])
+    game = Game.new(
+        shipped("crossroads"), players=2, seed=5, sections=["lighthouse", "barracks", "city-hall", "monastery"]
+    )
     state, bot, checked = game.new_state(), RandomBot(1), 0
     while not state.over and checked < 3:
         me, other = state.current, 1 - state.current
@@ -183,6 +185,47 @@ def test_reuse_gives_ismcts_more_walks_for_the_same_scorer_calls(midgame):
         search.choose(midgame)
         walks[reuse] = search.walks
     assert walks[False] < walks[True] <= IsmctsBot.walk_cap * 60
+
+
+def test_an_ismcts_walk_along_a_known_deal_and_line_deals_no_state(midgame, monkeypatch):
+    """The position a deal and a line of moves reach is always the same: a walk that repeats
+    them (and reuses their end) needs no determinisation; without reuse every walk deals one."""
+    dealt = []
+    sample = Seat.sample
+    monkeypatch.setattr(Seat, "sample", lambda seat, rng: dealt.append(1) or sample(seat, rng))
+    for reuse in (False, True):
+        dealt.clear()
+        search = IsmctsBot(3, playouts=60, reuse=reuse)
+        search.choose(midgame)
+        assert (len(dealt) < search.walks) if reuse else (len(dealt) == search.walks)
+
+
+def test_ismcts_goes_on_from_its_last_decision_of_the_turn(base_rules):
+    """With `keep`, the next decision of the same turn starts from the tree below the move played
+    (its visits, deals and walk ends); a new turn, or `keep=False`, starts anew."""
+    state = Game.new(base_rules, players=2, seed=21).new_state()
+    for keep in (True, False):
+        search, turn = IsmctsBot(3, playouts=40, keep=keep), state.turn
+        s = state.clone()
+        code = search.choose(s)
+        assert (search._kept is not None) == keep
+        chosen = search._kept[5].children[code] if keep else None
+        before = dict(search._kept[7]) if keep else {}
+        s.apply_action(code)
+        assert s.turn == turn and len(s.legal_actions()) > 1  # the second build of the turn
+        resumed = search._resume(Seat.of(s))
+        if keep:
+            root, priors, ends, *_ = resumed
+            assert root is chosen and root.visits > 0 and () in priors and ends
+            assert all(before[deal, (code, *key)] == value for (deal, key), value in ends.items())
+        else:
+            assert resumed is None
+    search = IsmctsBot(3, playouts=40)
+    s = state.clone()
+    search.choose(s)
+    while s.turn == turn:
+        s.apply_action(RandomBot(1).choose(s))
+    assert search._resume(Seat.of(s)) is None  # another turn (another player's)
 
 
 def test_a_time_budget_still_plays_a_legal_move(midgame):

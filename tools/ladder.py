@@ -9,7 +9,10 @@ With n players, bot A plays one seat and bot B every other one. Games n*k to n*k
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
 setup, so neither bot gains from the first move or the board (two players: the seats are swapped).
 A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
-`ismcts/reuse=0` (the tree search before issue 24). Budgets counted in playouts make the table the
+`ismcts/reuse=0` (the tree search before issue 24). `SPEC@DIR` is a bot of another checkout of
+kbdsl in DIR (e.g. `git archive 3f98ef3 | tar -x -C /tmp/old`), played through tools/bot_bridge.py,
+its processor time measured in its own process; `ms` gives even a bot without a time budget of
+its own (the tree search of that commit) one. Budgets counted in playouts make the table the
 same on any machine; the processor time per decision it took here is measured and printed
 (processor time, so that other work on a shared machine inflates it less). A time budget,
 `ismcts/ms=40` (processor milliseconds a decision), compares bots at equal time, but its games
@@ -35,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kbdsl.bots import make_bot  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
 from kbdsl.simulate import rules_for, wilson  # noqa: E402
+from tools.bot_bridge import BridgeBots  # noqa: E402
 
 PAIRS = [  # easy, medium and hard (kbdsl.bots.LEVELS) are greedy, montecarlo and ismcts
     ("greedy", "random"),
@@ -70,14 +74,22 @@ def play(args: tuple[str, str, int, int, str, int]) -> dict:
     a, b, i, seed, rules, players = args
     game = Game.new(rules_for(rules), players=players, seed=seed + i // players)
     a_seat, specs = seats(a, b, i, players)
-    bots = [build(spec, f"{seed}:{i}:{p}") for p, spec in enumerate(specs)]
+    bots = {p: build(spec, f"{seed}:{i}:{p}") for p, spec in enumerate(specs) if "@" not in spec}
+    away = {p: (*reversed(spec.rsplit("@", 1)), f"{seed}:{i}:{p}") for p, spec in enumerate(specs) if "@" in spec}
+    bridged = BridgeBots(rules, players, seed + i // players, away) if away else None
     state = game.new_state()
     times: list[list[float]] = [[] for _ in range(players)]
     while not state.over:
         p = state.current
-        start = time.process_time()
-        code = bots[p].choose(state)
-        times[p].append(time.process_time() - start)
+        if p in bots:
+            start = time.process_time()
+            code = bots[p].choose(state)
+            times[p].append(time.process_time() - start)
+        else:  # the other checkout's server times its own decision
+            code, cpu = bridged.choose(p, state)
+            times[p].append(cpu)
+        if bridged:
+            bridged.played(state, code)
         state.apply_action(code)
     winners = state.winners()
     score = 1 / len(winners) if a_seat in winners else 0.0

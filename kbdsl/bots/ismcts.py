@@ -46,7 +46,9 @@ class IsmctsBot(SeatBot):
     exploration constant; `horizon` the turns played before the scorers judge (None: to the end
     of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
     if given, replaces the count: walks go on until the decision has spent that many milliseconds
-    of processor time (as many as the machine affords, so not reproducible)."""
+    of processor time (as many as the machine affords, so not reproducible). With `keep` (and
+    `reuse`), the next decision of the same turn goes on from the tree below the move played, with
+    its deals, walk ends and scorings, rather than anew (`keep=0`: the moves of issue 24's second round)."""
 
     name = "ismcts"
     walk_cap = 2  # walks a budgeted playout at most: repeated walks are cheap but not free
@@ -65,11 +67,13 @@ class IsmctsBot(SeatBot):
         tile_gold: float = 3.0,
         ms: float | None = None,
         reuse: bool = True,
+        keep: bool = True,
     ):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
-        self.ms, self.reuse = ms, reuse
+        self.ms, self.reuse, self.keep = ms, reuse, keep
+        self._kept: tuple | None = None  # the last decision's search, for the next one of the turn: see _resume
         self._priors: dict[tuple[int, ...], dict[int, float]] = {}  # per decision: see _rank
         self._spent = 0  # scorer calls spent on this decision
         self._judge = Judge(tile_gold)  # per decision: see `reuse`
@@ -82,20 +86,36 @@ class IsmctsBot(SeatBot):
         deadline = time.process_time() + self.ms / 1000 if self.ms is not None else None
         rng, turn = self.rng, seat.public.turn
         until = turn + self.horizon if self.horizon is not None else None
-        root = Node(-1, -1)
-        self._priors, self._spent, self._judge = {}, 0, Judge(self.tile_gold, self.reuse)
+        self._spent = 0
+        resumed = self._resume(seat)
+        if resumed is None:
+            root = Node(-1, -1)
+            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
+            seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
+            ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
+            known: dict[tuple, tuple] = {}  # (deal, moves of the turn) -> (legal moves, mover), () past the turn
+        else:
+            root, self._priors, ends, known, seeds, self._judge = resumed
         self._rank((), seat.public, actions, root=True)
-        seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
-        ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
         walks = 0
         while self._more(walks, deadline):
             deal = (walks if self.reuse else self._spent) % self.deals if seeds else -1
-            dice = random.Random(seeds[deal]) if seeds else rng
             walks += 1
-            state = seat.sample(dice)
+            state = dice = None  # dealt when first needed: a walk along a known deal and line needs none
             node, path, key, grown = root, [root], (), False
-            while not state.over and state.turn == turn:  # the tree holds the rest of this turn
-                legal = state.legal_actions()
+            while True:  # the tree holds the rest of this turn
+                here = known.get((deal, key))
+                if here is None:
+                    if state is None:
+                        state, dice = self._deal(seat, seeds, deal, key)
+                    here = (state.legal_actions(), state.current) if not state.over and state.turn == turn else ()
+                    if seeds and self.reuse:
+                        known[deal, key] = here
+                if not here:
+                    break
+                legal, mover = here
+                if state is None and any(a not in self._priors.get(key, ()) for a in legal):
+                    state, dice = self._deal(seat, seeds, deal, key)
                 prior = self._rank(key, state, legal)
                 if grown:  # past the tree, greedy finishes the turn
                     code = max(legal, key=prior.__getitem__)
@@ -109,17 +129,20 @@ class IsmctsBot(SeatBot):
                         elif code is None:
                             code = a
                     if code is not None:
-                        node.children[code] = child = Node(code, state.current)
+                        node.children[code] = child = Node(code, mover)
                         child.avail, grown = 1, True
                         path.append(child)
                     else:
                         node = max((node.children[a] for a in window), key=self._ucb)
                         code = node.code
                         path.append(node)
-                state.apply_action(code)
+                if state is not None:
+                    state.apply_action(code)
                 key += (code,)
             values = ends.get((deal, key))
             if values is None:  # one deal and one line of moves always end in the same place
+                if state is None:
+                    state, dice = self._deal(seat, seeds, deal, key)
                 calls = self._judge.calls
                 values = self._judge(rollout(state, dice, until))
                 self._spent += self._judge.calls - calls
@@ -130,14 +153,53 @@ class IsmctsBot(SeatBot):
                 if n.player >= 0:
                     n.value += values[n.player] / self.scale
         self.walks = walks
-        return max(root.children.values(), key=lambda n: (n.visits, n.value)).code
+        code = max(root.children.values(), key=lambda n: (n.visits, n.value)).code
+        if self.keep and self.reuse and seeds:
+            kept = (seat.game, turn, seat.player, list(seat.public.log), sorted(seat._unseen))
+            self._kept = (*kept, root, self._priors, ends, known, seeds, self._judge)
+        return code
+
+    def _resume(self, seat: Seat) -> tuple | None:
+        """The last decision's tree below the moves played since, with its rankings, deals, walk
+        ends and scorings, if it was this player's in this turn and nothing new has been seen
+        (the same unseen cards, so the same deals): the next decision of a turn goes on from the
+        walks already made through its position instead of starting anew."""
+        kept, self._kept = self._kept, None
+        state = seat.public
+        if kept is None or kept[0] is not seat.game or kept[1:3] != (state.turn, seat.player):
+            return None
+        _, _, _, log, unseen, node, priors, ends, known, seeds, judge = kept
+        if unseen != sorted(seat._unseen):
+            return None
+        if state.log[: len(log)] != log:
+            return None
+        moves = tuple(state.log[len(log) :])
+        for code in moves:
+            node = node.children.get(code)
+            if node is None:
+                return None
+        n = len(moves)
+        priors = {key[n:]: prior for key, prior in priors.items() if key[:n] == moves}
+        ends = {(deal, key[n:]): value for (deal, key), value in ends.items() if key[:n] == moves}
+        known = {(deal, key[n:]): value for (deal, key), value in known.items() if key[:n] == moves}
+        return node, priors, ends, known, seeds, judge
+
+    def _deal(
+        self, seat: Seat, seeds: list[int] | None, deal: int, key: tuple[int, ...]
+    ) -> tuple[State, random.Random]:
+        """Deal `deal` (its dice as they stand after dealing) with the moves `key` played on it."""
+        dice = random.Random(seeds[deal]) if seeds else self.rng
+        state = seat.sample(dice)
+        for code in key:
+            state.apply_action(code)
+        return state, dice
 
     def _rank(self, key: tuple[int, ...], state: State, legal: list[int], root: bool = False) -> dict[int, float]:
         """The mover's worth after each legal move of the position that the moves `key` reach
         this turn (kept for the decision; ties broken by a tiny random amount, so neither the
         widening nor greedy favours the first hexes of the board)."""
         prior = self._priors.setdefault(key, {})
-        new = [code for code in legal if code not in prior]
+        new = [code for code in legal if code not in prior or (root and prior[code] == -math.inf)]  # root: all
         if not new:
             return prior
         if not root and len(new) > self.cap:
