@@ -14,6 +14,7 @@ board. docs/envs.md describes every plane and field; `VERSION` changes with any 
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,16 +188,36 @@ class Observer:
         self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
         self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
         self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
-        self.fixed = (pi["blocked"], pi["built-this-turn"], pi["chosen-source"])
+        self.others = enc.piece_kinds[1:]
+        self.neutral_kinds = list(rules.neutral)
+        self.mask_planes = [  # the binary planes update() rewrites: per seat its kinds, settlements, taken tiles
+            *(x for s in range(n) for x in (*self.piece_planes[s][1:], self.piece_planes[s][0], self.taken_plane[s])),
+            *(self.neutral_plane[k] for k in self.neutral_kinds),
+            pi["blocked"],
+            pi["built-this-turn"],
+            pi["chosen-source"],
+        ]
+        self.last_masks = [0] * len(self.mask_planes)
+        self.piles: tuple[list[str], list[str]] = ([], [])  # the discard pile and removed cards counted
+        self.pile_counts = [0] * (2 * len(enc.deck))
         self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
         self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
         self.cards = [float(c in game.setup.cards) for c in rules.cards]
         self.vec_at = enc.size - enc.vector_size
-        # value -> position, for the one-hot fields
-        self.deck_index = {c: i for i, c in enumerate(enc.deck)}
-        self.seat_index = {s: s for s in range(n)}
-        self.kind_index = {k: k for k in range(len(enc.kinds))}
-        self.stage_index = {k: k for k in range(len(STAGES))}
+        # the one-hot fields' values, by the value they show (a card terrain or None; a relative
+        # seat, an action kind or -1 for none, a stage)
+        self.hot_card = {c: _one_hot(len(enc.deck), i) for i, c in enumerate([*enc.deck, None])}
+        self.hot = [[_one_hot(size, i) for i in [*range(size), -1]] for size in (n, len(enc.kinds), len(STAGES))]
+        self.vec: list[float] = [0.0] * enc.vector_size  # the vector as written in the buffer
+        # the vector's parts written separately: the cards, the tiles and supplies, the turn
+        at = enc.field_offset
+        cut = [at["seat0:tiles:unused"] - self.vec_at, at["current"] - self.vec_at]
+        self.parts = [  # (start, end, byte offset in the buffer, the struct's pack_into)
+            (a, b, 4 * (self.vec_at + a), struct.Struct(f"{b - a}f").pack_into)
+            for a, b in zip([0, *cut], [*cut, enc.vector_size], strict=True)
+        ]
+        self.loc_supply: dict[int, int] | None = None  # the state's loc_supply and dealt the tile planes show
+        self.dealt: dict[int, str] | None = None
 
     def _set(self, plane: int, mask: int) -> None:
         """Make a binary plane hold `mask`, writing only the hexes that changed."""
@@ -233,42 +254,51 @@ class Observer:
         `stage`, the chosen action kind and source hex) and return the buffer (not a copy)."""
         enc, game, p, n = self.enc, self.game, self.player, self.enc.players
         # planes
-        by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
-        loc_of, dealt = game.tables.location_of, state.dealt
-        for at, left in state.loc_supply.items():
-            if left:
-                name = loc_of[at] or dealt.get(at)
-                if name is not None:
-                    by_kind[name][at] = left
-        tile_plane = self.tile_plane
-        for name, values in by_kind.items():
-            self._set_counts(tile_plane[name], values)
-        others = self.enc.piece_kinds[1:]
-        kind_own, taken, put = state.kind_own, state.taken, self._set
+        supply, dealt = state.loc_supply, state.dealt
+        if supply != self.loc_supply or dealt != self.dealt:  # (tiles are taken a few times a game)
+            self.loc_supply, self.dealt = dict(supply), dict(dealt)
+            by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
+            loc_of = game.tables.location_of
+            for at, left in supply.items():
+                if left:
+                    name = loc_of[at] or dealt.get(at)
+                    if name is not None:
+                        by_kind[name][at] = left
+            tile_plane = self.tile_plane
+            for name, values in by_kind.items():
+                self._set_counts(tile_plane[name], values)
+        # the binary planes' masks in the order of self.mask_planes, compared with the last ones
+        others, kind_own, taken, neutral = self.others, state.kind_own, state.taken, state.neutral
+        masks: list[int] = []
         for s in range(n):
-            planes = self.piece_planes[s]
             own = state.own[s]
-            for k, plane in zip(others, planes[1:], strict=True):
+            for k in others:
                 m = kind_own[k][s]
                 own ^= own & m
-                put(plane, m)
-            put(planes[0], own)
-            put(self.taken_plane[s], taken[s])
-        for k, m in state.neutral.items():
-            put(self.neutral_plane[k], m)
-        blocked, built, chosen = self.fixed
-        put(blocked, state.blocked)
-        put(built, state.mand_built)
-        put(chosen, 1 << source if source >= 0 else 0)
-        # the vector, written whole (a few hundred numbers)
-        deck, order, hot = enc.deck, self.order, _one_hot
+                masks.append(m)
+            masks.append(own)
+            masks.append(taken[s])
+        masks += [neutral.get(k, 0) for k in self.neutral_kinds]
+        masks += [state.blocked, state.mand_built, 1 << source if source >= 0 else 0]
+        last = self.last_masks
+        if masks != last:
+            put = self._set
+            for plane, m, was in zip(self.mask_planes, masks, last, strict=True):
+                if m != was:
+                    put(plane, m)
+            self.last_masks = masks
+        # the vector: built whole (a few hundred numbers), written in parts, each only if it changed
+        deck, order, hot, cards = enc.deck, self.order, self.hot, self.hot_card
         vec: list[float] = []
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         vec += [mine.count(c) for c in deck]
-        vec += hot(self.deck_index, state.wild if p == state.turn_player else None)
-        vec += hot(self.deck_index, state.drawn)
-        vec += [state.discard.count(c) for c in deck]
-        vec += [state.removed.count(c) for c in deck]
+        none = cards[None]
+        vec += cards.get(state.wild, none) if p == state.turn_player else none
+        vec += cards.get(state.drawn, none)
+        if state.discard != self.piles[0] or state.removed != self.piles[1]:  # (they change once a turn)
+            self.piles = (list(state.discard), list(state.removed))
+            self.pile_counts = [state.discard.count(c) for c in deck] + [state.removed.count(c) for c in deck]
+        vec += self.pile_counts
         vec.append(len(state.deck))
         vec += [len(state.spare[s]) for s in order]
         vec.append(float(state.choosing))
@@ -286,18 +316,22 @@ class Observer:
             vec += [supply[s] for s in order]
         vec += [state.stock[k] for k in enc.rules.neutral]
         vec += self.cards
-        seat = self.seat
-        seats, kinds = self.seat_index, self.kind_index
-        vec += hot(seats, seat[state.current])
-        vec += hot(seats, seat[state.start_player])
+        seat, seats, kinds = self.seat, hot[0], hot[1]
+        vec += seats[seat[state.current]]
+        vec += seats[seat[state.start_player]]
         vec += [state.turn, state.mand_left, state.built]
-        vec += hot(kinds, state.pending if state.pending_left else None)
+        vec += kinds[state.pending if state.pending_left else -1]
         vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
         vec += [float(state.ending), float(state.over)]
-        vec += hot(self.stage_index, stage)
-        vec += hot(kinds, kind if kind >= 0 else None)
+        vec += hot[2][stage]
+        vec += kinds[kind]
         vec += [sum(state.gold[s].values()) for s in order]
-        self.buf[self.vec_at :] = vec
+        last, buf = self.vec, self.buf
+        for a, b, at, pack in self.parts:
+            part = vec[a:b]
+            if part != last[a:b]:
+                pack(buf, at, *part)
+        self.vec = vec
         return self.buf
 
 
@@ -317,10 +351,9 @@ def _array_of(cell: list[int]) -> np.ndarray:
     return hit[1]
 
 
-def _one_hot(index: dict, value) -> list[float]:
-    """1.0 at the position of `value` in `index` (none if it is absent), 0.0 elsewhere."""
-    out = [0.0] * len(index)
-    at = index.get(value)
-    if at is not None:
+def _one_hot(size: int, at: int) -> list[float]:
+    """1.0 at position `at` (none if it is outside 0..size-1), 0.0 elsewhere."""
+    out = [0.0] * size
+    if 0 <= at < size:
         out[at] = 1.0
     return out
