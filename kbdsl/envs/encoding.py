@@ -134,6 +134,18 @@ class Encoding:
             at += width
         self.vector_size = at - len(self.planes) * self.grid.cells
         self.size = at
+        # for Observer.update: the one-hot fields' values, by the value they show (a card terrain or
+        # None; a relative seat, an action kind or -1 for none, a stage)
+        self.hot_card = {c: _one_hot(len(self.deck), i) for i, c in enumerate([*self.deck, None])}
+        self.hot = [[_one_hot(n, i) for i in [*range(n), -1]] for n in (players, len(self.kinds), len(STAGES))]
+        # ... and the vector's parts written separately: the cards, the tiles and supplies, the turn
+        # (start, end, byte offset in the buffer, the struct's pack_into)
+        vec_at = at - self.vector_size
+        cut = [self.field_offset["seat0:tiles:unused"] - vec_at, self.field_offset["current"] - vec_at]
+        self.parts = [
+            (a, b, 4 * (vec_at + a), struct.Struct(f"{b - a}f").pack_into)
+            for a, b in zip([0, *cut], [*cut, self.vector_size], strict=True)
+        ]
 
     @property
     def shape(self) -> tuple[int]:
@@ -169,8 +181,6 @@ class Observer:
         self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
         self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
         self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
-        cells = g.cells
-        self.off = {name: i * cells for i, name in enumerate(enc.planes)}
         rules, pi = enc.rules, enc.plane_index
         key = (id(enc), id(game))
         hit = _STATIC.get(key)
@@ -204,18 +214,7 @@ class Observer:
         self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
         self.cards = [float(c in game.setup.cards) for c in rules.cards]
         self.vec_at = enc.size - enc.vector_size
-        # the one-hot fields' values, by the value they show (a card terrain or None; a relative
-        # seat, an action kind or -1 for none, a stage)
-        self.hot_card = {c: _one_hot(len(enc.deck), i) for i, c in enumerate([*enc.deck, None])}
-        self.hot = [[_one_hot(size, i) for i in [*range(size), -1]] for size in (n, len(enc.kinds), len(STAGES))]
         self.vec: list[float] = [0.0] * enc.vector_size  # the vector as written in the buffer
-        # the vector's parts written separately: the cards, the tiles and supplies, the turn
-        at = enc.field_offset
-        cut = [at["seat0:tiles:unused"] - self.vec_at, at["current"] - self.vec_at]
-        self.parts = [  # (start, end, byte offset in the buffer, the struct's pack_into)
-            (a, b, 4 * (self.vec_at + a), struct.Struct(f"{b - a}f").pack_into)
-            for a, b in zip([0, *cut], [*cut, enc.vector_size], strict=True)
-        ]
         self.loc_supply: dict[int, int] | None = None  # the state's loc_supply and dealt the tile planes show
         self.dealt: dict[int, str] | None = None
 
@@ -288,7 +287,7 @@ class Observer:
                     put(plane, m)
             self.last_masks = masks
         # the vector: built whole (a few hundred numbers), written in parts, each only if it changed
-        deck, order, hot, cards = enc.deck, self.order, self.hot, self.hot_card
+        deck, order, hot, cards = enc.deck, self.order, enc.hot, enc.hot_card
         vec: list[float] = []
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         vec += [mine.count(c) for c in deck]
@@ -327,7 +326,7 @@ class Observer:
         vec += kinds[kind]
         vec += [sum(state.gold[s].values()) for s in order]
         last, buf = self.vec, self.buf
-        for a, b, at, pack in self.parts:
+        for a, b, at, pack in enc.parts:
             part = vec[a:b]
             if part != last[a:b]:
                 pack(buf, at, *part)
