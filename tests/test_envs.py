@@ -167,6 +167,37 @@ def test_openspiel_ismcts_as_a_kbdsl_bot_sees_only_its_view():
     assert code in state.legal_actions()
 
 
+def test_openspiel_ismcts_repeats_its_search_from_the_same_seeds():
+    """OpenSpiel's Python ISMCTS resamples with a sampler seeded by the clock unless given a
+    resampler: with kbdsl's seeded one, the same search visits the same children the same number
+    of times (60 simulations differed without it), and the bot plays the same moves."""
+    from open_spiel.python.algorithms import ismcts
+
+    from kbdsl.envs.openspiel_bots import OpenSpielIsmcts, PlayoutEvaluator
+
+    game = pyspiel.load_game(kb_spiel.SHORT_NAME, {"rules": "base", "players": 2})
+    start = Game.new(load("base"), players=2, seed=5).new_state()
+
+    def visits() -> list[tuple[int, float]]:
+        bot = ismcts.ISMCTSBot(game, PlayoutEvaluator(1), 2.0, 60, random_state=np.random.RandomState(2))
+        bot.set_resampler(kb_spiel.seeded_resampler(3))
+        bot.run_search(kb_spiel.KbdslState.at(game, start.clone()))
+        return [(a, c.visits) for a, c in bot._root_node.child_info.items()]
+
+    assert visits() == visits()
+
+    def moves() -> list[int]:
+        bot = OpenSpielIsmcts("1")
+        bot.simulations = 60
+        state, out = start.clone(), []
+        for _ in range(3):
+            out.append(bot.choose(state))
+            state.apply_action(out[-1])
+        return out
+
+    assert moves() == moves()
+
+
 def test_openspiel_mcts_as_a_kbdsl_bot_plays_a_whole_game_from_its_view_alone():
     """OpenSpiel's MCTS, a perfect-information search, applies to a determinisation of the
     player's view: it plays whole games, and positions the player cannot tell apart (the hidden

@@ -99,6 +99,10 @@ def bench(rules: str, players: int, games: int, rounds: int, seed: int = 0) -> l
         f"observation update {obs:.1f} us ({obs / (per['scratch'] - per['step']):.2f} of encoding from scratch); "
         f"env step + mask + observation / (2 x apply_action + observation update): "
         f"{per['observe'] / (2 * per['apply'] + obs):.2f}",
+        f"  the bar, with the observation update on both sides: env step + mask {per['step']:.1f} us <= "
+        f"2 x apply_action {2 * per['apply']:.1f} us? The engine's legal_runs + apply_action alone "
+        f"are {per['runs'] / per['apply']:.2f} x apply_action; the environment's own part "
+        f"(step + mask less legal_runs + apply_action) {per['step'] - per['runs']:.1f} us",
     ]
     return lines
 

@@ -243,12 +243,12 @@ class Choice:
     def take(self, action: int) -> int | None:
         """Narrow the choice by a legal action: the engine code once one move is left, else None.
         ValueError for an action that is not legal."""
-        if not self.allows(action):
+        if action < 0 or not (self.mask >> action) & 1:  # (allows, inline)
             raise ValueError(f"action {action} ({self.space.describe(action)}) is not legal now")
-        codes = self._keys[action] if self.runs is None else self.space.codes_at(self.runs, action)
+        sp = self.space
+        codes = self._keys[action] if self.runs is None else sp.codes_at(self.runs, action)
         if len(codes) == 1:
             return codes[0]
-        sp = self.space
         kind, _, frm, _ = sp.game.split(codes[0])
         self.kind = kind
         if self.stage == CHOOSE and sp.moves[kind]:

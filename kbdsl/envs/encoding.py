@@ -14,7 +14,11 @@ board. docs/envs.md describes every plane and field; `VERSION` changes with any 
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
+from functools import partial, reduce
+from itertools import chain, compress, count
+from operator import and_, ne, or_, xor
 
 import numpy as np
 
@@ -133,6 +137,18 @@ class Encoding:
             at += width
         self.vector_size = at - len(self.planes) * self.grid.cells
         self.size = at
+        # for Observer.update: the one-hot fields' values, by the value they show (a card terrain or
+        # None; a relative seat, an action kind or -1 for none, a stage)
+        self.hot_card = {c: _one_hot(len(self.deck), i) for i, c in enumerate([*self.deck, None])}
+        self.hot = [[_one_hot(n, i) for i in [*range(n), -1]] for n in (players, len(self.kinds), len(STAGES))]
+        # ... and the vector's parts written separately: the cards, the tiles held, the supplies,
+        # the turn (start, end, byte offset in the buffer, the struct's pack_into)
+        vec_at = at - self.vector_size
+        cut = [self.field_offset[f] - vec_at for f in ("seat0:tiles:unused", "supply", "current")]
+        self.parts = [
+            (a, b, 4 * (vec_at + a), struct.Struct(f"{b - a}f").pack_into)
+            for a, b in zip([0, *cut], [*cut, self.vector_size], strict=True)
+        ]
 
     @property
     def shape(self) -> tuple[int]:
@@ -168,8 +184,6 @@ class Observer:
         self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
         self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
         self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
-        cells = g.cells
-        self.off = {name: i * cells for i, name in enumerate(enc.planes)}
         rules, pi = enc.rules, enc.plane_index
         key = (id(enc), id(game))
         hit = _STATIC.get(key)
@@ -187,16 +201,33 @@ class Observer:
         self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
         self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
         self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
-        self.fixed = (pi["blocked"], pi["built-this-turn"], pi["chosen-source"])
+        self.others = enc.piece_kinds[1:]
+        self.neutral_kinds = list(rules.neutral)
+        self.mask_planes = [  # the binary planes update() rewrites: settlements by seat, each other kind
+            # by seat, taken tiles by seat, neutral pieces by kind, then the three fixed ones
+            *(self.piece_planes[s][0] for s in range(n)),
+            *(self.piece_planes[s][1 + i] for i in range(len(self.others)) for s in range(n)),
+            *self.taken_plane,
+            *(self.neutral_plane[k] for k in self.neutral_kinds),
+            pi["blocked"],
+            pi["built-this-turn"],
+            pi["chosen-source"],
+        ]
+        self.last_masks = [0] * len(self.mask_planes)
+        self.no_neutral = [0] * len(self.neutral_kinds)
+        self.mine: list[str] | None = None  # the observer's cards counted in mine_counts
+        self.mine_counts: list[int] = []
+        self.piles: tuple[list[str], list[str]] = ([], [])  # the discard pile and removed cards counted
+        self.pile_counts = [0] * (2 * len(enc.deck))
         self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
         self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
+        # per absolute seat: the tiles it held when last counted, and their counts (unused, used, new)
+        self.held: list[tuple[list, list[int]]] = [([], [0] * (3 * len(enc.tile_names)))] * n
         self.cards = [float(c in game.setup.cards) for c in rules.cards]
         self.vec_at = enc.size - enc.vector_size
-        # value -> position, for the one-hot fields
-        self.deck_index = {c: i for i, c in enumerate(enc.deck)}
-        self.seat_index = {s: s for s in range(n)}
-        self.kind_index = {k: k for k in range(len(enc.kinds))}
-        self.stage_index = {k: k for k in range(len(STAGES))}
+        self.vec: list[float] = [0.0] * enc.vector_size  # the vector as written in the buffer
+        self.loc_supply: dict[int, int] = {}  # the state's loc_supply and dealt the tile planes show
+        self.dealt: dict[int, str] | None = None
 
     def _set(self, plane: int, mask: int) -> None:
         """Make a binary plane hold `mask`, writing only the hexes that changed."""
@@ -231,73 +262,111 @@ class Observer:
     def update(self, state: State, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
         """Bring the observation up to `state` (and the environment's partial choice of a move:
         `stage`, the chosen action kind and source hex) and return the buffer (not a copy)."""
-        enc, game, p, n = self.enc, self.game, self.player, self.enc.players
+        enc, game, p = self.enc, self.game, self.player
         # planes
-        by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
-        loc_of, dealt = game.tables.location_of, state.dealt
-        for at, left in state.loc_supply.items():
-            if left:
+        supply, dealt, seen = state.loc_supply, state.dealt, self.loc_supply
+        if dealt == self.dealt and supply != seen:  # a tile taken: only its hex changes
+            loc_of, tile_plane, cells, buf, cell = (
+                game.tables.location_of,
+                self.tile_plane,
+                enc.grid.cells,
+                self.buf,
+                self.cell,
+            )
+            for at in {at for at, _ in supply.items() ^ seen.items()}:
                 name = loc_of[at] or dealt.get(at)
                 if name is not None:
-                    by_kind[name][at] = left
-        tile_plane = self.tile_plane
-        for name, values in by_kind.items():
-            self._set_counts(tile_plane[name], values)
-        others = self.enc.piece_kinds[1:]
-        kind_own, taken, put = state.kind_own, state.taken, self._set
-        for s in range(n):
-            planes = self.piece_planes[s]
-            own = state.own[s]
-            for k, plane in zip(others, planes[1:], strict=True):
-                m = kind_own[k][s]
-                own ^= own & m
-                put(plane, m)
-            put(planes[0], own)
-            put(self.taken_plane[s], taken[s])
-        for k, m in state.neutral.items():
-            put(self.neutral_plane[k], m)
-        blocked, built, chosen = self.fixed
-        put(blocked, state.blocked)
-        put(built, state.mand_built)
-        put(chosen, 1 << source if source >= 0 else 0)
-        # the vector, written whole (a few hundred numbers)
-        deck, order, hot = enc.deck, self.order, _one_hot
+                    left = supply.get(at, 0)
+                    plane = tile_plane[name]
+                    values = self.counts.setdefault(plane, {})
+                    if left:
+                        values[at] = left
+                    else:
+                        values.pop(at, None)
+                    buf[plane * cells + cell[at]] = left
+            self.loc_supply = dict(supply)
+        elif dealt != self.dealt:  # the first update (or another game's tiles)
+            self.loc_supply, self.dealt = dict(supply), dict(dealt)
+            by_kind: dict[str, dict[int, int]] = {name: {} for name in enc.tile_names}
+            loc_of = game.tables.location_of
+            for at, left in supply.items():
+                if left:
+                    name = loc_of[at] or dealt.get(at)
+                    if name is not None:
+                        by_kind[name][at] = left
+            tile_plane = self.tile_plane
+            for name, values in by_kind.items():
+                self._set_counts(tile_plane[name], values)
+        # the binary planes' masks in the order of self.mask_planes, compared with the last ones (with
+        # map and compress: the loops over seats and kinds run in C, not as bytecodes)
+        own, neutral = state.own, state.neutral
+        kinds = [*map(state.kind_own.__getitem__, self.others)]  # per other kind, its pieces by seat
+        if kinds:  # a seat's settlements: its pieces that are of no other kind
+            union = map(_union, zip(*kinds, strict=True))
+            masks = [*map(xor, own, map(and_, own, union)), *chain.from_iterable(kinds)]
+        else:
+            masks = list(own)
+        masks += state.taken
+        masks += map(neutral.get, self.neutral_kinds, self.no_neutral)
+        masks += [state.blocked, state.mand_built, 1 << source if source >= 0 else 0]
+        last = self.last_masks
+        if masks != last:
+            put, planes = self._set, self.mask_planes
+            for i in compress(count(), map(ne, masks, last)):
+                put(planes[i], masks[i])
+            self.last_masks = masks
+        # the vector: built whole (a few hundred numbers), written in parts, each only if it changed
+        deck, order, hot, cards = enc.deck, self.order, enc.hot, enc.hot_card
         vec: list[float] = []
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
-        vec += [mine.count(c) for c in deck]
-        vec += hot(self.deck_index, state.wild if p == state.turn_player else None)
-        vec += hot(self.deck_index, state.drawn)
-        vec += [state.discard.count(c) for c in deck]
-        vec += [state.removed.count(c) for c in deck]
+        if mine != self.mine:  # (the observer's cards change once a turn)
+            self.mine, self.mine_counts = mine, [*map(mine.count, deck)]
+        vec += self.mine_counts
+        none = cards[None]
+        vec += cards.get(state.wild, none) if p == state.turn_player else none
+        vec += cards.get(state.drawn, none)
+        if state.discard != self.piles[0] or state.removed != self.piles[1]:  # (they change once a turn)
+            self.piles = (list(state.discard), list(state.removed))
+            self.pile_counts = [*map(state.discard.count, deck), *map(state.removed.count, deck)]
+        vec += self.pile_counts
         vec.append(len(state.deck))
-        vec += [len(state.spare[s]) for s in order]
+        vec += map(len, map(state.spare.__getitem__, order))
         vec.append(float(state.choosing))
-        index, width = self.tile_index, len(self.tile_index)
+        index, width, held, new_tiles = self.tile_index, len(self.tile_index), self.held, False
         for s in order:
-            counts = [0] * (3 * width)  # unused, used, new
-            for x in state.tiles[s]:
-                i = index[x.kind]
-                counts[i + width * x.used] += 1
-                counts[i + 2 * width] += x.new
-            vec += counts
-        vec += [state.supply[s] for s in order]
+            tiles = state.tiles[s]
+            if tiles != held[s][0]:  # (Tiles never change: a new status is another Tile)
+                new_tiles = True
+                counts = [0] * (3 * width)  # unused, used, new
+                for x in tiles:
+                    i = index[x.kind]
+                    counts[i + width * x.used] += 1
+                    counts[i + 2 * width] += x.new
+                held[s] = (list(tiles), counts)
+            vec += held[s][1]
+        vec += map(state.supply.__getitem__, order)
         for k in enc.rules.kinds:
-            supply = state.kind_supply[k]
-            vec += [supply[s] for s in order]
-        vec += [state.stock[k] for k in enc.rules.neutral]
+            vec += map(state.kind_supply[k].__getitem__, order)
+        vec += map(state.stock.__getitem__, self.neutral_kinds)
         vec += self.cards
-        seat = self.seat
-        seats, kinds = self.seat_index, self.kind_index
-        vec += hot(seats, seat[state.current])
-        vec += hot(seats, seat[state.start_player])
+        seat, seats, kinds = self.seat, hot[0], hot[1]
+        vec += seats[seat[state.current]]
+        vec += seats[seat[state.start_player]]
         vec += [state.turn, state.mand_left, state.built]
-        vec += hot(kinds, state.pending if state.pending_left else None)
+        vec += kinds[state.pending if state.pending_left else -1]
         vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
         vec += [float(state.ending), float(state.over)]
-        vec += hot(self.stage_index, stage)
-        vec += hot(kinds, kind if kind >= 0 else None)
-        vec += [sum(state.gold[s].values()) for s in order]
-        self.buf[self.vec_at :] = vec
+        vec += hot[2][stage]
+        vec += kinds[kind]
+        vec += map(sum, map(dict.values, map(state.gold.__getitem__, order)))
+        last, buf = self.vec, self.buf
+        for j, (a, b, at, pack) in enumerate(enc.parts):
+            if j == 1 and not new_tiles:
+                continue  # the tiles held (hundreds of numbers with many tile kinds and seats) did not change
+            part = vec[a:b]
+            if part != last[a:b]:
+                pack(buf, at, *part)
+        self.vec = vec
         return self.buf
 
 
@@ -317,10 +386,12 @@ def _array_of(cell: list[int]) -> np.ndarray:
     return hit[1]
 
 
-def _one_hot(index: dict, value) -> list[float]:
-    """1.0 at the position of `value` in `index` (none if it is absent), 0.0 elsewhere."""
-    out = [0.0] * len(index)
-    at = index.get(value)
-    if at is not None:
+_union = partial(reduce, or_)  # the union of a tuple of bitsets
+
+
+def _one_hot(size: int, at: int) -> list[float]:
+    """1.0 at position `at` (none if it is outside 0..size-1), 0.0 elsewhere."""
+    out = [0.0] * size
+    if 0 <= at < size:
         out[at] = 1.0
     return out

@@ -86,18 +86,22 @@ class Episode:
         return self.choice.legal() if self.choice is not None else []
 
     def mask(self) -> np.ndarray:
-        """The legal actions as an int8 array over the action space (a new array)."""
+        """The legal actions as an int8 array over the action space (a new array). (Keeping the
+        array between steps and flipping only the bytes that changed, 15 of 4,004 a step on
+        average in random base games, measured no cheaper than unpacking the bitset anew.)"""
         return self.choice.array() if self.choice is not None else np.zeros(self.num_actions, np.int8)
 
     def step(self, action: int) -> int | None:
         """Take one action of the player to move: the engine code it completed (applied), or None
         while the move is still being chosen. ValueError for an illegal action."""
-        if self.choice is None:
+        c = self.choice
+        if c is None:
             raise ValueError("the game is over")
-        code = self.choice.take(int(action))
+        code = c.take(int(action))
         if code is not None:
-            self.state.apply_action(code)
-            self._new_choice()
+            s = self.state
+            s.apply_action(code)
+            self.choice = None if s.over else Choice.first(self.space, s)  # (_new_choice, inline)
         return code
 
     def action_for(self, code: int) -> int:

@@ -18,7 +18,7 @@ kbdsl.envs.encoding vector; information states add the player's card history. St
 what the player's view holds (everything public and its own cards), information-state strings
 also the whole move log and the player's card history, so they have perfect recall.
 `resample_from_infostate` deals the unseen cards at random (kbdsl.determinize), for ISMCTS and
-other determinising search.
+other determinising search; `seeded_resampler` makes OpenSpiel's Python ISMCTS repeatable.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -270,6 +271,20 @@ class KbdslState(pyspiel.State):
         if s is None:
             return "(set-up not dealt)"
         return json.dumps(s.view(None), sort_keys=True, separators=(",", ":"))
+
+
+def seeded_resampler(seed: int) -> Callable[[KbdslState, int], KbdslState]:
+    """A resampler for OpenSpiel's Python ISMCTS (`bot.set_resampler(seeded_resampler(seed))`)
+    that deals from a seeded generator. Without one, the bot hands every resampling a fresh
+    `pyspiel.UniformProbabilitySampler(0., 1.)` (open_spiel/python/algorithms/ismcts.py, line
+    224 in 2.0.2), which seeds itself from the clock (open_spiel/spiel_utils.h, line 386), so
+    the same search from the same seeds is not repeatable."""
+    draw = random.Random(seed).random
+
+    def resample(state: KbdslState, player: int) -> KbdslState:
+        return state.resample_from_infostate(player, draw)
+
+    return resample
 
 
 def _held(s: State, p: int) -> tuple[str, ...]:

@@ -4,7 +4,8 @@
 
 The search is OpenSpiel's information-set MCTS (`open_spiel.python.algorithms.ismcts`, single
 observer, UCT, a fresh determinisation per simulation from `resample_from_infostate`) on the
-`python_kbdsl` game; its leaves are valued by one random playout to the end of the game, played
+`python_kbdsl` game, resampling from a seeded generator (kbdsl.envs.openspiel.seeded_resampler)
+so that a search repeats itself; its leaves are valued by one random playout to the end of the game, played
 by the engine (`State.play_random`), as OpenSpiel's RandomRolloutEvaluator would but without a
 Python call per move. The budget is `simulations` a decision (kbdsl.bots.base.PLAYOUTS, kbdsl's ismcts's playouts). A
 move that takes several actions of the environments' space is searched action by action. Like
@@ -31,7 +32,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from kbdsl.bots.base import PLAYOUTS, Seat, SeatBot
 from kbdsl.envs.episode import returns_of
-from kbdsl.envs.openspiel import KbdslGame, KbdslState
+from kbdsl.envs.openspiel import KbdslGame, KbdslState, seeded_resampler
 
 
 class PlayoutEvaluator:
@@ -88,6 +89,7 @@ class OpenSpielIsmcts(SeatBot):
             self.simulations,
             random_state=np.random.RandomState(self.rng.getrandbits(32)),
         )
+        bot.set_resampler(seeded_resampler(self.rng.getrandbits(63)))  # (its own is seeded by the clock)
         return _search(state, bot)
 
 
