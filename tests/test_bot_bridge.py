@@ -60,3 +60,16 @@ def test_a_time_budget_stops_an_old_search_after_one_walk_at_least(base_rules):
     bot.choose(state)
     assert bot.walks == 1
     assert build("ismcts/ms=5", "s").ms == 5  # a bot with a time budget of its own keeps it
+
+
+def test_the_ladder_seats_bot_a_once_in_every_seat_of_a_setup():
+    """Games n*k to n*k+n-1 share a setup; A must sit in each of their n seats once, B in the rest."""
+    from tools.ladder import seats
+
+    for players in (2, 3, 4):
+        for k in range(3):
+            games = range(players * k, players * k + players)
+            assert sorted(seats("A", "B", i, players)[0] for i in games) == list(range(players))
+            for i in games:
+                a_seat, specs = seats("A", "B", i, players)
+                assert specs.count("A") == 1 and specs[a_seat] == "A"
