@@ -79,10 +79,11 @@ class Grants(Pieces):
 
     def give_grants(self, p: int) -> None:
         """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
-        g = self.game
+        grants = self.game.grants
         left = self.grant_left[p]
-        for name, (phase, to, times, once) in g.grants.items():
-            if phase != self.phase or (once and name in left):
+        for name in self.game.grants_in[self.phase]:  # (the phase's alone: the others keep their uses)
+            _, to, times, once = grants[name]
+            if once and name in left:
                 continue
             if to is None and times is None:  # (the common case: once a turn, to everyone)
                 left[name] = 1

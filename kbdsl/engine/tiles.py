@@ -8,6 +8,7 @@ lost tile goes, how often it is used and from when.
 from __future__ import annotations
 
 from kbdsl.bitset import bit_list
+from kbdsl.engine.phases import TURNS
 from kbdsl.engine.pieces import Pieces
 from kbdsl.moves import DISCARDS
 
@@ -101,8 +102,14 @@ class Holdings(Pieces):
         for tile in self.tiles[p]:
             if tile.fresh is tile and tile.kind not in seen:
                 seen.append(tile.kind)
-        if self.game.grants:  # and the actions the board grants (in a phase of grants, only they)
-            return seen + self.granted(p) if not self.phase else self.granted(p)
+        g = self.game
+        if g.grants:  # and the actions the board grants (in a phase of grants, only they)
+            if self.phase or g.instead:
+                return seen + self.granted(p) if not self.phase else self.granted(p)
+            left = self.grant_left[p]  # granted(p), inline (no grant used instead of the mandatory action)
+            for name in g.grants_in[TURNS]:
+                if left.get(name, 0) > 0:
+                    seen.append(name)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
