@@ -366,3 +366,26 @@ def test_first_stage_mask_from_bitsets_matches_the_legal_moves(rules):
             checked += 1
         ep.step(rng.choice(ep.legal()))
     assert checked > 50
+
+
+@pytest.mark.parametrize("rules", ALL_RULES)
+def test_take_of_a_lone_first_action_uses_the_move_first_read(rules):
+    """A first stage with one action keeps the move Choice.first read for it, and take returns the
+    move codes_at finds anew (the slow path) and the legal moves list."""
+    from kbdsl.envs.actions import CHOOSE
+
+    r = load(rules)
+    rng = random.Random(rules)
+    ep = Episode(r, rng.randint(*r.players))
+    ep.reset(rng.getrandbits(32))
+    lone = 0
+    while not ep.over:
+        c, a = ep.choice, rng.choice(ep.legal())
+        if c.stage == CHOOSE and c.runs is not None:
+            slow = ep.space.codes_at(c.runs, a)
+            if len(ep.legal()) == 1 and len(slow) == 1:
+                assert c._codes == slow == ep.state.legal_actions()
+                assert c.copy().take(a) == slow[0]
+                lone += 1
+        ep.step(a)
+    assert lone > 0

@@ -184,10 +184,12 @@ class Choice:
             if len(codes) > 1:
                 stage = TARGET if space.moves[space.game.split(codes[0])[0]] else DISCARD
                 return cls(space, codes, stage)
+        else:
+            codes = None
         self = object.__new__(cls)
         self.space, self.runs, self.mask = space, runs, mask
         self.stage, self.kind, self.source = CHOOSE, -1, -1
-        self._codes = self._keys = self._legal = None
+        self._codes, self._keys, self._legal = codes, None, None  # one action: its one move, kept for take
         return self
 
     @property
@@ -246,7 +248,12 @@ class Choice:
         if action < 0 or not (self.mask >> action) & 1:  # (allows, inline)
             raise ValueError(f"action {action} ({self.space.describe(action)}) is not legal now")
         sp = self.space
-        codes = self._keys[action] if self.runs is None else sp.codes_at(self.runs, action)
+        if self.runs is None:
+            codes = self._keys[action]
+        elif self._codes is not None and self.mask & (self.mask - 1) == 0:  # the one action Choice.first read
+            codes = self._codes
+        else:
+            codes = sp.codes_at(self.runs, action)
         if len(codes) == 1:
             return codes[0]
         kind, _, frm, _ = sp.game.split(codes[0])
