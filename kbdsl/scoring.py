@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import reduce
+from operator import or_
 
 from kbdsl.tables import Tables
 from kbdsl.expr import Ctx
@@ -34,7 +36,7 @@ def score(
     areas) is found once a sheet."""
     scorers = rules.scorers
     fns = [(name, scorers.get(name)) for name in scorer_names(rules, cards)]
-    owned = _union(own)
+    owned = reduce(or_, own, 0)
     ctx = Ctx(tables, list(own), owned if occ is None else occ, dict(options))
     ctx.owned = owned
     ctx.tiles, ctx.picks = list(tiles or ()), dict(picks or {})
@@ -49,10 +51,3 @@ def score(
 
 def totals(sheets: Sequence[Mapping[str, int]]) -> list[int]:
     return [sum(s.values()) for s in sheets]
-
-
-def _union(masks: Sequence[int]) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
+
+import pytest
 
 from conftest import ROOT, shipped
 from hypothesis import given, settings
@@ -220,10 +224,7 @@ def _while_in(ray: list[int], s: int) -> list[int]:
 
 
 def _union(masks) -> int:
-    out = 0
-    for m in masks:
-        out |= m
-    return out
+    return reduce(or_, masks, 0)
 
 
 def _has_count(n, defines, seen=()) -> bool:
@@ -265,12 +266,8 @@ def position(rules, seed: int) -> tuple:
     return game, own, neutral, tiles, picks, cards, rng
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6))
-def test_final_scoring_is_the_reference(name, seed):
-    rules = shipped(name)
-    game, own, neutral, tiles, picks, cards, _ = position(rules, seed)
-    owned = _union(own)
+def final_scoring(rules, game, own, owned, neutral, tiles, picks, cards, rng, seed):
+    """(what the engine finds, the reference's value, what it is) of every column of the final sheets."""
     nb = [game.tables.grow(m) for m in own] if seed % 2 else None  # (as the engine keeps them, or not)
     sheets = score(rules, game.tables, own, cards, game.options, owned | neutral, tiles, picks, nb)
     ref = Reference(rules, game.tables, own, owned | neutral, owned, game.options, tiles, picks)
@@ -278,15 +275,11 @@ def test_final_scoring_is_the_reference(name, seed):
     for p, sheet in enumerate(sheets):
         for card, gold in sheet.items():
             want = ref.ev(decls[card].score, p, card, None) if decls[card].score is not None else 0
-            assert gold == want, (name, seed, p, card)
+            yield gold, want, (p, card)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6))
-def test_gold_paid_during_play_is_the_reference(name, seed):
-    rules = shipped(name)
-    game, own, neutral, tiles, picks, _, rng = position(rules, seed)
-    owned = _union(own)
+def gold_during_play(rules, game, own, owned, neutral, tiles, picks, cards, rng, seed):
+    """The same of every trigger's gold, for a random player and up to three of its settlements just built."""
     for card, triggers in rules.triggers.items():
         exprs = dict(rules.cards[card].triggers if card in rules.cards else rules.scorings[card].triggers)
         for event, fn in triggers:
@@ -295,7 +288,17 @@ def test_gold_paid_during_play_is_the_reference(name, seed):
             c = Ctx(game.tables, list(own), owned | neutral, dict(game.options), p=p)
             c.owned, c.tiles, c.picks, c.built = owned, tiles, picks, built
             ref = Reference(rules, game.tables, own, owned | neutral, owned, game.options, tiles, picks, built)
-            assert fn(c) == ref.ev(exprs[event], p, card, None), (name, seed, card, event)
+            yield fn(c), ref.ev(exprs[event], p, card, None), (p, card, event)
+
+
+@pytest.mark.parametrize("part", [final_scoring, gold_during_play])
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6))
+def test_gold_is_the_reference(part, name, seed):
+    rules = shipped(name)
+    game, own, neutral, tiles, picks, cards, rng = position(rules, seed)
+    for got, want, what in part(rules, game, own, _union(own), neutral, tiles, picks, cards, rng, seed):
+        assert got == want, (name, seed, what)
 
 
 #: Expressions no shipped rule writes, for the shortcuts of kbdsl.expr.Compiler._over: K is a

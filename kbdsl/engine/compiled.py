@@ -130,12 +130,7 @@ def take_builds(self, p, to, getrandbits, budget, targets=0):
     made = 0
     while True:
         if to < 0:
-            n = targets.bit_count()
-            k = n.bit_length()
-            r = getrandbits(k)
-            while r >= n:
-                r = getrandbits(k)
-            to = nth_bit(targets, r)
+            @@draw@@
         self._mandatory = None
         log.append(build + to)
         self._mandatory_build(p, to)
@@ -192,17 +187,7 @@ if self.blocked:  # ?auras
 count = 0
 while True:
     if to < 0:
-        n = targets.bit_count()
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        if not r:
-            to = (targets ^ (targets - 1)).bit_length() - 1
-        elif r == n - 1:
-            to = targets.bit_length() - 1
-        else:
-            to = nth_bit(targets, r)
+        @@draw@@
     log.append(build + to)
     occ |= 1 << to
     around |= nbr_mask[to]
@@ -245,6 +230,22 @@ if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
     break  # ?reactions
+"""
+
+#: A random hex `to` of `targets` as sample_action draws it (kbdsl.seeds.below, written out: the
+#: bits of the count, a draw too large drawn again), the lowest and highest without nth_bit.
+_DRAW = """
+n = targets.bit_count()
+k = n.bit_length()
+r = getrandbits(k)
+while r >= n:
+    r = getrandbits(k)
+if not r:
+    to = (targets ^ (targets - 1)).bit_length() - 1
+elif r == n - 1:
+    to = targets.bit_length() - 1
+else:
+    to = nth_bit(targets, r)
 """
 
 #: The end of the turn and the start of the next one (`_end_turn`, `_new_turn`), outside phases of grants.
@@ -500,7 +501,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
     return out
 
 
-_PARTS = {"mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
+_PARTS = {"draw": _DRAW, "mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
 _CACHE: dict[tuple, Callable] = {}
 
 

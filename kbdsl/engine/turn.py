@@ -72,7 +72,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
     def scores(self) -> list[dict[str, int]]:
         """Per player, gold per card, always-on scoring and source of gold won during play, plus 'total'."""
         g = self.game
-        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ, self.tiles, g.picks)
+        sheets = score(g.rules, g.tables, self.own, g.setup.cards, g.options, self.occ, self.tiles, g.picks, self.nb)
         for sheet, won in zip(sheets, self.gold, strict=True):
             for source, amount in won.items():
                 sheet[source] = sheet.get(source, 0) + amount
