@@ -181,6 +181,7 @@ class Observer:
         self.cell_array = _array_of(self.cell)
         self.nbytes = (t.n + 7) // 8
         self.buf = np.zeros(enc.size, np.float32)
+        self.floats = memoryview(self.buf)  # the buffer's float32 items, for writes of single values
         self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
         self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
         self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
@@ -189,6 +190,7 @@ class Observer:
         hit = _STATIC.get(key)
         if hit is not None and hit[0] is enc and hit[1] is game:  # another seat of the same game
             self.buf, self.masks = hit[2].copy(), dict(hit[3])
+            self.floats = memoryview(self.buf)
         else:
             for name in rules.terrains:
                 self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
@@ -224,8 +226,7 @@ class Observer:
         # per absolute seat: the tiles it held when last counted, and their counts (unused, used, new)
         self.held: list[tuple[list, list[int]]] = [([], [0] * (3 * len(enc.tile_names)))] * n
         self.cards = [float(c in game.setup.cards) for c in rules.cards]
-        self.vec_at = enc.size - enc.vector_size
-        self.vec: list[float] = [0.0] * enc.vector_size  # the vector as written in the buffer
+        self.written = [[0.0] * (b - a) for a, b, _, _ in enc.parts]  # the vector's parts as in the buffer
         self.loc_supply: dict[int, int] = {}  # the state's loc_supply and dealt the tile planes show
         self.dealt: dict[int, str] | None = None
 
@@ -235,14 +236,20 @@ class Observer:
         if old == mask:
             return
         self.masks[plane] = mask
-        base, buf, cell = plane * self.enc.grid.cells, self.buf, self.cell
+        base, cell = plane * self.enc.grid.cells, self.cell
         diff = old ^ mask
-        if diff.bit_count() > 12:  # many hexes (a plane's first write): a few numpy calls beat a loop
+        changed = diff.bit_count()
+        if changed == 1:  # the common case (a piece arrived or left): one float, through a memoryview
+            i = diff.bit_length() - 1  # (a numpy item assignment costs about twice as much)
+            self.floats[base + cell[i]] = 1.0 if (mask >> i) & 1 else 0.0
+        elif changed > 12:  # many hexes (a plane's first write): a few numpy calls beat a loop
+            buf = self.buf
             buf[base + self.cell_array[self._hexes(diff & mask)]] = 1
             buf[base + self.cell_array[self._hexes(diff & old)]] = 0
-            return
-        for i in bit_list(diff):
-            buf[base + cell[i]] = (mask >> i) & 1
+        else:
+            floats = self.floats
+            for i in bit_list(diff):
+                floats[base + cell[i]] = 1.0 if (mask >> i) & 1 else 0.0
 
     def _hexes(self, mask: int) -> np.ndarray:
         """The hex indexes of a bitset, as an array."""
@@ -315,16 +322,21 @@ class Observer:
             for i in compress(count(), map(ne, masks, last)):
                 put(planes[i], masks[i])
             self.last_masks = masks
-        # the vector: built whole (a few hundred numbers), written in parts, each only if it changed
+        # the vector, in four parts (the cards; the tiles held; the supplies; the turn), each built
+        # whole (a few hundred numbers) and written only if it changed; the tiles held (hundreds of
+        # numbers with many tile kinds and seats) are built only when a seat's tiles changed
         deck, order, hot, cards = enc.deck, self.order, enc.hot, enc.hot_card
-        vec: list[float] = []
+        (_, _, at0, pack0), (_, _, at1, pack1), (_, _, at2, pack2), (_, _, at3, pack3) = enc.parts
+        written, buf = self.written, self.buf
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         if mine != self.mine:  # (the observer's cards change once a turn)
             self.mine, self.mine_counts = mine, [*map(mine.count, deck)]
-        vec += self.mine_counts
         none = cards[None]
-        vec += cards.get(state.wild, none) if p == state.turn_player else none
-        vec += cards.get(state.drawn, none)
+        vec = [
+            *self.mine_counts,
+            *(cards.get(state.wild, none) if p == state.turn_player else none),
+            *cards.get(state.drawn, none),
+        ]
         if state.discard != self.piles[0] or state.removed != self.piles[1]:  # (they change once a turn)
             self.piles = (list(state.discard), list(state.removed))
             self.pile_counts = [*map(state.discard.count, deck), *map(state.removed.count, deck)]
@@ -332,6 +344,9 @@ class Observer:
         vec.append(len(state.deck))
         vec += map(len, map(state.spare.__getitem__, order))
         vec.append(float(state.choosing))
+        if vec != written[0]:
+            pack0(buf, at0, *vec)
+            written[0] = vec
         index, width, held, new_tiles = self.tile_index, len(self.tile_index), self.held, False
         for s in order:
             tiles = state.tiles[s]
@@ -343,30 +358,40 @@ class Observer:
                     counts[i + width * x.used] += 1
                     counts[i + 2 * width] += x.new
                 held[s] = (list(tiles), counts)
-            vec += held[s][1]
-        vec += map(state.supply.__getitem__, order)
+        if new_tiles:
+            vec = []
+            for s in order:
+                vec += held[s][1]
+            if vec != written[1]:
+                pack1(buf, at1, *vec)
+                written[1] = vec
+        vec = [*map(state.supply.__getitem__, order)]
         for k in enc.rules.kinds:
             vec += map(state.kind_supply[k].__getitem__, order)
         vec += map(state.stock.__getitem__, self.neutral_kinds)
         vec += self.cards
+        if vec != written[2]:
+            pack2(buf, at2, *vec)
+            written[2] = vec
         seat, seats, kinds = self.seat, hot[0], hot[1]
-        vec += seats[seat[state.current]]
-        vec += seats[seat[state.start_player]]
-        vec += [state.turn, state.mand_left, state.built]
-        vec += kinds[state.pending if state.pending_left else -1]
-        vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
-        vec += [float(state.ending), float(state.over)]
-        vec += hot[2][stage]
-        vec += kinds[kind]
+        vec = [
+            *seats[seat[state.current]],
+            *seats[seat[state.start_player]],
+            state.turn,
+            state.mand_left,
+            state.built,
+            *kinds[state.pending if state.pending_left else -1],
+            state.pending_left,
+            float(state.pending_up_to and state.pending_left > 0),
+            float(state.ending),
+            float(state.over),
+            *hot[2][stage],
+            *kinds[kind],
+        ]
         vec += map(sum, map(dict.values, map(state.gold.__getitem__, order)))
-        last, buf = self.vec, self.buf
-        for j, (a, b, at, pack) in enumerate(enc.parts):
-            if j == 1 and not new_tiles:
-                continue  # the tiles held (hundreds of numbers with many tile kinds and seats) did not change
-            part = vec[a:b]
-            if part != last[a:b]:
-                pack(buf, at, *part)
-        self.vec = vec
+        if vec != written[3]:
+            pack3(buf, at3, *vec)
+            written[3] = vec
         return self.buf
 
 
