@@ -252,10 +252,6 @@ class Choice:
             self._legal = bit_list(self.mask)
         return self._legal
 
-    def array(self) -> np.ndarray:
-        """The legal actions as the environments' int8 mask (a new array)."""
-        return self.space.array(self.mask)
-
     def copy(self) -> Choice:
         """An independent copy (the lists and runs it holds are never changed in place)."""
         other = object.__new__(Choice)
