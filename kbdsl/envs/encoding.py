@@ -149,6 +149,7 @@ class Encoding:
             (a, b, 4 * (vec_at + a), struct.Struct(f"{b - a}f").pack_into)
             for a, b in zip([0, *cut], [*cut, self.vector_size], strict=True)
         ]
+        self._seats: dict[int, SeatPlanes] = {}
 
     @property
     def shape(self) -> tuple[int]:
@@ -166,9 +167,43 @@ class Encoding:
     def observer(self, game: BaseGame, player: int) -> Observer:
         return Observer(self, game, player)
 
+    def seat_planes(self, player: int) -> SeatPlanes:
+        """The planes and seats of `player`'s observers, made once (a new game makes new observers)."""
+        hit = self._seats.get(player)
+        if hit is None:
+            hit = self._seats[player] = SeatPlanes(self, player)
+        return hit
+
     def encode(self, state: State, player: int, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
         """The observation of `player` from scratch (Observer does the same incrementally)."""
         return self.observer(state.game, player).update(state, stage, kind, source).copy()
+
+
+class SeatPlanes:
+    """What an observer of one seat reads its planes and seats by: the same for every game of an
+    encoding (lists never changed once made)."""
+
+    def __init__(self, enc: Encoding, player: int):
+        n, pi, rules = enc.players, enc.plane_index, enc.rules
+        self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
+        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
+        self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
+        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
+        self.others = enc.piece_kinds[1:]
+        self.neutral_kinds = list(rules.neutral)
+        self.no_neutral = [0] * len(self.neutral_kinds)
+        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
+        pieces = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
+        self.mask_planes = [  # the binary planes update() rewrites: settlements by seat, each other kind
+            # by seat, taken tiles by seat, neutral pieces by kind, then the three fixed ones
+            *(pieces[s][0] for s in range(n)),
+            *(pieces[s][1 + i] for i in range(len(self.others)) for s in range(n)),
+            *(pi[f"seat{self.seat[s]}:taken"] for s in range(n)),
+            *(pi[f"neutral:{k}"] for k in self.neutral_kinds),
+            pi["blocked"],
+            pi["built-this-turn"],
+            pi["chosen-source"],
+        ]
 
 
 class Observer:
@@ -180,52 +215,35 @@ class Observer:
         self.cell = g.cells_of(t.ids)  # hex index -> grid cell
         self.cell_array = _array_of(self.cell)
         self.nbytes = (t.n + 7) // 8
-        self.buf = np.zeros(enc.size, np.float32)
-        self.floats = memoryview(self.buf)  # the buffer's float32 items, for writes of single values
-        self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
-        self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
         self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
-        rules, pi = enc.rules, enc.plane_index
         key = (id(enc), id(game))
         hit = _STATIC.get(key)
         if hit is not None and hit[0] is enc and hit[1] is game:  # another seat of the same game
             self.buf, self.masks = hit[2].copy(), dict(hit[3])
-            self.floats = memoryview(self.buf)
+            self.floats = memoryview(self.buf)  # the buffer's float32 items, for writes of single values
         else:
-            for name in rules.terrains:
+            self.buf = np.zeros(enc.size, np.float32)
+            self.floats = memoryview(self.buf)
+            self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
+            pi = enc.plane_index
+            for name in enc.rules.terrains:
                 self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
             self._set(pi["location"], game.tile_hexes)
             if len(_STATIC) > 16:
                 _STATIC.clear()
             _STATIC[key] = (enc, game, self.buf.copy(), dict(self.masks))
-        self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
-        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
-        self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
-        self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
-        self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
-        self.others = enc.piece_kinds[1:]
-        self.neutral_kinds = list(rules.neutral)
-        self.mask_planes = [  # the binary planes update() rewrites: settlements by seat, each other kind
-            # by seat, taken tiles by seat, neutral pieces by kind, then the three fixed ones
-            *(self.piece_planes[s][0] for s in range(n)),
-            *(self.piece_planes[s][1 + i] for i in range(len(self.others)) for s in range(n)),
-            *self.taken_plane,
-            *(self.neutral_plane[k] for k in self.neutral_kinds),
-            pi["blocked"],
-            pi["built-this-turn"],
-            pi["chosen-source"],
-        ]
+        seats = enc.seat_planes(player)  # (the same for every game: made once per seat)
+        self.seat, self.order, self.mask_planes = seats.seat, seats.order, seats.mask_planes
+        self.tile_plane, self.tile_index = seats.tile_plane, seats.tile_index
+        self.others, self.neutral_kinds, self.no_neutral = seats.others, seats.neutral_kinds, seats.no_neutral
         self.last_masks = [0] * len(self.mask_planes)
-        self.no_neutral = [0] * len(self.neutral_kinds)
         self.mine: list[str] | None = None  # the observer's cards counted in mine_counts
         self.mine_counts: list[int] = []
         self.piles: tuple[list[str], list[str]] = ([], [])  # the discard pile and removed cards counted
         self.pile_counts = [0] * (2 * len(enc.deck))
-        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
-        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
         # per absolute seat: the tiles it held when last counted, and their counts (unused, used, new)
         self.held: list[tuple[list, list[int]]] = [([], [0] * (3 * len(enc.tile_names)))] * n
-        self.cards = [float(c in game.setup.cards) for c in rules.cards]
+        self.cards = [float(c in game.setup.cards) for c in enc.rules.cards]
         self.written = [[0.0] * (b - a) for a, b, _, _ in enc.parts]  # the vector's parts as in the buffer
         self.loc_supply: dict[int, int] = {}  # the state's loc_supply and dealt the tile planes show
         self.dealt: dict[int, str] | None = None
