@@ -141,14 +141,16 @@ class Encoding:
         # None; a relative seat, an action kind or -1 for none, a stage)
         self.hot_card = {c: _one_hot(len(self.deck), i) for i, c in enumerate([*self.deck, None])}
         self.hot = [[_one_hot(n, i) for i in [*range(n), -1]] for n in (players, len(self.kinds), len(STAGES))]
-        # ... and the vector's parts written separately: the cards, the tiles held, the supplies,
-        # the turn (start, end, byte offset in the buffer, the struct's pack_into)
+        # ... and the vector's parts written separately: the cards, the supplies, the turn (start,
+        # end, byte offset in the buffer, the struct's pack_into), and each seat's tiles held
+        # (byte offset of seat 0's, pack_into of one seat's)
         vec_at = at - self.vector_size
-        cut = [self.field_offset[f] - vec_at for f in ("seat0:tiles:unused", "supply", "current")]
+        tiles, supply, current = (self.field_offset[f] - vec_at for f in ("seat0:tiles:unused", "supply", "current"))
         self.parts = [
             (a, b, 4 * (vec_at + a), struct.Struct(f"{b - a}f").pack_into)
-            for a, b in zip([0, *cut], [*cut, self.vector_size], strict=True)
+            for a, b in ((0, tiles), (supply, current), (current, self.vector_size))
         ]
+        self.tiles_at, self.pack_tiles = 4 * (vec_at + tiles), struct.Struct(f"{3 * len(self.tile_names)}f").pack_into
         self._seats: dict[int, SeatPlanes] = {}
 
     @property
@@ -241,8 +243,7 @@ class Observer:
         self.mine_counts: list[int] = []
         self.piles: tuple[list[str], list[str]] = ([], [])  # the discard pile and removed cards counted
         self.pile_counts = [0] * (2 * len(enc.deck))
-        # per absolute seat: the tiles it held when last counted, and their counts (unused, used, new)
-        self.held: list[tuple[list, list[int]]] = [([], [0] * (3 * len(enc.tile_names)))] * n
+        self.held: list[list] = [[] for _ in range(n)]  # per absolute seat: the tiles it held when last written
         self.cards = [float(c in game.setup.cards) for c in enc.rules.cards]
         self.written = [[0.0] * (b - a) for a, b, _, _ in enc.parts]  # the vector's parts as in the buffer
         self.loc_supply: dict[int, int] = {}  # the state's loc_supply and dealt the tile planes show
@@ -340,11 +341,11 @@ class Observer:
             for i in compress(count(), map(ne, masks, last)):
                 put(planes[i], masks[i])
             self.last_masks = masks
-        # the vector, in four parts (the cards; the tiles held; the supplies; the turn), each built
-        # whole (a few hundred numbers) and written only if it changed; the tiles held (hundreds of
-        # numbers with many tile kinds and seats) are built only when a seat's tiles changed
+        # the vector, in three parts (the cards; the supplies; the turn), each built whole (a few
+        # hundred numbers) and written only if it changed, and each seat's tiles held (hundreds of
+        # numbers with many tile kinds), counted and written only when its tiles changed
         deck, order, hot, cards = enc.deck, self.order, enc.hot, enc.hot_card
-        (_, _, at0, pack0), (_, _, at1, pack1), (_, _, at2, pack2), (_, _, at3, pack3) = enc.parts
+        (_, _, at0, pack0), (_, _, at1, pack1), (_, _, at2, pack2) = enc.parts
         written, buf = self.written, self.buf
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         if mine != self.mine:  # (the observer's cards change once a turn)
@@ -365,32 +366,25 @@ class Observer:
         if vec != written[0]:
             pack0(buf, at0, *vec)
             written[0] = vec
-        index, width, held, new_tiles = self.tile_index, len(self.tile_index), self.held, False
-        for s in order:
+        index, width, held = self.tile_index, len(self.tile_index), self.held
+        for r, s in enumerate(order):
             tiles = state.tiles[s]
-            if tiles != held[s][0]:  # (Tiles never change: a new status is another Tile)
-                new_tiles = True
+            if tiles != held[s]:  # (Tiles never change: a new status is another Tile)
                 counts = [0] * (3 * width)  # unused, used, new
                 for x in tiles:
                     i = index[x.kind]
                     counts[i + width * x.used] += 1
                     counts[i + 2 * width] += x.new
-                held[s] = (list(tiles), counts)
-        if new_tiles:
-            vec = []
-            for s in order:
-                vec += held[s][1]
-            if vec != written[1]:
-                pack1(buf, at1, *vec)
-                written[1] = vec
+                held[s] = list(tiles)
+                enc.pack_tiles(buf, enc.tiles_at + 12 * width * r, *counts)  # (relative seat r's fields)
         vec = [*map(state.supply.__getitem__, order)]
         for k in enc.rules.kinds:
             vec += map(state.kind_supply[k].__getitem__, order)
         vec += map(state.stock.__getitem__, self.neutral_kinds)
         vec += self.cards
-        if vec != written[2]:
-            pack2(buf, at2, *vec)
-            written[2] = vec
+        if vec != written[1]:
+            pack1(buf, at1, *vec)
+            written[1] = vec
         seat, seats, kinds = self.seat, hot[0], hot[1]
         vec = [
             *seats[seat[state.current]],
@@ -407,9 +401,9 @@ class Observer:
             *kinds[kind],
         ]
         vec += map(sum, map(dict.values, map(state.gold.__getitem__, order)))
-        if vec != written[3]:
-            pack3(buf, at3, *vec)
-            written[3] = vec
+        if vec != written[2]:
+            pack2(buf, at2, *vec)
+            written[2] = vec
         return self.buf
 
 
