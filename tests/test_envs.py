@@ -346,7 +346,8 @@ def test_hand_is_seen_by_its_holder_only():
 @pytest.mark.parametrize("rules", ALL_RULES)
 def test_first_stage_mask_from_bitsets_matches_the_legal_moves(rules):
     """The first stage's mask, read off the engine's bitsets, is the set of (kind, hex) actions of
-    the listed legal moves, each standing for exactly the moves with that action."""
+    the listed legal moves, each standing for exactly the moves with that action, and taking it
+    plays its move (or narrows the choice to its moves)."""
     from kbdsl.envs.actions import CHOOSE
 
     r = load(rules)
@@ -363,6 +364,8 @@ def test_first_stage_mask_from_bitsets_matches_the_legal_moves(rules):
                 by_action.setdefault(space.key(code, CHOOSE), []).append(code)
             assert ep.legal() == sorted(by_action) == list(np.flatnonzero(ep.mask()))
             assert all(space.codes_at(runs, a) == codes for a, codes in by_action.items())
+            # take's shortcut for kinds other than moves (their one code, not looked up) agrees
+            assert all(ep.choice.copy().take(a) == (c[0] if len(c) == 1 else None) for a, c in by_action.items())
             checked += 1
         ep.step(rng.choice(ep.legal()))
     assert checked > 50

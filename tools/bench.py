@@ -194,7 +194,7 @@ def main() -> None:
     if args.env:
         import bench_env  # tools/, beside this script
 
-        bench_env.main(args.rules, args.players, rounds=args.rounds)
+        bench_env.main(args.rules, args.players, rounds=args.rounds, compare=args.compare)
         return
     if args.compare:
         compare(args)

@@ -27,6 +27,7 @@ from kbdsl.envs.encoding import Encoding
 from kbdsl.moves import DISCARDS
 
 CHOOSE, TARGET, DISCARD = 0, 1, 2
+HEX, NO_HEX, SOURCE = 0, 1, 2  # how a kind's first-stage action reads a run: its targets, one cell, its sources
 
 Runs = list[tuple[int, "int | MoveGroup | SameMoves"]]  # Turn.legal_runs: codes base + i per set bit i, or a group
 
@@ -46,6 +47,11 @@ class ActionSpace:
         self.moves = [k >= 2 and rules.actions[name].kind == "move" for k, name in enumerate(game.kinds)]
         self.no_hex = [k == 1 or name in game.no_hex for k, name in enumerate(game.kinds)]
         self.by_source = [m and not x for m, x in zip(self.moves, self.no_hex, strict=True)]
+        self.shape = [NO_HEX if x else SOURCE if m else HEX for m, x in zip(self.moves, self.no_hex, strict=True)]
+        # per kind: its one engine code for a first-stage action, when it has one (every kind but
+        # moves: a run of such a kind is (kind's code of hex 0, targets), no discard variants),
+        # as the code of hex 0 (None for moves)
+        self.lone = [None if m else game.code_base[k] for k, m in enumerate(self.moves)]
         self.hex_at, self.segments = _layout(self.cell, n)
 
     def cells_of(self, hexes: int) -> int:
@@ -61,21 +67,21 @@ class ActionSpace:
 
     def first_mask(self, runs: Runs) -> int:
         """The actions of a move's first stage as a bitset over the space, read off the runs."""
-        out, cells, stride, n, nn = 0, self.cells, self.stride, self.n, self.n * self.n
+        out, cells, stride, n, shape, direct = 0, self.cells, self.stride, self.n, self.shape, self.segments is None
         for base, bits in runs:
             kind = base // stride
-            at = kind * cells
-            if self.no_hex[kind]:
-                out |= 1 << at
-            elif self.by_source[kind]:  # the pieces that can move
-                if bits.__class__ is MoveGroup:
-                    out |= self.cells_of(_movable(bits)) << at
-                elif bits.__class__ is SameMoves:  # every source has the same (nonempty) targets
-                    out |= self.cells_of(bits.sources) << at
-                else:
-                    out |= 1 << (at + self.cell[base % nn // n])
+            how = shape[kind]
+            if how == HEX:  # (the common case first; one board: hexes are on the cells of their index)
+                hexes = bits << (base % n)
+                out |= (hexes if direct else self.cells_of(hexes)) << kind * cells
+            elif how == NO_HEX:
+                out |= 1 << kind * cells
+            elif bits.__class__ is MoveGroup:  # the pieces that can move
+                out |= self.cells_of(_movable(bits)) << kind * cells
+            elif bits.__class__ is SameMoves:  # every source has the same (nonempty) targets
+                out |= self.cells_of(bits.sources) << kind * cells
             else:
-                out |= self.cells_of(bits << (base % n)) << at
+                out |= 1 << (kind * cells + self.cell[base % (n * n) // n])
         return out
 
     def codes_at(self, runs: Runs, action: int) -> list[int]:
@@ -125,9 +131,14 @@ class ActionSpace:
         return f"{self.game.kinds[kind]} @cell {cell}"
 
     def array(self, mask: int) -> np.ndarray:
-        """A bitset over the space as the environments' int8 mask (a new array)."""
-        raw = np.frombuffer(mask.to_bytes(self.nbytes, "little"), np.uint8)
-        return np.unpackbits(raw, count=self.size, bitorder="little").view(np.int8)
+        """A bitset over the space as the environments' int8 mask (a new array). (Positional
+        arguments and module-level names: a fifth cheaper than keywords and attribute lookups.)"""
+        return _unpackbits(_frombuffer(mask.to_bytes(self.nbytes, "little"), _UINT8), None, self.size, "little").view(
+            _INT8
+        )
+
+
+_unpackbits, _frombuffer, _UINT8, _INT8 = np.unpackbits, np.frombuffer, np.uint8, np.int8
 
 
 _LAYOUTS: dict[int, tuple[list[int], dict[int, int], list | None]] = {}  # id(cells) -> (cells, layout)
@@ -179,10 +190,16 @@ class Choice:
         """The choice of the next move of `state` (not over)."""
         runs = state.legal_runs()
         mask = space.first_mask(runs)
-        if mask and mask & (mask - 1) == 0:  # one action: if it stands for several moves, nothing to choose yet
-            codes = space.codes_at(runs, mask.bit_length() - 1)
+        if mask.bit_count() == 1:  # one action: if it stands for several moves, nothing to choose yet
+            action = mask.bit_length() - 1
+            kind, cell = divmod(action, space.cells)
+            lone = space.lone[kind]
+            if lone is not None:  # not a move: one engine code
+                codes = [lone if space.no_hex[kind] else lone + space.hex_at[cell]]
+            else:
+                codes = space.codes_at(runs, action)
             if len(codes) > 1:
-                stage = TARGET if space.moves[space.game.split(codes[0])[0]] else DISCARD
+                stage = TARGET if space.moves[kind] else DISCARD
                 return cls(space, codes, stage)
         else:
             codes = None
@@ -206,19 +223,27 @@ class Choice:
         return self._codes
 
     def _advance(self) -> None:
-        """Group the codes by their action at this stage, skipping stages at which every remaining
-        move shares its action (nothing to choose)."""
-        key = self.space.key
+        """Group the codes by their action at this stage (TARGET or DISCARD: the codes of one
+        action of one kind, so the key is their target's cell or their discard), skipping stages
+        at which every remaining move shares its action (nothing to choose)."""
+        sp = self.space
+        n = sp.n
         while True:
             keys: dict[int, list[int]] = {}
-            for c in self._codes:
-                keys.setdefault(key(c, self.stage), []).append(c)
+            if self.stage == TARGET:  # (ActionSpace.key at this stage, inline: a call per code costs more)
+                at, cell = self._codes[0] // sp.stride * sp.cells, sp.cell
+                for c in self._codes:
+                    keys.setdefault(at + cell[c % n], []).append(c)
+            else:
+                at, nn = sp.kinds * sp.cells, n * n
+                for c in self._codes:
+                    keys.setdefault(at + c // nn % 4, []).append(c)
             if len(keys) > 1 or len(self._codes) == 1 or self.stage == DISCARD:
                 self._keys, self._legal = keys, sorted(keys)
                 self.mask = sum(1 << a for a in keys)
                 return
             self.stage += 1
-            if self.stage == TARGET and not self.space.moves[self.space.game.split(self._codes[0])[0]]:
+            if self.stage == TARGET and not sp.moves[self._codes[0] // sp.stride]:
                 self.stage = DISCARD
 
     def legal(self) -> list[int]:
@@ -226,10 +251,6 @@ class Choice:
         if self._legal is None:
             self._legal = bit_list(self.mask)
         return self._legal
-
-    def array(self) -> np.ndarray:
-        """The legal actions as the environments' int8 mask (a new array)."""
-        return self.space.array(self.mask)
 
     def copy(self) -> Choice:
         """An independent copy (the lists and runs it holds are never changed in place)."""
@@ -250,10 +271,15 @@ class Choice:
         sp = self.space
         if self.runs is None:
             codes = self._keys[action]
-        elif self._codes is not None and self.mask & (self.mask - 1) == 0:  # the one action Choice.first read
-            codes = self._codes
         else:
-            codes = sp.codes_at(self.runs, action)
+            kind, cell = divmod(action, sp.cells)
+            lone = sp.lone[kind]
+            if lone is not None:  # not a move: its one engine code (codes_at would find it alone)
+                return lone if sp.no_hex[kind] else lone + sp.hex_at[cell]
+            if self._codes is not None and self.mask.bit_count() == 1:  # the one action Choice.first read
+                codes = self._codes
+            else:
+                codes = sp.codes_at(self.runs, action)
         if len(codes) == 1:
             return codes[0]
         kind, _, frm, _ = sp.game.split(codes[0])

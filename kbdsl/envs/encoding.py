@@ -141,14 +141,17 @@ class Encoding:
         # None; a relative seat, an action kind or -1 for none, a stage)
         self.hot_card = {c: _one_hot(len(self.deck), i) for i, c in enumerate([*self.deck, None])}
         self.hot = [[_one_hot(n, i) for i in [*range(n), -1]] for n in (players, len(self.kinds), len(STAGES))]
-        # ... and the vector's parts written separately: the cards, the tiles held, the supplies,
-        # the turn (start, end, byte offset in the buffer, the struct's pack_into)
+        # ... and the vector's parts written separately: the cards, the supplies, the turn (start,
+        # end, byte offset in the buffer, the struct's pack_into), and each seat's tiles held
+        # (byte offset of seat 0's, pack_into of one seat's)
         vec_at = at - self.vector_size
-        cut = [self.field_offset[f] - vec_at for f in ("seat0:tiles:unused", "supply", "current")]
+        tiles, supply, current = (self.field_offset[f] - vec_at for f in ("seat0:tiles:unused", "supply", "current"))
         self.parts = [
             (a, b, 4 * (vec_at + a), struct.Struct(f"{b - a}f").pack_into)
-            for a, b in zip([0, *cut], [*cut, self.vector_size], strict=True)
+            for a, b in ((0, tiles), (supply, current), (current, self.vector_size))
         ]
+        self.tiles_at, self.pack_tiles = 4 * (vec_at + tiles), struct.Struct(f"{3 * len(self.tile_names)}f").pack_into
+        self._seats: dict[int, SeatPlanes] = {}
 
     @property
     def shape(self) -> tuple[int]:
@@ -166,9 +169,43 @@ class Encoding:
     def observer(self, game: BaseGame, player: int) -> Observer:
         return Observer(self, game, player)
 
+    def seat_planes(self, player: int) -> SeatPlanes:
+        """The planes and seats of `player`'s observers, made once (a new game makes new observers)."""
+        hit = self._seats.get(player)
+        if hit is None:
+            hit = self._seats[player] = SeatPlanes(self, player)
+        return hit
+
     def encode(self, state: State, player: int, stage: int = 0, kind: int = -1, source: int = -1) -> np.ndarray:
         """The observation of `player` from scratch (Observer does the same incrementally)."""
         return self.observer(state.game, player).update(state, stage, kind, source).copy()
+
+
+class SeatPlanes:
+    """What an observer of one seat reads its planes and seats by: the same for every game of an
+    encoding (lists never changed once made)."""
+
+    def __init__(self, enc: Encoding, player: int):
+        n, pi, rules = enc.players, enc.plane_index, enc.rules
+        self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
+        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
+        self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
+        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
+        self.others = enc.piece_kinds[1:]
+        self.neutral_kinds = list(rules.neutral)
+        self.no_neutral = [0] * len(self.neutral_kinds)
+        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
+        pieces = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
+        self.mask_planes = [  # the binary planes update() rewrites: settlements by seat, each other kind
+            # by seat, taken tiles by seat, neutral pieces by kind, then the three fixed ones
+            *(pieces[s][0] for s in range(n)),
+            *(pieces[s][1 + i] for i in range(len(self.others)) for s in range(n)),
+            *(pi[f"seat{self.seat[s]}:taken"] for s in range(n)),
+            *(pi[f"neutral:{k}"] for k in self.neutral_kinds),
+            pi["blocked"],
+            pi["built-this-turn"],
+            pi["chosen-source"],
+        ]
 
 
 class Observer:
@@ -180,52 +217,35 @@ class Observer:
         self.cell = g.cells_of(t.ids)  # hex index -> grid cell
         self.cell_array = _array_of(self.cell)
         self.nbytes = (t.n + 7) // 8
-        self.buf = np.zeros(enc.size, np.float32)
-        self.seat = [(s - player) % n for s in range(n)]  # absolute seat -> relative seat
-        self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
         self.counts: dict[int, dict[int, int]] = {}  # plane -> hex -> value (count planes)
-        rules, pi = enc.rules, enc.plane_index
         key = (id(enc), id(game))
         hit = _STATIC.get(key)
         if hit is not None and hit[0] is enc and hit[1] is game:  # another seat of the same game
             self.buf, self.masks = hit[2].copy(), dict(hit[3])
+            self.floats = memoryview(self.buf)  # the buffer's float32 items, for writes of single values
         else:
-            for name in rules.terrains:
+            self.buf = np.zeros(enc.size, np.float32)
+            self.floats = memoryview(self.buf)
+            self.masks: dict[int, int] = {}  # plane -> the hexes it holds now (binary planes)
+            pi = enc.plane_index
+            for name in enc.rules.terrains:
                 self._set(pi[f"terrain:{name}"], t.terrain.get(name, 0))
             self._set(pi["location"], game.tile_hexes)
             if len(_STATIC) > 16:
                 _STATIC.clear()
             _STATIC[key] = (enc, game, self.buf.copy(), dict(self.masks))
-        self.tile_plane = {name: pi[f"tiles-left:{name}"] for name in enc.tile_names}
-        # per absolute seat: the planes of its pieces by kind (settlements first) and of its taken tiles
-        self.piece_planes = [[pi[f"seat{self.seat[s]}:{k}"] for k in enc.piece_kinds] for s in range(n)]
-        self.taken_plane = [pi[f"seat{self.seat[s]}:taken"] for s in range(n)]
-        self.neutral_plane = {k: pi[f"neutral:{k}"] for k in rules.neutral}
-        self.others = enc.piece_kinds[1:]
-        self.neutral_kinds = list(rules.neutral)
-        self.mask_planes = [  # the binary planes update() rewrites: settlements by seat, each other kind
-            # by seat, taken tiles by seat, neutral pieces by kind, then the three fixed ones
-            *(self.piece_planes[s][0] for s in range(n)),
-            *(self.piece_planes[s][1 + i] for i in range(len(self.others)) for s in range(n)),
-            *self.taken_plane,
-            *(self.neutral_plane[k] for k in self.neutral_kinds),
-            pi["blocked"],
-            pi["built-this-turn"],
-            pi["chosen-source"],
-        ]
+        seats = enc.seat_planes(player)  # (the same for every game: made once per seat)
+        self.seat, self.order, self.mask_planes = seats.seat, seats.order, seats.mask_planes
+        self.tile_plane, self.tile_index = seats.tile_plane, seats.tile_index
+        self.others, self.neutral_kinds, self.no_neutral = seats.others, seats.neutral_kinds, seats.no_neutral
         self.last_masks = [0] * len(self.mask_planes)
-        self.no_neutral = [0] * len(self.neutral_kinds)
         self.mine: list[str] | None = None  # the observer's cards counted in mine_counts
         self.mine_counts: list[int] = []
         self.piles: tuple[list[str], list[str]] = ([], [])  # the discard pile and removed cards counted
         self.pile_counts = [0] * (2 * len(enc.deck))
-        self.order = sorted(range(n), key=self.seat.__getitem__)  # absolute seats in relative order
-        self.tile_index = {name: i for i, name in enumerate(enc.tile_names)}
-        # per absolute seat: the tiles it held when last counted, and their counts (unused, used, new)
-        self.held: list[tuple[list, list[int]]] = [([], [0] * (3 * len(enc.tile_names)))] * n
-        self.cards = [float(c in game.setup.cards) for c in rules.cards]
-        self.vec_at = enc.size - enc.vector_size
-        self.vec: list[float] = [0.0] * enc.vector_size  # the vector as written in the buffer
+        self.held: list[list] = [[] for _ in range(n)]  # per absolute seat: the tiles it held when last written
+        self.cards = [float(c in game.setup.cards) for c in enc.rules.cards]
+        self.written = [[0.0] * (b - a) for a, b, _, _ in enc.parts]  # the vector's parts as in the buffer
         self.loc_supply: dict[int, int] = {}  # the state's loc_supply and dealt the tile planes show
         self.dealt: dict[int, str] | None = None
 
@@ -235,14 +255,20 @@ class Observer:
         if old == mask:
             return
         self.masks[plane] = mask
-        base, buf, cell = plane * self.enc.grid.cells, self.buf, self.cell
+        base, cell = plane * self.enc.grid.cells, self.cell
         diff = old ^ mask
-        if diff.bit_count() > 12:  # many hexes (a plane's first write): a few numpy calls beat a loop
+        changed = diff.bit_count()
+        if changed == 1:  # the common case (a piece arrived or left): one float, through a memoryview
+            i = diff.bit_length() - 1  # (a numpy item assignment costs about twice as much)
+            self.floats[base + cell[i]] = 1.0 if (mask >> i) & 1 else 0.0
+        elif changed > 12:  # many hexes (a plane's first write): a few numpy calls beat a loop
+            buf = self.buf
             buf[base + self.cell_array[self._hexes(diff & mask)]] = 1
             buf[base + self.cell_array[self._hexes(diff & old)]] = 0
-            return
-        for i in bit_list(diff):
-            buf[base + cell[i]] = (mask >> i) & 1
+        else:
+            floats = self.floats
+            for i in bit_list(diff):
+                floats[base + cell[i]] = 1.0 if (mask >> i) & 1 else 0.0
 
     def _hexes(self, mask: int) -> np.ndarray:
         """The hex indexes of a bitset, as an array."""
@@ -315,16 +341,21 @@ class Observer:
             for i in compress(count(), map(ne, masks, last)):
                 put(planes[i], masks[i])
             self.last_masks = masks
-        # the vector: built whole (a few hundred numbers), written in parts, each only if it changed
+        # the vector, in three parts (the cards; the supplies; the turn), each built whole (a few
+        # hundred numbers) and written only if it changed, and each seat's tiles held (hundreds of
+        # numbers with many tile kinds), counted and written only when its tiles changed
         deck, order, hot, cards = enc.deck, self.order, enc.hot, enc.hot_card
-        vec: list[float] = []
+        (_, _, at0, pack0), (_, _, at1, pack1), (_, _, at2, pack2) = enc.parts
+        written, buf = self.written, self.buf
         mine = [state.hand[p], *state.spare[p]] if state.hand[p] is not None else list(state.spare[p])
         if mine != self.mine:  # (the observer's cards change once a turn)
             self.mine, self.mine_counts = mine, [*map(mine.count, deck)]
-        vec += self.mine_counts
         none = cards[None]
-        vec += cards.get(state.wild, none) if p == state.turn_player else none
-        vec += cards.get(state.drawn, none)
+        vec = [
+            *self.mine_counts,
+            *(cards.get(state.wild, none) if p == state.turn_player else none),
+            *cards.get(state.drawn, none),
+        ]
         if state.discard != self.piles[0] or state.removed != self.piles[1]:  # (they change once a turn)
             self.piles = (list(state.discard), list(state.removed))
             self.pile_counts = [*map(state.discard.count, deck), *map(state.removed.count, deck)]
@@ -332,41 +363,47 @@ class Observer:
         vec.append(len(state.deck))
         vec += map(len, map(state.spare.__getitem__, order))
         vec.append(float(state.choosing))
-        index, width, held, new_tiles = self.tile_index, len(self.tile_index), self.held, False
-        for s in order:
+        if vec != written[0]:
+            pack0(buf, at0, *vec)
+            written[0] = vec
+        index, width, held = self.tile_index, len(self.tile_index), self.held
+        for r, s in enumerate(order):
             tiles = state.tiles[s]
-            if tiles != held[s][0]:  # (Tiles never change: a new status is another Tile)
-                new_tiles = True
+            if tiles != held[s]:  # (Tiles never change: a new status is another Tile)
                 counts = [0] * (3 * width)  # unused, used, new
                 for x in tiles:
                     i = index[x.kind]
                     counts[i + width * x.used] += 1
                     counts[i + 2 * width] += x.new
-                held[s] = (list(tiles), counts)
-            vec += held[s][1]
-        vec += map(state.supply.__getitem__, order)
+                held[s] = list(tiles)
+                enc.pack_tiles(buf, enc.tiles_at + 12 * width * r, *counts)  # (relative seat r's fields)
+        vec = [*map(state.supply.__getitem__, order)]
         for k in enc.rules.kinds:
             vec += map(state.kind_supply[k].__getitem__, order)
         vec += map(state.stock.__getitem__, self.neutral_kinds)
         vec += self.cards
+        if vec != written[1]:
+            pack1(buf, at1, *vec)
+            written[1] = vec
         seat, seats, kinds = self.seat, hot[0], hot[1]
-        vec += seats[seat[state.current]]
-        vec += seats[seat[state.start_player]]
-        vec += [state.turn, state.mand_left, state.built]
-        vec += kinds[state.pending if state.pending_left else -1]
-        vec += [state.pending_left, float(state.pending_up_to and state.pending_left > 0)]
-        vec += [float(state.ending), float(state.over)]
-        vec += hot[2][stage]
-        vec += kinds[kind]
+        vec = [
+            *seats[seat[state.current]],
+            *seats[seat[state.start_player]],
+            state.turn,
+            state.mand_left,
+            state.built,
+            *kinds[state.pending if state.pending_left else -1],
+            state.pending_left,
+            float(state.pending_up_to and state.pending_left > 0),
+            float(state.ending),
+            float(state.over),
+            *hot[2][stage],
+            *kinds[kind],
+        ]
         vec += map(sum, map(dict.values, map(state.gold.__getitem__, order)))
-        last, buf = self.vec, self.buf
-        for j, (a, b, at, pack) in enumerate(enc.parts):
-            if j == 1 and not new_tiles:
-                continue  # the tiles held (hundreds of numbers with many tile kinds and seats) did not change
-            part = vec[a:b]
-            if part != last[a:b]:
-                pack(buf, at, *part)
-        self.vec = vec
+        if vec != written[2]:
+            pack2(buf, at2, *vec)
+            written[2] = vec
         return self.buf
 
 
