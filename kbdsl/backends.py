@@ -347,8 +347,12 @@ def _pickled(task: Task, plan: Any, b: range) -> bytes:
 
 def _dask_worker(conn: Connection, warm: Callable[[], object] | None) -> None:
     """A local Dask worker process: one thread of games, served until the scheduler closes."""
+    import dask
+    import dask.distributed  # (which sets up its logging, when the worker is spawned)
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops us
     logging.getLogger("distributed").setLevel(logging.WARNING)  # as LocalCluster's own workers
+    dask.config.set(LOCAL)  # (a forked worker has it already, a spawned one not)
     if warm is not None:
         warm()
     address = conn.recv()
