@@ -35,7 +35,7 @@ Notice = Callable[[str], None]
 
 
 class Backend(Protocol):
-    workers: int  # how many batches it plays at once
+    jobs: int  # how many batches it plays at once
     # Whether each task costs a round trip through a scheduler (milliseconds of processor time), so
     # that fewer, larger batches pay, shrinking towards the end of a run to keep its end even.
     guided: bool
@@ -72,7 +72,7 @@ def start(
 class Local:
     """Every batch in this process, one after the other."""
 
-    workers, guided = 1, False
+    jobs, guided = 1, False
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         for b in work:
@@ -150,7 +150,7 @@ class Processes:
             warm = None
         self.warm, self.notice = warm, notice
         self.pool = [Worker(self.ctx, warm) for _ in range(max(jobs, 1))]
-        self.workers = len(self.pool)
+        self.jobs = len(self.pool)
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         todo = deque(range(len(work)))
@@ -229,10 +229,10 @@ class Dask:
     """Dask.distributed: a scheduler at `address` (tcp://host:8786), else a local cluster of `jobs`
     worker processes (one job: a worker thread in this process). Each worker needs kbdsl installed
     (and the rule folder, if it is not a shipped one). Dask plays a lost worker's batches again itself,
-    on the workers left; a run whose workers are all gone stops with an error.
+    on the worker processes left; a run that has none left stops with an error.
 
     A batch's rows travel as one pickled bytes object: Dask would otherwise measure and serialise every
-    row apart (`sizeof`, `serialize`), which cost its workers more than the pickling."""
+    row apart (`sizeof`, `serialize`), which cost its worker processes more than the pickling."""
 
     guided = True
 
@@ -249,7 +249,7 @@ class Dask:
             self.client = Client(address)
             if warm is not None:
                 self.client.run(warm)
-            self.workers = sum(self.client.nthreads().values()) or jobs
+            self.jobs = sum(self.client.nthreads().values()) or jobs  # the cluster's threads
             return
         with dask.config.set(LOCAL):
             conns = self._start_workers(jobs, warm) if jobs > 1 else []  # before this process has a thread
@@ -269,7 +269,7 @@ class Dask:
                 conn.close()
             if conns:
                 self.client.wait_for_workers(jobs, timeout=WAIT)
-        self.workers = jobs
+        self.jobs = jobs
 
     def _start_workers(self, jobs: int, warm: Callable[[], object] | None) -> list[Connection]:
         """`jobs` worker processes without nannies, each waiting for the scheduler's address. Forked
@@ -317,7 +317,7 @@ class Dask:
     def close(self) -> None:
         self.client.close()
         if self.cluster is not None:
-            self.cluster.close()  # the scheduler tells its workers to close
+            self.cluster.close()  # the scheduler tells its worker processes to close
         for proc in self.procs:
             proc.join(WAIT)
             if proc.is_alive():
@@ -328,7 +328,7 @@ class Dask:
 #: Dask's settings for a cluster of our own on this machine: no statistical profiler (a stack sample
 #: of every thread every 10 ms, for a dashboard a local run does not show), no memory limit (its
 #: monitor polls every process ten times a second; the process backend has none either), no work
-#: stealing or active memory manager (tasks are queued on the scheduler and hold no data to move), and
+#: stealing or active memory manager (batches wait on the scheduler and hold no data to move), and
 #: the event loops' health tick and system monitor at a second and ten instead of 20 ms and 500 ms.
 LOCAL = {
     "distributed.worker.profile.enabled": False,
@@ -337,7 +337,7 @@ LOCAL = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "10s",
 }
-WAIT = 60  # seconds for local workers to join the scheduler, or to close
+WAIT = 60  # seconds for local worker processes to join the scheduler, or to close
 
 
 def _pickled(task: Task, plan: Any, b: range) -> bytes:
@@ -351,7 +351,7 @@ def _dask_worker(conn: Connection, warm: Callable[[], object] | None) -> None:
     import dask.distributed  # (which sets up its logging, when the worker is spawned)
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops us
-    logging.getLogger("distributed").setLevel(logging.WARNING)  # as LocalCluster's own workers
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # as LocalCluster's own
     dask.config.set(LOCAL)  # (a forked worker has it already, a spawned one not)
     if warm is not None:
         warm()

@@ -247,19 +247,19 @@ def split(games: int, pool: Backend, batch: int | None = None) -> list[range]:
     if batch:
         return list(batches(games, batch))
     if pool.guided:
-        return list(guided(games, pool.workers))
-    return list(batches(games, batch_size(games, pool.workers)))
+        return list(guided(games, pool.jobs))
+    return list(batches(games, batch_size(games, pool.jobs)))
 
 
-def guided(games: int, workers: int, most: int = 256) -> Iterator[range]:
+def guided(games: int, jobs: int, most: int = 256) -> Iterator[range]:
     """Batches of a quarter of what is left per worker (at most `most` games), down to a 64th of a
-    worker's share: a run of any length is some 30 tasks a worker or fewer, most of its games in
-    the first ones, and the last are short, so that the workers finish together."""
-    workers = max(workers, 1)
-    least = max(1, games // (64 * workers))
+    worker's share: a run of any length is some 30 batches a worker or fewer, most of its games in
+    the first ones, and the last are short, so that every worker finishes at about the same time."""
+    jobs = max(jobs, 1)
+    least = max(1, games // (64 * jobs))
     first = 0
     while first < games:
-        size = min(most, max(least, math.ceil((games - first) / (4 * workers))))
+        size = min(most, max(least, math.ceil((games - first) / (4 * jobs))))
         yield range(first, min(first + size, games))
         first += size
 

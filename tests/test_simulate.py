@@ -101,7 +101,7 @@ def test_a_local_dask_cluster_of_worker_processes_gives_the_local_rows_and_close
     local = simulate(plan, 9).rows
     dask = start_workers(plan, 2, backend="dask")
     try:
-        assert dask.workers == 2 and len(dask.procs) == 2
+        assert dask.jobs == 2 and len(dask.procs) == 2
         for batch in (None, 1, 4):
             assert simulate(plan, 9, 2, batch=batch, pool=dask).rows == local
     finally:
@@ -149,7 +149,7 @@ def test_guided_batches_shrink_to_an_even_end_in_few_tasks():
             assert sizes[-1] <= max(1, math.ceil(games / (64 * workers))), (games, workers)
 
     class Pool:
-        workers, guided = 2, True
+        jobs, guided = 2, True
 
     assert split(2000, Pool()) == list(guided(2000, 2)) and split(10, Pool(), batch=4) == [
         range(0, 4),
