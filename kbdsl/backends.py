@@ -12,9 +12,12 @@ lost silently. This module knows nothing of games: it sits below kbdsl.simulate.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
+import logging
 import multiprocessing
+import pickle
 import signal
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +35,11 @@ Notice = Callable[[str], None]
 
 
 class Backend(Protocol):
+    jobs: int  # how many batches it plays at once
+    # Whether each task costs a round trip through a scheduler (milliseconds of processor time), so
+    # that fewer, larger batches pay, shrinking towards the end of a run to keep its end even.
+    guided: bool
+
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         """The rows of `task(plan, b)` for every batch `b` of `work`, in order."""
         ...
@@ -63,6 +71,8 @@ def start(
 
 class Local:
     """Every batch in this process, one after the other."""
+
+    jobs, guided = 1, False
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         for b in work:
@@ -130,6 +140,7 @@ class Processes:
     elsewhere they are spawned. Each holds one batch at a time, so a lost worker's batch is known."""
 
     retries = 1  # how many times a batch whose worker died is played again
+    guided = False  # a batch costs a pipe's message each way: tenths of a millisecond
 
     def __init__(self, jobs: int, warm: Callable[[], object] | None = None, notice: Notice | None = None):
         methods = multiprocessing.get_all_start_methods()
@@ -139,6 +150,7 @@ class Processes:
             warm = None
         self.warm, self.notice = warm, notice
         self.pool = [Worker(self.ctx, warm) for _ in range(max(jobs, 1))]
+        self.jobs = len(self.pool)
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
         todo = deque(range(len(work)))
@@ -204,13 +216,6 @@ class Processes:
             pass
         return None
 
-    def _restart_busy(self) -> None:
-        for i, w in enumerate(self.pool):
-            if w.batch is not None:
-                w.proc.kill()
-                w.stop()
-                self.pool[i] = Worker(self.ctx, self.warm)
-
     def close(self) -> None:
         for w in self.pool:
             w.stop()
@@ -223,47 +228,143 @@ def _games(b: range) -> str:
 class Dask:
     """Dask.distributed: a scheduler at `address` (tcp://host:8786), else a local cluster of `jobs`
     worker processes (one job: a worker thread in this process). Each worker needs kbdsl installed
-    (and the rule folder, if it is not a shipped one). Dask plays a lost worker's batches again itself."""
+    (and the rule folder, if it is not a shipped one). Dask plays a lost worker's batches again itself,
+    on the worker processes left; a run that has none left stops with an error.
+
+    A batch's rows travel as one pickled bytes object: Dask would otherwise measure and serialise every
+    row apart (`sizeof`, `serialize`), which cost its worker processes more than the pickling."""
+
+    guided = True
 
     def __init__(self, jobs: int, address: str | None = None, warm: Callable[[], object] | None = None):
         try:
+            import dask
             from dask.distributed import Client, LocalCluster
         except ImportError:
             raise KbdslError(
                 'the dask backend needs Dask: python3 -m pip install ".[dask]" in the kbdsl folder'
             ) from None
+        self.cluster, self.procs = None, []
         if address:
-            self.client, self.cluster = Client(address), None
-        else:
-            import dask
-
-            # One job: a worker thread in this process (Dask's local mode); more: worker processes.
-            # Without the statistical profiler of each worker, which samples every thread's stack every
-            # 10 ms (a dashboard's flame graph, which a local run has no use for): a third more processor
-            # time a game. A worker process reads only the configuration its nanny hands it, whole.
-            quiet = dask.config.merge(dask.config.config, {"distributed": {"worker": {"profile": {"enabled": False}}}})
-            with dask.config.set(quiet):
-                self.cluster = LocalCluster(
-                    n_workers=jobs,
-                    threads_per_worker=1,
-                    processes=jobs > 1,
-                    dashboard_address=None,
-                    **({"config": quiet} if jobs > 1 else {}),
-                )
+            self.client = Client(address)
+            if warm is not None:
+                self.client.run(warm)
+            self.jobs = sum(self.client.nthreads().values()) or jobs  # the cluster's threads
+            return
+        with dask.config.set(LOCAL):
+            conns = self._start_workers(jobs, warm) if jobs > 1 else []  # before this process has a thread
+            # The scheduler in this process; one job: a worker thread here too (Dask's local mode).
+            self.cluster = LocalCluster(
+                n_workers=0 if conns else 1,
+                threads_per_worker=1,
+                processes=bool(conns),
+                dashboard_address=None,
+                memory_limit=0,
+            )
             self.client = Client(self.cluster)
-        if warm is not None:
-            self.client.run(warm)
-        if self.cluster is not None:
-            # The heaps of our own worker processes (Dask's and the rule set's objects) out of the cyclic
-            # collector's sight: its full collections walked them all, and cost the games a third more time.
-            self.client.run(gc.freeze)
+            if not conns and warm is not None:
+                self.client.run(warm)
+            for conn in conns:
+                conn.send(self.cluster.scheduler_address)
+                conn.close()
+            if conns:
+                self.client.wait_for_workers(jobs, timeout=WAIT)
+        self.jobs = jobs
+
+    def _start_workers(self, jobs: int, warm: Callable[[], object] | None) -> list[Connection]:
+        """`jobs` worker processes without nannies, each waiting for the scheduler's address. Forked
+        (on Linux), they start in milliseconds with Dask imported and the rule set loaded, as the
+        process backend's; elsewhere they are spawned and load it themselves."""
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        if warm is not None and "fork" in methods:
+            warm()
+            warm = None
+        conns = []
+        for _ in range(jobs):
+            conn, child = ctx.Pipe()
+            proc = ctx.Process(target=_dask_worker, args=(child, warm), daemon=True)
+            proc.start()
+            child.close()
+            self.procs.append(proc)
+            conns.append(conn)
+        return conns
 
     def run(self, task: Task, plan: Any, work: Sequence[range]) -> Iterator[dict]:
-        futures = [self.client.submit(task, plan, b, pure=False) for b in work]
-        for future in futures:  # in order: a row is yielded once all before it are in
-            yield from future.result()
+        from dask.distributed import KilledWorker
+
+        futures = [self.client.submit(_pickled, task, plan, b, pure=False) for b in work]
+        try:
+            for b, future in zip(work, futures, strict=True):  # in order: a row is yielded once all before it are in
+                while True:
+                    try:
+                        rows = future.result(timeout=1)
+                        break
+                    except TimeoutError:
+                        if self.procs and not any(p.is_alive() for p in self.procs):
+                            raise KbdslError(
+                                f"every Dask worker process died while playing {_games(b)}: stopped"
+                            ) from None
+                    except KilledWorker:
+                        raise KbdslError(
+                            f"Dask worker processes died again and again while playing {_games(b)}: stopped"
+                        ) from None
+                yield from pickle.loads(rows)
+        except BaseException:
+            self.client.cancel(futures)  # batches of no use
+            raise
 
     def close(self) -> None:
         self.client.close()
         if self.cluster is not None:
-            self.cluster.close()
+            self.cluster.close()  # the scheduler tells its worker processes to close
+        for proc in self.procs:
+            proc.join(WAIT)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+
+
+#: Dask's settings for a cluster of our own on this machine: no statistical profiler (a stack sample
+#: of every thread every 10 ms, for a dashboard a local run does not show), no memory limit (its
+#: monitor polls every process ten times a second; the process backend has none either), no work
+#: stealing or active memory manager (batches wait on the scheduler and hold no data to move), and
+#: the event loops' health tick and system monitor at a second and ten instead of 20 ms and 500 ms.
+LOCAL = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.scheduler.work-stealing": False,
+    "distributed.scheduler.active-memory-manager.start": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "10s",
+}
+WAIT = 60  # seconds for local worker processes to join the scheduler, or to close
+
+
+def _pickled(task: Task, plan: Any, b: range) -> bytes:
+    """A batch's rows as one pickle (what the process backend sends through its pipe)."""
+    return pickle.dumps(task(plan, b), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _dask_worker(conn: Connection, warm: Callable[[], object] | None) -> None:
+    """A local Dask worker process: one thread of games, served until the scheduler closes."""
+    import dask
+    import dask.distributed  # (which sets up its logging, when the worker is spawned)
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops us
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # as LocalCluster's own
+    dask.config.set(LOCAL)  # (a forked worker has it already, a spawned one not)
+    if warm is not None:
+        warm()
+    address = conn.recv()
+    conn.close()
+    asyncio.run(_serve_dask(address))
+
+
+async def _serve_dask(address: str) -> None:
+    from dask.distributed import Worker
+
+    async with Worker(address, nthreads=1, memory_limit=0, dashboard_address=None) as worker:
+        # Its heap (Dask's and the rule set's objects) out of the cyclic collector's sight: its full
+        # collections walked it all, and cost the games a third more time.
+        gc.freeze()
+        await worker.finished()

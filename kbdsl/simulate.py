@@ -221,7 +221,7 @@ def simulate(
     own = pool is None
     if own:
         pool = start_workers(plan, jobs, backend=backend, address=address, notice=notice)
-    work = list(batches(games, batch or batch_size(games, jobs)))
+    work = split(games, pool, batch)
     try:
         for row in pool.run(play_batch, plan, work):
             summary.add(row)
@@ -239,6 +239,29 @@ def start_workers(
     """Start where the plan's games will run, with its rule set already loaded there."""
     name = backend or ("process" if jobs > 1 else "local")
     return start(name, jobs, address, partial(rules_for, plan.rules), notice)
+
+
+def split(games: int, pool: Backend, batch: int | None = None) -> list[range]:
+    """A run's batches: `batch` games each when given; else shrinking ones (`guided`) where every task
+    costs a round trip through a scheduler, else even ones (`batch_size`)."""
+    if batch:
+        return list(batches(games, batch))
+    if pool.guided:
+        return list(guided(games, pool.jobs))
+    return list(batches(games, batch_size(games, pool.jobs)))
+
+
+def guided(games: int, jobs: int, most: int = 256) -> Iterator[range]:
+    """Batches of a quarter of what is left per worker (at most `most` games), down to a 64th of a
+    worker's share: a run of any length is some 30 batches a worker or fewer, most of its games in
+    the first ones, and the last are short, so that every worker finishes at about the same time."""
+    jobs = max(jobs, 1)
+    least = max(1, games // (64 * jobs))
+    first = 0
+    while first < games:
+        size = min(most, max(least, math.ceil((games - first) / (4 * jobs))))
+        yield range(first, min(first + size, games))
+        first += size
 
 
 def batch_size(games: int, jobs: int) -> int:

@@ -91,6 +91,75 @@ def test_the_dask_backend_gives_the_local_rows():
     assert simulate(plan, 4, backend="dask", jobs=1, batch=2).rows == local
 
 
+def test_a_local_dask_cluster_of_worker_processes_gives_the_local_rows_and_closes_them():
+    """Its workers are processes of ours (forked with the rule set, no nannies): every batching gives
+    the rows of this process, and closing the backend ends them."""
+    pytest.importorskip("dask.distributed")
+    from kbdsl.simulate import start_workers
+
+    plan = Plan("base", 3, ("random", "greedy"), seed=4, rotate=True)
+    local = simulate(plan, 9).rows
+    dask = start_workers(plan, 2, backend="dask")
+    try:
+        assert dask.jobs == 2 and len(dask.procs) == 2
+        for batch in (None, 1, 4):
+            assert simulate(plan, 9, 2, batch=batch, pool=dask).rows == local
+    finally:
+        dask.close()
+    assert not any(p.is_alive() for p in dask.procs)
+
+
+def test_a_dask_run_goes_on_with_the_workers_left_and_stops_with_an_error_when_none_is():
+    pytest.importorskip("dask.distributed")
+    import signal
+
+    from kbdsl.errors import KbdslError
+    from kbdsl.simulate import start_workers
+
+    plan = Plan("base", 2, ("random",), seed=2)
+    local = simulate(plan, 4).rows
+    dask = start_workers(plan, 2, backend="dask")
+    try:
+        for p in dask.procs:
+            p.kill()
+            p.join()
+            assert p.exitcode == -signal.SIGKILL
+            if p is dask.procs[0]:  # one left: it plays every batch
+                assert simulate(plan, 4, 2, pool=dask).rows == local
+        with pytest.raises(KbdslError, match="every Dask worker process died while playing game"):
+            simulate(plan, 4, 2, pool=dask)
+    finally:
+        dask.close()
+
+
+def test_guided_batches_shrink_to_an_even_end_in_few_tasks():
+    """Where a task costs a round trip through a scheduler: the games in order, each once, in batches
+    that only shrink, none over the cap, at most about 30 a worker, the last a 64th of a worker's share."""
+    import math
+
+    from kbdsl.simulate import guided, split
+
+    for games in (1, 7, 200, 2000, 10**5):
+        for workers in (1, 2, 16):
+            work = list(guided(games, workers))
+            assert [i for b in work for i in b] == list(range(games))
+            sizes = [len(b) for b in work]
+            assert sizes == sorted(sizes, reverse=True) and max(sizes) <= 256
+            assert len(work) <= 32 * workers or min(sizes[:-1], default=256) == 256, (games, workers)
+            assert sizes[-1] <= max(1, math.ceil(games / (64 * workers))), (games, workers)
+
+    class Pool:
+        jobs, guided = 2, True
+
+    assert split(2000, Pool()) == list(guided(2000, 2)) and split(10, Pool(), batch=4) == [
+        range(0, 4),
+        range(4, 8),
+        range(8, 10),
+    ]
+    Pool.guided = False
+    assert len(split(2000, Pool())) == 63
+
+
 def test_warm_workers_serve_several_runs_with_the_rows_of_one_process():
     """Workers started once play several plans; every batch size gives the rows of this process."""
     from kbdsl.simulate import start_workers
@@ -144,8 +213,8 @@ def wrong_bot(seat):
 
 def test_a_local_dask_cluster_runs_its_worker_processes_without_the_statistical_profiler():
     """Dask's per-worker profiler (a stack sample of every thread every 10 ms) cost processor time a
-    game (a worker process reads only the configuration its nanny hands it), and so did the cyclic
-    collector walking the workers' large heaps: those are frozen once the rule set is loaded."""
+    game, and so did the cyclic collector walking the workers' large heaps: those are frozen once
+    the worker has started."""
     pytest.importorskip("dask.distributed")
     from kbdsl.backends import Dask
 

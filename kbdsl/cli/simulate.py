@@ -29,7 +29,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=1, help="worker processes (results do not depend on it)")
     p.add_argument("--backend", choices=["local", "process", "dask"], help="default: process if --jobs > 1")
     p.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--batch", type=int, help="games per task (default: about 32 batches a worker, at most 64 games)")
+    p.add_argument(
+        "--batch",
+        type=int,
+        help="games per task (default: about 32 batches a worker, at most 64 games; "
+        "on Dask, batches that shrink from a quarter of a worker's share)",
+    )
     p.add_argument("--out", metavar="FILE", help="one row per game: FILE.jsonl (JSON lines) or FILE.csv")
     p.add_argument("--plot", metavar="DIR", help="PNG plots into DIR (needs matplotlib, the plot extra)")
     p.add_argument("--format", choices=["text", "json"], default="text")

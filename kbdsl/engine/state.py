@@ -565,15 +565,17 @@ def _impossible(s: State, data: Mapping[str, Any]) -> str | None:
         return "gold must map sources to whole numbers of at least 0"
     tp = s.turn_player  # whose card `wild` is (in a reaction, not the player to move)
     whose = _whole(tp) and 0 <= tp < n
-    played_as = s.hand[tp] if s.wild in g.faces and whose else None
+    # The terrain a card is played as stands in the hand: one of a card of several choices' terrains,
+    # or, for identical cards played as any terrain, any terrain a card of the deck shows (say, one
+    # found only on a card of several choices), which need not be a card of the deck itself.
+    played_as = s.hand[tp] if s.wild is not None and whose else None
     if any(h is not None and h not in rules.deck and h != played_as for h in s.hand):
         return f"hand must hold terrain cards of the deck ({', '.join(rules.deck)}) or nothing"
     if s.wild is not None and (
         s.wild not in rules.deck
         or s.choosing
         or not whose
-        or not s.hand[tp]
-        or (s.wild in g.faces and s.hand[tp] not in g.faces[s.wild])
+        or s.hand[tp] not in (g.faces[s.wild] if s.wild in g.faces else rules.deck_terrains())
     ):
         return "wild must be a terrain card of the deck, played as the terrain in the hand of the turn's player"
     spare = [c for x in s.spare for c in x]
