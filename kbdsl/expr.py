@@ -276,6 +276,28 @@ class Compiler:
                     out.add("pieces")
         return frozenset(out)
 
+    def near_own(self, node: ast.Expr) -> Fn | None:
+        """For a hex set `A & next-to(own)` (either way round) whose A reads at most the card:
+        A's function, so that the engine finds the set as A, once per board and card, & the
+        neighbourhood it keeps with the pieces, without a context to fill; else None."""
+        if not (isinstance(node, ast.BoolOp) and node.op == "&"):
+            return None
+        found = _next_to_side(node)
+        if found is None or not found[2]:
+            return None
+        a_node, b_node, _ = found
+        arg = b_node.args[0]
+        if not (isinstance(arg, ast.Ref) and arg.name == "own" and "own" not in self.v.defines):
+            return None
+        if not self.reads(a_node) <= {"card"}:
+            return None
+        errors = len(self.diagnostics)
+        a = self.compile(a_node)
+        if len(self.diagnostics) > errors:  # reported once already, by the whole set's compiling
+            del self.diagnostics[errors:]
+            return None
+        return a.fn if a.type == HEX else None
+
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
         end = Pos(pos.path, pos.line, pos.col + length) if length and pos.line else None

@@ -64,6 +64,8 @@ class Targets(Kinds, Hand):
         blocked = self.blocked
         if action.reads <= CARD:
             cand = self.board_target(action, self.hand[p])
+        elif action.near_own is not None:  # A & next-to(own): A per board and card, & p's neighbourhood
+            cand = self.near_own_part(action, p) & self.nb[p]
         else:
             c = self.ctx(p)
             if blocked:
@@ -91,6 +93,19 @@ class Targets(Kinds, Hand):
             if near:
                 return near
         return targets
+
+    def near_own_part(self, action: CompiledAction, p: int) -> int:
+        """The A of an action's target `A & next-to(own)` (CompiledAction.near_own) for p's card,
+        computed once per board and card."""
+        card = self.hand[p] if "card" in action.reads else None
+        cache, key = self.game.tables.cache, ("near-own", id(action), card)
+        try:  # (cheaper than cache.get, a call)
+            return cache[key]
+        except KeyError:
+            c = self.ctx(p)
+            c.card = card
+            value = cache[key] = action.near_own(c) & self.game.tables.all
+            return value
 
     def board_target(self, action: CompiledAction, card: str | None, origin: int = -1) -> int:
         """The target of an action that reads at most the card and the origin (its `reads`), on
