@@ -64,6 +64,7 @@ def run(self, rngs, stop_turn, max_moves):
     grants = g.grants  # ?grants
     players = len(own)
     plain_builds = plain_tile_builds(g)  # ?lean
+    on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
     while not self.over and self.turn < stop_turn and moves < max_moves:
@@ -176,6 +177,7 @@ if not self.waived:  # ?table adjacent
 #: changes as locals, written back after (the first drawn from `targets` here too, where to < 0).
 _BUILDS = """
 occ, around, taken = self.occ, nb[p], self.taken[p]
+occ0 = occ  # ?on_build
 limit = mand_left
 if supply[p] < limit:
     limit = supply[p]
@@ -192,17 +194,22 @@ while True:
     occ |= 1 << to
     around |= nbr_mask[to]
     count += 1
+    self.occ, nb[p] = occ, around  # ?on_build
+    own[p] |= 1 << to  # ?on_build
     near = tile_near[to]
     if near and near ^ (near & taken):
         self.gain(p, to)  # ?!on_gain
         self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
+        self._pay(p, on_build, 1 << to)  # ?on_build
         if self.reacting:  # ?reactions
             break  # ?reactions
         if self.waived:  # ?on_gain
             break  # ?on_gain
         if tiles_of[p] and self._holds_any_time(p):  # ?any_time
             break  # ?any_time
+    else:  # ?on_build
+        self._pay(p, on_build, 1 << to)  # ?on_build
     if count >= limit:
         break
     targets = table ^ (table & occ)
@@ -212,7 +219,8 @@ while True:
     if not targets:
         break
     to = -1
-new = occ ^ self.occ
+new = occ ^ self.occ  # ?!on_build
+new = occ ^ occ0  # ?on_build
 own[p] |= new
 self.mand_built |= new
 self.occ, nb[p] = occ, around
@@ -434,6 +442,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if tile_near[k]:  # ?lean
         self.gain(p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
+    self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
         self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
@@ -470,6 +479,7 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "plain_start": not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
+        "on_build": bool(g.on_build),
         "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
     }
