@@ -1064,7 +1064,7 @@ class _Loader:
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         source_reads = comp.reads(a.source) if a.source is not None else frozenset()
-        near_own = comp.near_own(a.target) if a.target is not None and a.kind != "move" else None
+        near_own = comp.near_own(a.target) if a.target is not None else None
         return CompiledAction(a, target, source, reads, source_reads, near_own)
 
 

@@ -215,13 +215,26 @@ class Targets(Kinds, Hand):
         the pieces each cost more than the target of a short slide)."""
         g, own, occ0 = self.game, self.own[p], self.occ
         t = g.tables
-        owns = list(self.own)
-        c = self.ctx(p, owns)
         neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
-        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         out = []
+        if action.near_own is not None and not stay and not sources & aura:
+            # A & next-to(own): A's free hexes next to p's pieces, but those next to the lifted one only
+            part = self.near_own_part(action, p)
+            part ^= part & (occ0 | blocked if blocked else occ0)  # (a target is never the source's hex)
+            lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
+            kept, edge = part & nb, part & lone
+            for s in bit_list(sources):
+                cand = kept ^ (nbr_mask[s] & edge)
+                if adjacent and cand:
+                    cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+                if cand:
+                    out.append((1 << s, cand))
+            return out
+        owns = list(self.own)
+        c = self.ctx(p, owns)
+        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
             if blocked:
                 c.occ = occ0 | blocked  # (as below)
