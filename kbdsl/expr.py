@@ -1159,35 +1159,13 @@ def _far_steps(step: Sequence[int], k: int) -> list[int]:
 
 
 def _same_terrain(mask: int, t) -> int:
-    """The terrains met by mask: a few hexes (a build) through a table of each hex's terrain."""
-    if mask.bit_count() >= len(t.terrain):
-        out = 0
-        for m in t.terrain.values():
-            if m & mask:
-                out |= m
-        return out
-    try:  # (a subscript is cheaper than .get)
-        of = t.cache[_TERRAIN_OF]
-    except KeyError:
-        of = t.cache[_TERRAIN_OF] = _terrain_of(t)
+    """The terrains met by mask, terrain by terrain (a build meets one: a table per hex, built
+    for each new board, cost more than a game's calls)."""
     out = 0
-    while mask:
-        rest = mask & (mask - 1)
-        out |= of[(mask ^ rest).bit_length() - 1]
-        mask = rest
-    return out
-
-
-_TERRAIN_OF = ("terrain-of",)
-
-
-def _terrain_of(t) -> list[int]:
-    """Per hex, the hexes of its terrain (of every terrain it has; 0 if none), per board."""
-    of = [0] * t.n
     for m in t.terrain.values():
-        for i in bit_list(m):
-            of[i] |= m
-    return of
+        if m & mask:
+            out |= m
+    return out
 
 
 #: The step directions (kbdsl.board.DIRECTIONS) of the three axes, and of the two that are not

@@ -333,7 +333,12 @@ if not stop:
                 shape = shapes[name]
                 if shape == TILE_BUILD:  # a build whose target is no board table
                     if plain:
-                        targets = self.build_targets(action, p)
+                        if action.near_own is not None:  # A & next-to(own): build_targets', in line
+                            targets = self.near_own_part(action, p) & nb[p]
+                            targets ^= targets & (self.occ | self.blocked)  # ?auras
+                            targets ^= targets & self.occ  # ?!auras
+                        else:
+                            targets = self.build_targets(action, p)
                         if targets:
                             out.append((base, targets))
                     continue
