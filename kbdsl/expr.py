@@ -276,6 +276,28 @@ class Compiler:
                     out.add("pieces")
         return frozenset(out)
 
+    def near_own(self, node: ast.Expr) -> Fn | None:
+        """For a hex set `A & next-to(own)` (either way round) whose A reads at most the card:
+        A's function, so that the engine finds the set as A, once per board and card, & the
+        neighbourhood it keeps with the pieces, without a context to fill; else None."""
+        if not (isinstance(node, ast.BoolOp) and node.op == "&"):
+            return None
+        found = _next_to_side(node)
+        if found is None or not found[2]:
+            return None
+        a_node, b_node, _ = found
+        arg = b_node.args[0]
+        if not (isinstance(arg, ast.Ref) and arg.name == "own" and "own" not in self.v.defines):
+            return None
+        if not self.reads(a_node) <= {"card"}:
+            return None
+        errors = len(self.diagnostics)
+        a = self.compile(a_node)
+        if len(self.diagnostics) > errors:  # reported once already, by the whole set's compiling
+            del self.diagnostics[errors:]
+            return None
+        return a.fn if a.type == HEX else None
+
     # -- helpers -----------------------------------------------------------
     def _err(self, pos: Pos, msg: str, code: str = "E105", length: int = 0) -> Compiled:
         end = Pos(pos.path, pos.line, pos.col + length) if length and pos.line else None
@@ -1137,35 +1159,13 @@ def _far_steps(step: Sequence[int], k: int) -> list[int]:
 
 
 def _same_terrain(mask: int, t) -> int:
-    """The terrains met by mask: a few hexes (a build) through a table of each hex's terrain."""
-    if mask.bit_count() >= len(t.terrain):
-        out = 0
-        for m in t.terrain.values():
-            if m & mask:
-                out |= m
-        return out
-    try:  # (a subscript is cheaper than .get)
-        of = t.cache[_TERRAIN_OF]
-    except KeyError:
-        of = t.cache[_TERRAIN_OF] = _terrain_of(t)
+    """The terrains met by mask, terrain by terrain (a build meets one: a table per hex, built
+    for each new board, cost more than a game's calls)."""
     out = 0
-    while mask:
-        rest = mask & (mask - 1)
-        out |= of[(mask ^ rest).bit_length() - 1]
-        mask = rest
-    return out
-
-
-_TERRAIN_OF = ("terrain-of",)
-
-
-def _terrain_of(t) -> list[int]:
-    """Per hex, the hexes of its terrain (of every terrain it has; 0 if none), per board."""
-    of = [0] * t.n
     for m in t.terrain.values():
-        for i in bit_list(m):
-            of[i] |= m
-    return of
+        if m & mask:
+            out |= m
+    return out
 
 
 #: The step directions (kbdsl.board.DIRECTIONS) of the three axes, and of the two that are not

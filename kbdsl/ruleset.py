@@ -73,6 +73,8 @@ class CompiledAction:
     required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
     reads: frozenset[str] = frozenset()  # what of the context `target` reads beside the board (Compiler.reads)
     source_reads: frozenset[str] = frozenset()  # and what `source` reads
+    # of a target `A & next-to(own)` whose A reads at most the card: A (Compiler.near_own)
+    near_own: Fn | None = None
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -1062,7 +1064,8 @@ class _Loader:
         source = comp.hexset(a.source) if a.source is not None else None
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         source_reads = comp.reads(a.source) if a.source is not None else frozenset()
-        return CompiledAction(a, target, source, reads, source_reads)
+        near_own = comp.near_own(a.target) if a.target is not None else None
+        return CompiledAction(a, target, source, reads, source_reads, near_own)
 
 
 def _refused_kind(

@@ -92,7 +92,7 @@ def test_branches_the_rules_cannot_take_are_folded_away():
     """Base has no tile usable between the builds, no grants, no hand of several cards: its loop
     never asks; Nomads' tiles usable any time, and Harvest's grants, are asked about."""
     base = source(Game.new(load(ROOT / "rules" / "base"), players=4, seed=1))
-    for absent in ("_holds_any_time", "grants", "_forced_use", "or self.choosing", "if self.choosing", "_new_turn"):
+    for absent in ("any_time", "grants", "_forced_use", "or self.choosing", "if self.choosing", "_new_turn"):
         assert absent not in base, absent
-    assert "_holds_any_time" in source(Game.new(load(ROOT / "rules" / "nomads"), players=4, seed=1))
+    assert "any_time.isdisjoint" in source(Game.new(load(ROOT / "rules" / "nomads"), players=4, seed=1))
     assert "grants" in source(Game.new(load(ROOT / "rules" / "harvest"), players=4, seed=1))

@@ -40,6 +40,7 @@ replacement (`_settle`), tile gains, phases of grants, the game's end.
 from __future__ import annotations
 
 import linecache
+from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
@@ -62,8 +63,10 @@ def run(self, rngs, stop_turn, max_moves):
     faces = g.faces
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
+    any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_builds(g)  # ?lean
+    on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
     while not self.over and self.turn < stop_turn and moves < max_moves:
@@ -73,7 +76,7 @@ def run(self, rngs, stop_turn, max_moves):
             self.pending_left
             or self.react_saved is not None  # ?reactions
             or self.choosing  # ?choosing
-            or (self.tiles[p] and self._holds_any_time(p))  # ?any_time !timed
+            or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
             moves += 1
@@ -82,7 +85,7 @@ def run(self, rngs, stop_turn, max_moves):
         while moves < max_moves:
             if self.choosing:  # ?choosing
                 break  # ?choosing
-            if tiles_of[p] and self._holds_any_time(p):  # ?any_time !timed
+            if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
                 break  # ?any_time !timed
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time
@@ -138,7 +141,7 @@ def take_builds(self, p, to, getrandbits, budget, targets=0):
             break
         if self.reacting:  # ?reactions
             break  # ?reactions
-        if self.tiles[p] and self._holds_any_time(p):  # ?any_time !timed
+        if self.tiles[p] and not g.any_time.isdisjoint(map(kind_of, self.tiles[p])):  # ?any_time !timed
             break  # ?any_time !timed
         if self._holds_any_time(p):  # ?any_time timed
             break  # ?any_time timed
@@ -176,6 +179,7 @@ if not self.waived:  # ?table adjacent
 #: changes as locals, written back after (the first drawn from `targets` here too, where to < 0).
 _BUILDS = """
 occ, around, taken = self.occ, nb[p], self.taken[p]
+occ0 = occ  # ?on_build
 limit = mand_left
 if supply[p] < limit:
     limit = supply[p]
@@ -192,17 +196,24 @@ while True:
     occ |= 1 << to
     around |= nbr_mask[to]
     count += 1
+    self.occ, nb[p] = occ, around  # ?on_build
+    own[p] |= 1 << to  # ?on_build
     near = tile_near[to]
     if near and near ^ (near & taken):
         self.gain(p, to)  # ?!on_gain
         self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
+        self._pay(p, on_build, 1 << to)  # ?on_build
         if self.reacting:  # ?reactions
             break  # ?reactions
         if self.waived:  # ?on_gain
             break  # ?on_gain
-        if tiles_of[p] and self._holds_any_time(p):  # ?any_time
-            break  # ?any_time
+        if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
+            break  # ?any_time !timed
+        if tiles_of[p] and self._holds_any_time(p):  # ?any_time timed
+            break  # ?any_time timed
+    else:  # ?on_build
+        self._pay(p, on_build, 1 << to)  # ?on_build
     if count >= limit:
         break
     targets = table ^ (table & occ)
@@ -212,7 +223,8 @@ while True:
     if not targets:
         break
     to = -1
-new = occ ^ self.occ
+new = occ ^ self.occ  # ?!on_build
+new = occ ^ occ0  # ?on_build
 own[p] |= new
 self.mand_built |= new
 self.occ, nb[p] = occ, around
@@ -303,6 +315,7 @@ if mcount > 0:  # ?plain_start
 _PICK = """
 out = []
 self._risky = -1
+fixed = -1  # ?kinds
 stop = False
 if mand_left > 0:
     @@mandatory@@
@@ -320,14 +333,30 @@ if not stop:
                 shape = shapes[name]
                 if shape == TILE_BUILD:  # a build whose target is no board table
                     if plain:
-                        targets = self.build_targets(action, p)
+                        if action.near_own is not None:  # A & next-to(own): build_targets', in line
+                            targets = self.near_own_part(action, p) & nb[p]
+                            targets ^= targets & (self.occ | self.blocked)  # ?auras
+                            targets ^= targets & self.occ  # ?!auras
+                        else:
+                            targets = self.build_targets(action, p)
                         if targets:
                             out.append((base, targets))
                     continue
                 if not shape:
                     self._steps(name, action, out)
                     continue
-                sources = own[p] if action.source is None and not self.kind_own else self.move_sources(action, p)
+                sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
+                if action.piece is None:  # move_sources, in line  # ?kinds
+                    if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
+                        fixed = self.unmovable(p, None)  # ?kinds
+                    sources = own[p] ^ (own[p] & fixed)  # ?kinds
+                    if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
+                        try:  # ?kinds
+                            sources &= tcache[("source", id(action))]  # ?kinds
+                        except KeyError:  # ?kinds
+                            sources = self.move_sources(action, p)  # ?kinds
+                else:  # ?kinds
+                    sources = self.move_sources(action, p)  # ?kinds
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
                 # a source with an aura: lifting it unblocks hexes, the targets are by source
@@ -434,6 +463,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if tile_near[k]:  # ?lean
         self.gain(p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
+    self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
         self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
@@ -470,6 +500,8 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "plain_start": not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
+        "on_build": bool(g.on_build),
+        "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
     }
@@ -534,6 +566,7 @@ def compiled(g) -> Callable | None:
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
+            "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines

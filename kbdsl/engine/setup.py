@@ -232,9 +232,9 @@ class BaseGame:
         # the mandatory action's board targets by card (Targets.board_target), when its target is a table
         plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
         self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
-        # ... and whether its builds may be taken in one loop (kbdsl.engine.compiled): no build
-        # scoring, and tiles acting when gained only with actions of no hex (the loop stops for them)
-        self.mandatory_lean = plain and self.mandatory.adjacent and not self.on_build and self.on_gain <= self.no_hex
+        # ... and whether its builds may be taken in one loop (kbdsl.engine.compiled): tiles acting
+        # when gained only with actions of no hex (the loop stops for them)
+        self.mandatory_lean = plain and self.mandatory.adjacent and self.on_gain <= self.no_hex
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked

@@ -64,6 +64,8 @@ class Targets(Kinds, Hand):
         blocked = self.blocked
         if action.reads <= CARD:
             cand = self.board_target(action, self.hand[p])
+        elif action.near_own is not None:  # A & next-to(own): A per board and card, & p's neighbourhood
+            cand = self.near_own_part(action, p) & self.nb[p]
         else:
             c = self.ctx(p)
             if blocked:
@@ -91,6 +93,19 @@ class Targets(Kinds, Hand):
             if near:
                 return near
         return targets
+
+    def near_own_part(self, action: CompiledAction, p: int) -> int:
+        """The A of an action's target `A & next-to(own)` (CompiledAction.near_own) for p's card,
+        computed once per board and card."""
+        card = self.hand[p] if "card" in action.reads else None
+        cache, key = self.game.tables.cache, ("near-own", id(action), card)
+        try:  # (cheaper than cache.get, a call)
+            return cache[key]
+        except KeyError:
+            c = self.ctx(p)
+            c.card = card
+            value = cache[key] = action.near_own(c) & self.game.tables.all
+            return value
 
     def board_target(self, action: CompiledAction, card: str | None, origin: int = -1) -> int:
         """The target of an action that reads at most the card and the origin (its `reads`), on
@@ -200,13 +215,26 @@ class Targets(Kinds, Hand):
         the pieces each cost more than the target of a short slide)."""
         g, own, occ0 = self.game, self.own[p], self.occ
         t = g.tables
-        owns = list(self.own)
-        c = self.ctx(p, owns)
         neutral, blocked, target, stay = self.neutral_occ, self.blocked, action.target, g.may_stay
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
         adjacent, nb, nbr_mask, every = action.adjacent, self.nb[p], t.nbr_mask, t.all
-        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         out = []
+        if action.near_own is not None and not stay and not sources & aura:
+            # A & next-to(own): A's free hexes next to p's pieces, but those next to the lifted one only
+            part = self.near_own_part(action, p)
+            part ^= part & (occ0 | blocked if blocked else occ0)  # (a target is never the source's hex)
+            lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
+            kept, edge = part & nb, part & lone
+            for s in bit_list(sources):
+                cand = kept ^ (nbr_mask[s] & edge)
+                if adjacent and cand:
+                    cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+                if cand:
+                    out.append((1 << s, cand))
+            return out
+        owns = list(self.own)
+        c = self.ctx(p, owns)
+        c.nb = nbs = list(self.nb)  # (p's entry set per source below)
         if not sources & aura:  # a lift changes the pieces on its own hex only (kbdsl.expr._once_a_move):
             if blocked:
                 c.occ = occ0 | blocked  # (as below)

@@ -1,0 +1,63 @@
+"""A build or place target `A & next-to(own)` whose A reads at most the card is found as A, once
+per board and card, & the neighbourhood the engine keeps (CompiledAction.near_own,
+Targets.near_own_part): it must be the whole target evaluated in a context, for every such
+action of every shipped rule set, in random positions of random games."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from conftest import ROOT, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.game import Game
+
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
+
+
+def test_the_shipped_rules_have_such_targets():
+    found = {name for name, a in shipped("combined").actions.items() if a.near_own is not None}
+    assert found
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.integers(0, 300))
+def test_near_own_part_and_the_neighbourhood_are_the_target(name, seed, moves):
+    rules = shipped(name)
+    actions = [a for a in rules.actions.values() if a.near_own is not None]
+    players = rules.players[0]
+    state = Game.new(rules, players=players, seed=seed).new_state()
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.over:
+            break
+        state.apply_action(state.sample_action(rng))
+    for a in actions:
+        for p in range(players):
+            want = a.target(state.ctx(p)) & state.game.tables.all
+            assert state.near_own_part(a, p) & state.nb[p] == want, (name, p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["harvest", "combined"]), st.integers(0, 10**6), st.integers(0, 300))
+def test_lifted_moves_onto_near_own_are_those_of_the_whole_target(name, seed, moves):
+    """The moves of a move onto `A & next-to(own)` (Harvest's silo moves) are found per source as
+    A's free hexes next to the other pieces; they must be those of the target evaluated with
+    each piece lifted (the same action without near_own)."""
+    rules = shipped(name)
+    actions = [a for a in rules.actions.values() if a.near_own is not None and a.kind == "move"]
+    assert actions
+    players = rules.players[0]
+    state = Game.new(rules, players=players, seed=seed).new_state()
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.over:
+            break
+        state.apply_action(state.sample_action(rng))
+    for a in actions:
+        slow = dataclasses.replace(a, near_own=None)
+        for p in range(players):
+            sources = state.move_sources(a, p)
+            assert state._lifted_targets(a, p, sources) == state._lifted_targets(slow, p, sources), (name, p)
