@@ -173,6 +173,16 @@ class Targets(Kinds, Hand):
         free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
+        if board_only and table is None and not g.may_stay:  # as above, but for the few sources with an aura
+            lifting = sources & aura
+            out = self._same_move_targets(sources ^ lifting, same & free, adjacent, own, nb)
+            for s in bit_list(lifting):  # lifted, it unblocks hexes: a block of its own
+                cand = same & ~(self.occ | self.blocked_without(p, s))  # (the source is in occ)
+                if adjacent and cand:
+                    cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+                if cand:
+                    out = _with_block(out, s, cand)
+            return out
         if not board_only:
             return self._lifted_targets(action, p, sources)
         if table is not None:
@@ -334,6 +344,18 @@ def _still_adjacent(cand: int, nb: int, nbr_mask: list[int], own: int, s: int) -
                 near ^= low
             edge ^= low
     return near or cand
+
+
+def _with_block(blocks: list[tuple[int, int]], s: int, cand: int) -> list[tuple[int, int]]:
+    """Blocks in source order (none holding s) with the block (1 << s, cand) in its place, a
+    block of sources on both sides of s split around it."""
+    below = (1 << s) - 1
+    for k, (sources, targets) in enumerate(blocks):
+        low = sources & below
+        if low != sources:  # the first block with a source above s
+            around = [(low, targets), (1 << s, cand)] if low else [(1 << s, cand)]
+            return blocks[:k] + around + [(sources ^ low, targets)] + blocks[k + 1 :]
+    return [*blocks, (1 << s, cand)]
 
 
 def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
