@@ -991,13 +991,20 @@ def _touching(mask: int, n: int, t) -> int:
     counted hex by hex."""
     if n <= 1:
         return t.grow(mask)
-    ge = [t.all] + [0] * n
-    for shift in t.shifts:
-        s = shift(mask)
-        if s:
-            for k in range(n, 0, -1):
-                ge[k] |= ge[k - 1] & s
-    out = ge[n]
+    if n == len(t.shifts):  # a neighbour in every direction: the shifts' intersection
+        out = t.all
+        for shift in t.shifts:
+            out &= shift(mask)
+            if not out:
+                break
+    else:
+        ge = [t.all] + [0] * n
+        for shift in t.shifts:
+            s = shift(mask)
+            if s:
+                for k in range(n, 0, -1):
+                    ge[k] |= ge[k - 1] & s
+        out = ge[n]
     if t.odd:
         nbrs = t.nbr_mask
         out ^= out & t.odd

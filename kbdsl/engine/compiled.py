@@ -648,16 +648,33 @@ class SameRun:
         if not near:  # the same targets from every source
             size = cand.bit_count()
             return nth_bit(rest, k // size) * self.stride + nth_bit(cand, k % size)
-        single, nbr_mask = self.single, self.nbr_mask  # (single is part of near)
-        while rest:
-            low = rest & (rest - 1)
-            s = (rest ^ low).bit_length() - 1
+        single, nbr_mask, stride = self.single, self.nbr_mask, self.stride  # (single is part of near)
+        # the sources next to no hex of single (most) have targets near: counted a stretch at a time
+        # up to each source that is (whose targets are counted as self.targets does)
+        apart, x = 0, single
+        while x:
+            low = x & (x - 1)
+            apart |= nbr_mask[(x ^ low).bit_length() - 1]
+            x = low
+        apart &= rest
+        m = near.bit_count()
+        while apart:
+            low = apart & (apart - 1)
+            s = (apart ^ low).bit_length() - 1
+            apart = low
+            plain = rest & ((1 << s) - 1)  # the sources below s
+            count = plain.bit_count() * m
+            if k < count:
+                return nth_bit(plain, k // m) * stride + nth_bit(near, k % m)
+            k -= count
             targets = near ^ (single & nbr_mask[s]) or cand  # self.targets(s), in line
             size = targets.bit_count()
             if k < size:
-                return s * self.stride + nth_bit(targets, k)
+                return s * stride + nth_bit(targets, k)
             k -= size
-            rest = low
+            rest ^= plain | (1 << s)
+        if k < rest.bit_count() * m:
+            return nth_bit(rest, k // m) * stride + nth_bit(near, k % m)
         raise IndexError("move run index out of range")
 
 

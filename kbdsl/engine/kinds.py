@@ -139,7 +139,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i)
         self.own[p] |= cover
         self.occ |= cover
-        self.nb[p] = self.game.tables.grow(self.own[p])
+        self.nb[p] |= self.game.tables.grow(cover)
         self.kind_own[kind][p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
@@ -153,7 +153,7 @@ class Kinds(Pieces):
         cover = self.cover(kind, i) if kind not in self.game.footprints else self.kind_own[kind][p]
         self.own[p] &= ~cover
         self.occ &= ~cover
-        self.nb[p] = self.game.tables.grow(self.own[p])
+        self.nb[p] = self._without(p, i) if cover == 1 << i else self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] &= ~cover
         self.kind_supply[kind][p] += 1
         if kind in self.game.aura_kinds:

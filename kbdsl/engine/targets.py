@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from kbdsl.bitset import bit_list
 from kbdsl.engine.groups import OriginTable
 from kbdsl.engine.hand import Hand
@@ -165,8 +167,7 @@ class Targets(Kinds, Hand):
         """move_targets as (sources, target-mask) blocks in source order: the sources of a block
         have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves)."""
         if self.choosing and id(action) in self.game.card_actions:
-            pairs = self.over_cards(p, lambda: self.move_targets(action, p), _merge_pairs, [])
-            return [(1 << s, cand) for s, cand in pairs]
+            return self.over_cards(p, lambda: self.move_blocks(action, p), _merge_blocks, [])
         g = self.game
         t = g.tables
         own = self.own[p]
@@ -188,6 +189,16 @@ class Targets(Kinds, Hand):
         free, adjacent = ~(self.occ | blocked), action.adjacent
         if fast and table is None:  # the same hexes from every source: only "adjacent" differs
             return self._same_move_targets(sources, same & free, adjacent, own, nb)
+        if board_only and table is None and not g.may_stay:  # as above, but for the few sources with an aura
+            lifting = sources & aura
+            out = self._same_move_targets(sources ^ lifting, same & free, adjacent, own, nb)
+            for s in bit_list(lifting):  # lifted, it unblocks hexes: a block of its own
+                cand = same & ~(self.occ | self.blocked_without(p, s))  # (the source is in occ)
+                if adjacent and cand:
+                    cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+                if cand:
+                    out = _with_block(out, s, cand)
+            return out
         if not board_only:
             return self._lifted_targets(action, p, sources)
         if table is not None:
@@ -362,6 +373,49 @@ def _still_adjacent(cand: int, nb: int, nbr_mask: list[int], own: int, s: int) -
                 near ^= low
             edge ^= low
     return near or cand
+
+
+def _with_block(blocks: list[tuple[int, int]], s: int, cand: int) -> list[tuple[int, int]]:
+    """Blocks in source order (none holding s) with the block (1 << s, cand) in its place, a
+    block of sources on both sides of s split around it."""
+    below = (1 << s) - 1
+    for k, (sources, targets) in enumerate(blocks):
+        low = sources & below
+        if low != sources:  # the first block with a source above s
+            around = [(low, targets), (1 << s, cand)] if low else [(1 << s, cand)]
+            return blocks[:k] + around + [(sources ^ low, targets)] + blocks[k + 1 :]
+    return [*blocks, (1 << s, cand)]
+
+
+def _merge_blocks(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Union of two move_blocks lists (in source order, a block's sources a stretch of them): the
+    targets of both for each source. Where both hold the same sources, stretch by stretch between
+    the blocks' bounds (a piece of a block of each), else source by source."""
+    if not a or not b:
+        return a or b
+    sa = sb = 0
+    for sources, _ in a:
+        sa |= sources
+    for sources, _ in b:
+        sb |= sources
+    if sa != sb:
+        pairs = _merge_pairs(*([(s, m) for sources, m in x for s in bit_list(sources)] for x in (a, b)))
+        return [(1 << s, m) for s, m in pairs]
+    cuts = set()
+    for sources, _ in (*a, *b):
+        cuts.add((sources ^ (sources - 1)).bit_length() - 1)  # (the lowest source)
+        cuts.add(sources.bit_length())
+    out = []
+    i = j = 0
+    for lo, hi in pairwise(sorted(cuts)):
+        part = sa & ((1 << hi) - (1 << lo))
+        if part:
+            while not a[i][0] & part:
+                i += 1
+            while not b[j][0] & part:
+                j += 1
+            out.append((part, a[i][1] | b[j][1]))
+    return out
 
 
 def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
