@@ -17,7 +17,7 @@ With one rule set it prints the games/s of both, their ratio, then clone(), lega
 apply_action() in microseconds, playouts/s from mid-game positions and Game.new in ms. With
 `--rules all` it prints one table: every shipped rule set at every player count, each row with
 its ratio to the hand-written playout measured in the same run and to base at the same player
-count. All times are processor time of this process, so other work on a shared machine does not
+count, timed in slices beside the row's own. All times are processor time of this process, so other work on a shared machine does not
 inflate them. Last line: `random games/s: N` (of the first row).
 
 `--compare DIR` instead measures this checkout and another one (say, the commit before a change)
@@ -158,22 +158,31 @@ def per_call_us(fn, seconds: float) -> float:
 
 def table(seconds: float, passes: int) -> list[Row]:
     """Every shipped rule set at every player count it allows, base first, each measured in
-    `passes` slices of the time spread over the run (so a change of the machine's load while
-    it runs weighs on every row alike, the "vs base" column included)."""
+    `passes` slices of the time spread over the run. Beside each slice of another rule set, a
+    slice of base at the same player count (before it in one pass, after it in the next), so its
+    "vs base" compares games timed seconds apart: the machine's load moves between rows timed
+    minutes apart, and had moved that column by a tenth from run to run."""
     specs = [(name, n, load(name)) for name, n in rows("all", 0)]
+    base_rules = next(rules for name, _, rules in specs if name == "base")
+    counts = {n for name, n, _ in specs if name == "base"}
     found = [Row(name, n, 0, 0, 0.0, 0.0, 0.0) for name, n, _ in specs]
+    beside = [Row("base", n, 0, 0, 0.0, 0.0, 0.0) for _, n, _ in specs]  # base timed beside each row
     for k in range(passes):
-        for row, (name, n, rules) in zip(found, specs, strict=True):
-            r = measure(rules, name, n, seconds / passes, first=k * 10**6)
-            row.games, row.moves = row.games + r.games, row.moves + r.moves
-            row.engine_s, row.hand_s, row.new_s = row.engine_s + r.engine_s, row.hand_s + r.hand_s, row.new_s + r.new_s
-    base = {r.players: r.rate for r in found if r.rules == "base"}
+        for row, near, (name, n, rules) in zip(found, beside, specs, strict=True):
+            pair = [(row, rules, name)]
+            if name != "base" and n in counts:
+                pair.insert(k % 2, (near, base_rules, "base"))
+            for into, what, called in pair:
+                r = measure(what, called, n, seconds / passes, first=k * 10**6)
+                into.games, into.moves = into.games + r.games, into.moves + r.moves
+                into.engine_s, into.hand_s = into.engine_s + r.engine_s, into.hand_s + r.hand_s
+                into.new_s += r.new_s
     print(
         f"{'rules':<18}{'players':>8}{'games':>7}{'moves/game':>11}{'games/s':>9}"
         f"{'hand-written/s':>15}{'engine/hand':>12}{'vs base':>8}{'Game.new ms':>12}"
     )
-    for r in found:
-        vs = f"{r.rate / base[r.players]:.2f}" if r.players in base else "-"
+    for r, near in zip(found, beside, strict=True):
+        vs = "1.00" if r.rules == "base" else f"{r.rate / near.rate:.2f}" if near.games else "-"
         print(
             f"{r.rules:<18}{r.players:>8}{r.games:>7}{r.moves / r.games:>11.0f}{r.rate:>9.0f}"
             f"{r.hand_rate:>15.0f}{r.rate / r.hand_rate:>12.2f}{vs:>8}{r.new_s / r.games * 1000:>12.2f}"
