@@ -165,7 +165,7 @@ def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch
     while len(state.legal_actions()) < 3:
         state.apply_action(bot.choose(state))
     keys = []
-    monkeypatch.setattr(playout, "worth", lambda s, gold: keys.append(playout.scoring_key(s)) or worth(s, gold))
+    monkeypatch.setattr(playout, "worth", lambda s, *gold: keys.append(playout.scoring_key(s)) or worth(s, *gold))
     root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
     for budget in (10, 40):
         keys.clear()
@@ -239,6 +239,57 @@ def test_worth_adds_tile_gold_per_tile_held_beyond_the_best_other(midgame):
     assert worth(midgame) == margins(midgame)
     for p, (w, m) in enumerate(zip(worth(midgame, 3.0), margins(midgame), strict=True)):
         assert w == m + 3.0 * (held[p] - max(h for q, h in enumerate(held) if q != p))
+    assert any(len(ts) != len(midgame.tiles[0]) for ts in midgame.tiles)  # the tile term is not 0
+    left = min(midgame.supply)
+    assert worth(midgame, 3.0, left) == worth(midgame, 3.0)  # enough settlements left: a tile's full worth
+    end = midgame.clone()
+    end.supply = [0, *end.supply[1:]]  # a supply spent: the game ends this round, a tile gives nothing more
+    assert worth(end, 3.0, left) == margins(end)
+    halved = [m + (w - m) / 2 for w, m in zip(worth(midgame, 3.0), margins(midgame), strict=True)]
+    assert worth(midgame, 3.0, 2 * left) == pytest.approx(halved)
+
+
+class Clock:
+    """A processor clock that advances `step` seconds each time it is read: a timed search walks
+    the same number of times on any machine."""
+
+    def __init__(self, step: float):
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_timed_ismcts_stops_once_its_move_is_settled(midgame, monkeypatch):
+    """With `bank`, the walks stop once those left at this pace cannot change the most visited move."""
+    import kbdsl.bots.ismcts as ismcts
+
+    monkeypatch.setattr(ismcts.time, "process_time", Clock(1e-3))  # a walk a millisecond
+    search, root = IsmctsBot(1, ms=1000), ismcts.Node(-1, -1)
+    for code, visits in ((1, 60), (2, 30)):
+        root.children[code] = ismcts.Node(code, 0)
+        root.children[code].visits = visits
+    start = ismcts.time.process_time() - 0.008  # 8 walks in the 9 ms to the next reading
+    assert search._more(8, start + 1.0, root, start)  # about 880 walks to come: 30 behind is nothing
+    assert not search._more(8, start + 0.04, root, start)  # about 25 to come: 30 behind cannot catch up
+    assert search._more(7, start + 0.04, root, start)  # (looked at every 8 walks only)
+    search.bank = False
+    assert search._more(8, start + 0.04, root, start)  # without `bank`, the walks go on to the deadline
+
+
+def test_a_timed_ismcts_lends_the_time_it_saved_to_later_decisions(midgame, monkeypatch):
+    import kbdsl.bots.ismcts as ismcts
+
+    walks = {}
+    for banked in (0.0, 0.5, 5.0):
+        monkeypatch.setattr(ismcts.time, "process_time", Clock(1e-4))
+        search = IsmctsBot(1, ms=20, bank=True)
+        search._bank = banked * 0.02  # what earlier decisions left, in processor seconds
+        search.choose(midgame)
+        walks[banked] = search.walks
+        assert search._bank >= max(banked - 1, 0) * 0.02 - 1e-9  # at most `lend` (one budget) is lent
+    assert walks[0.0] < walks[0.5] < walks[5.0]
 
 
 def test_bots_are_reproducible_from_their_seed(midgame):

@@ -61,7 +61,7 @@ class Seat:
     def sample(self, rng: random.Random) -> State:
         """A determinisation: the position with the unseen cards dealt at random."""
         state = self.public.clone()
-        redeal(state, self.player, self._unseen, self.view["deck"], rng)
+        redeal(state, self.player, self._unseen, len(self.public.deck), rng)  # no JSON view
         return state
 
     def code(self, move: Move | dict | str | int) -> int:

@@ -12,6 +12,7 @@ worth (margin plus held tiles) is backed up. The walks cycle through a few deals
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 import time
@@ -42,7 +43,8 @@ class IsmctsBot(SeatBot):
     node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
     below the root only `cap` moves of a long list are judged. A player's worth is its margin
     plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
-    gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
+    gold, though it is worth a settlement a turn; less in the last turns with `tile_left`, see
+    kbdsl.bots.playout.worth), divided by `scale`; `c` is the UCB1
     exploration constant; `horizon` the turns played before the scorers judge (None: to the end
     of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
     if given, replaces the count: walks go on until the decision has spent that many milliseconds
@@ -65,14 +67,19 @@ class IsmctsBot(SeatBot):
         cap: int = 24,
         deals: int = 16,
         tile_gold: float = 3.0,
+        tile_left: int = 0,
         ms: float | None = None,
         reuse: bool = True,
         keep: bool = True,
+        bank: bool = True,
+        lend: float = 1.0,
     ):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
-        self.ms, self.reuse, self.keep = ms, reuse, keep
+        self.tile_left = tile_left
+        self.ms, self.reuse, self.keep, self.bank, self.lend = ms, reuse, keep, bank, lend
+        self._bank = 0.0  # processor seconds that timed decisions left unspent, for later ones: see _more
         self._kept: tuple | None = None  # the last decision's search, for the next one of the turn: see _resume
         self._priors: dict[tuple[int, ...], dict[int, float]] = {}  # per decision: see _rank
         self._spent = 0  # scorer calls spent on this decision
@@ -83,22 +90,28 @@ class IsmctsBot(SeatBot):
         actions = seat.legal_actions()
         if len(actions) == 1:
             return actions[0]
-        deadline = time.process_time() + self.ms / 1000 if self.ms is not None else None
+        start = time.process_time()
+        deadline = None
+        if self.ms is not None:  # this decision's share, and what earlier ones left unspent (at most `lend` more)
+            extra = min(self._bank, self.lend * self.ms / 1000) if self.bank else 0.0
+            self._bank -= extra
+            deadline = start + self.ms / 1000 + extra
         rng, turn = self.rng, seat.public.turn
         until = turn + self.horizon if self.horizon is not None else None
         self._spent = 0
         resumed = self._resume(seat)
         if resumed is None:
             root = Node(-1, -1)
-            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
+            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse, self.tile_left)
             seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
             ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
             known: dict[tuple, tuple] = {}  # (deal, moves of the turn) -> (legal moves, mover), () past the turn
+            orders: dict[tuple, list[int]] = {}  # (deal, moves of the turn) -> legal moves, greedy's favourite first
         else:
-            root, self._priors, ends, known, seeds, self._judge = resumed
+            root, self._priors, ends, known, orders, seeds, self._judge = resumed
         self._rank((), seat.public, actions, root=True)
         walks = 0
-        while self._more(walks, deadline):
+        while self._more(walks, deadline, root, start):
             deal = (walks if self.reuse else self._spent) % self.deals if seeds else -1
             walks += 1
             state = dice = None  # dealt when first needed: a walk along a known deal and line needs none
@@ -114,13 +127,18 @@ class IsmctsBot(SeatBot):
                 if not here:
                     break
                 legal, mover = here
-                if state is None and any(a not in self._priors.get(key, ()) for a in legal):
-                    state, dice = self._deal(seat, seeds, deal, key)
-                prior = self._rank(key, state, legal)
+                order = orders.get((deal, key))
+                if order is None:  # sorted once per deal and line: a walk along a known one only looks it up
+                    if state is None and any(a not in self._priors.get(key, ()) for a in legal):
+                        state, dice = self._deal(seat, seeds, deal, key)
+                    prior = self._rank(key, state, legal)
+                    order = sorted(legal, key=lambda a: -prior[a])  # stable: ties in the legal order
+                    if seeds and self.reuse:
+                        orders[deal, key] = order
                 if grown:  # past the tree, greedy finishes the turn
-                    code = max(legal, key=prior.__getitem__)
+                    code = order[0]
                 else:
-                    window = sorted(legal, key=lambda a: -prior[a])[: self._width(node.visits)]
+                    window = order[: self._width(node.visits)]
                     code = None
                     for a in window:
                         child = node.children.get(a)
@@ -153,10 +171,12 @@ class IsmctsBot(SeatBot):
                 if n.player >= 0:
                     n.value += values[n.player] / self.scale
         self.walks = walks
+        if deadline is not None and self.bank:
+            self._bank += max(deadline - time.process_time(), 0.0)
         code = max(root.children.values(), key=lambda n: (n.visits, n.value)).code
         if self.keep and self.reuse and seeds:
             kept = (seat.game, turn, seat.player, list(seat.public.log), sorted(seat._unseen))
-            self._kept = (*kept, root, self._priors, ends, known, seeds, self._judge)
+            self._kept = (*kept, root, self._priors, ends, known, orders, seeds, self._judge)
         return code
 
     def _resume(self, seat: Seat) -> tuple | None:
@@ -168,7 +188,7 @@ class IsmctsBot(SeatBot):
         state = seat.public
         if kept is None or kept[0] is not seat.game or kept[1:3] != (state.turn, seat.player):
             return None
-        _, _, _, log, unseen, node, priors, ends, known, seeds, judge = kept
+        _, _, _, log, unseen, node, priors, ends, known, orders, seeds, judge = kept
         if unseen != sorted(seat._unseen):
             return None
         if state.log[: len(log)] != log:
@@ -182,7 +202,9 @@ class IsmctsBot(SeatBot):
         priors = {key[n:]: prior for key, prior in priors.items() if key[:n] == moves}
         ends = {(deal, key[n:]): value for (deal, key), value in ends.items() if key[:n] == moves}
         known = {(deal, key[n:]): value for (deal, key), value in known.items() if key[:n] == moves}
-        return node, priors, ends, known, seeds, judge
+        # the root's moves are all ranked anew (below it only `cap` were): its orders are sorted again
+        orders = {(deal, key[n:]): value for (deal, key), value in orders.items() if key[:n] == moves and key[n:]}
+        return node, priors, ends, known, orders, seeds, judge
 
     def _deal(
         self, seat: Seat, seeds: list[int] | None, deal: int, key: tuple[int, ...]
@@ -216,13 +238,24 @@ class IsmctsBot(SeatBot):
             self._spent += self._judge.calls - calls
         return prior
 
-    def _more(self, walks: int, deadline: float | None) -> bool:
+    def _more(self, walks: int, deadline: float | None, root: Node, start: float) -> bool:
         """Whether the decision walks once more: until the scorer calls reach the budget (at most
         `walk_cap` walks a call, as walks that repeat a known deal and line cost no call), or
-        the processor time reaches the deadline (at least one walk)."""
-        if deadline is not None:
-            return not walks or time.process_time() < deadline
-        return self._spent < self.playouts and walks < self.walk_cap * self.playouts
+        the processor time reaches the deadline (at least one walk). With `bank`, a timed search
+        also stops once the walks left at this pace could not change the move it plays (the most
+        visited): the time saved goes to later decisions."""
+        if deadline is None:
+            return self._spent < self.playouts and walks < self.walk_cap * self.playouts
+        if not walks:
+            return True
+        now = time.process_time()
+        if now >= deadline:
+            return False
+        if not self.bank or walks % 8 or now <= start:
+            return True
+        top = heapq.nlargest(2, (n.visits for n in root.children.values()))
+        left = walks * (deadline - now) / (now - start)  # walks still to come at this decision's pace
+        return len(top) > 1 and top[0] - top[1] <= left or len(top) == 1 and top[0] <= left
 
     def _width(self, visits: int) -> int:
         return max(1, math.ceil(self.widen * (visits + 1) ** self.alpha))
