@@ -17,8 +17,8 @@ With one rule set it prints the games/s of both, their ratio, then clone(), lega
 apply_action() in microseconds, playouts/s from mid-game positions and Game.new in ms. With
 `--rules all` it prints one table: every shipped rule set at every player count, each row with
 its ratio to the hand-written playout measured in the same run and to base at the same player
-count, timed in slices beside the row's own. All times are processor time of this process, so other work on a shared machine does not
-inflate them. Last line: `random games/s: N` (of the first row).
+count, timed in slices beside the row's own. All times are processor time of this process, so
+other work on a shared machine does not inflate them. Last line: `random games/s: N` (of the first row).
 
 `--compare DIR` instead measures this checkout and another one (say, the commit before a change)
 in turns, in subprocesses, per second of CPU time, and prints both medians and their ratio, for
