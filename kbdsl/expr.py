@@ -175,6 +175,15 @@ def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
 
 
 @dataclass(frozen=True)
+class ShapeSplit:
+    """A move's target as `mask & origin` (Compiler.by_shape): `mask` reads no origin (None: every
+    hex), `origin` reads the origin and the board's shape alone."""
+
+    mask: Fn | None
+    origin: Fn
+
+
+@dataclass(frozen=True)
 class Compiled:
     """A compiled expression; a hex set's fn never has a hex off the board (the engine relies on it)."""
 
@@ -255,6 +264,48 @@ class Compiler:
             return self._expect(node, INT).fn
         finally:
             self._trigger = False
+
+    def by_shape(self, node: ast.Expr) -> ShapeSplit | None:
+        """A move's target as `A & B` where B, the conjuncts (`&`) that read the origin, reads
+        nothing but the origin and the board's shape (`_shape_only`), and A reads no origin: then
+        B by origin is one table per board shape, and a new layout of known boards only finds A
+        (a table by origin per layout refilled "two hexes in a straight line" on every new board).
+        None for other targets."""
+        parts, near, rest = [node], [], []
+        while parts:
+            part = parts.pop()
+            if isinstance(part, ast.BoolOp) and part.op == "&":
+                parts += [part.right, part.left]
+            elif "origin" in self.reads(part):
+                if not self._shape_only(part):
+                    return None
+                near.append(part)
+            else:
+                rest.append(part)
+        if not near:
+            return None
+        both = lambda xs: reduce(lambda a, b: ast.BoolOp("&", a, b, pos=node.pos), xs)  # noqa: E731
+        mask = self._quiet(self.hexset, both(rest)) if rest else None
+        return ShapeSplit(mask, self._quiet(self.hexset, both(near), move=True))
+
+    def _shape_only(self, node: ast.Expr) -> bool:
+        """Whether a hex set depends on the origin and the board's shape alone (where hexes lie and
+        which touch): `origin`, `all`, straight(n), next-to and within of such sets, `&`, `|`, `!`."""
+        if isinstance(node, ast.Ref):
+            return node.name in ("origin", "all") and node.name not in self.v.defines
+        if isinstance(node, ast.Call):
+            if node.name == "next-to":
+                hexes, numbers = node.args[:1], node.args[1:]
+            elif node.name == "within":
+                hexes, numbers = node.args[1:], node.args[:1]
+            else:
+                return node.name == "straight"
+            return len(hexes) == 1 and self._shape_only(hexes[0]) and all(isinstance(a, ast.Num) for a in numbers)
+        if isinstance(node, ast.BoolOp):
+            return self._shape_only(node.left) and self._shape_only(node.right)
+        if isinstance(node, ast.Not):
+            return self._shape_only(node.operand)
+        return False
 
     def reads(self, node: ast.Expr) -> frozenset[str]:
         """What of the context an expression reads beside the board (definitions written out):

@@ -375,8 +375,12 @@ if not stop:
                 else:
                     ocard = hand[p] if shape == ORIGIN_CARD else None
                     free = every ^ full
-                    origins = tcache.get(("by-offset", id(action), ocard))
-                    if origins is not None and not sources ^ (sources & origins.known):
+                    origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
+                    if action.by_shape:
+                        run = shape_run(self, action, ocard, sources, free, stride)
+                        if run is not None:
+                            table, free = run.origins.table, run.free
+                    elif origins is not None and not sources ^ (sources & origins.known):
                         table = origins.table
                         size = origins.count(sources, free)
                         if size:
@@ -563,6 +567,7 @@ def compiled(g) -> Callable | None:
             "usable_of": usable_of,
             "same_run": same_run,
             "origin_run": origin_run,
+            "shape_run": shape_run,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -767,3 +772,13 @@ def origin_run(state, action, card: str | None, sources: int, free: int, stride:
     run.table, run.sources, run.free, run.stride, run.size = table, sources, free, stride, size
     run.bit_count = size.__index__
     return run
+
+
+def shape_run(state, action, card: str | None, sources: int, free: int, stride: int) -> MoveGroup | None:
+    """The MoveGroup of these sources (None if no move) for a move whose target splits by board
+    shape (`CompiledAction.by_shape`, `Targets.shape_split`): the shape's table, and `free` without
+    the hexes the target's other part leaves out."""
+    origins, mask = state.shape_split(action, card, sources)
+    free &= mask
+    size = origins.count(sources, free)
+    return MoveGroup(origins, sources, free, size, stride) if size else None
