@@ -277,7 +277,7 @@ self.refill(p)  # ?!plain_hand
 held = tiles_of[p]
 if held:
     self.refresh_tiles(p)  # ?refresh
-    tiles_of[p] = [x.fresh for x in held]  # ?!refresh
+    tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
 self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
 if self.idle >= players:
     self._finish()
@@ -297,7 +297,7 @@ self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  
 self.pending_up_to = self.waived = False  # ?plain_start
 if self.drawn is not None:  # ?plain_start
     self.set_drawn(None)  # ?plain_start
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start
+self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start choosing
 if mcount > 0:  # ?plain_start
     p = after  # ?plain_start
     targets = 0  # ?plain_start
@@ -565,6 +565,7 @@ def compiled(g) -> Callable | None:
             "move_shapes": move_shapes,
             "plain_tile_builds": plain_tile_builds,
             "usable_of": usable_of,
+            "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
             "origin_run": origin_run,
             "shape_run": shape_run,
@@ -591,14 +592,23 @@ def usable_of(held: list) -> list[str]:
 
 def plain_tile_builds(g) -> dict[int, str]:
     """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
-    with no action due after it (where builds trigger nothing: the `lean` condition)."""
-    return {
-        g.code_base[kind]: tile
-        for kind, row in enumerate(g.kind_rows)
-        if row is not None
-        for _, action, tile, after in (row,)
-        if action.kind == "build" and not action.steps and after is None
-    }
+    with no action due after it (where builds trigger nothing: the `lean` condition); cached per
+    rule set and board size (the codes' stride)."""
+    key = (id(g.rules), g.tables.n)
+    seen = _PLAIN.get(key)
+    if seen is None or seen[0] is not g.rules:
+        builds = {
+            g.code_base[kind]: tile
+            for kind, row in enumerate(g.kind_rows)
+            if row is not None
+            for _, action, tile, after in (row,)
+            if action.kind == "build" and not action.steps and after is None
+        }
+        seen = _PLAIN[key] = (g.rules, builds)
+    return seen[1]
+
+
+_PLAIN: dict[tuple[int, int], tuple[object, dict[int, str]]] = {}
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
