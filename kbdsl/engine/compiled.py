@@ -237,7 +237,9 @@ moves += count - 1
 self._mandatory = None
 if not supply[p]:
     self.ending = True
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?choosing
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?!choosing on_gain
+if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!choosing !on_gain
     self._settle()
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
@@ -468,8 +470,13 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self.gain(p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
-        self._settle()  # ?lean
+    if self.mand_left > 0:  # ?lean
+        table = mtables[hand[p]]  # ?lean !choosing !on_gain
+        table ^= table & self.blocked  # ?lean !choosing !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !choosing !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?lean choosing
+        if not (supply[p] and self.mandatory_targets()):  # ?lean !choosing on_gain
+            self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
         self._react()  # ?lean reactions
         break  # ?lean reactions

@@ -139,12 +139,13 @@ class Targets(Kinds, Hand):
 
     def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
         """The board's cache of such an action's targets for one card, by origin (the last entry:
-        no origin); None where not computed yet."""
+        no origin, the only one of a target that reads none: a new board makes a few tens of
+        these); None where not computed yet."""
         t = self.game.tables
         key = (id(action), card if "card" in action.reads else None)
         table = t.cache.get(key)
         if table is None:
-            table = t.cache[key] = [None] * (t.n + 1)
+            table = t.cache[key] = [None] * (t.n + 1 if "origin" in action.reads else 1)
         return table
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
