@@ -588,13 +588,15 @@ def compiled(g) -> Callable | None:
     return fn
 
 
-def usable_of(held: list) -> list[str]:
-    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this turn."""
-    seen = []
-    for tile in held:
-        if tile.fresh is tile and tile.kind not in seen:
-            seen.append(tile.kind)
-    return seen
+def usable_of(held: list) -> dict[str, None]:
+    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this
+    turn, in order, as a dict's keys (map and dict.fromkeys run in C; the used tiles' None dropped)."""
+    found = dict.fromkeys(map(_USABLE, held))
+    found.pop(None, None)
+    return found
+
+
+_USABLE = attrgetter("usable")
 
 
 def plain_tile_builds(g) -> dict[int, str]:
