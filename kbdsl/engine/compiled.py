@@ -247,14 +247,19 @@ if self.reacting:  # ?reactions
 """
 
 #: A random hex `to` of `targets` as sample_action draws it (kbdsl.seeds.below, written out: the
-#: bits of the count, a draw too large drawn again), the lowest and highest without nth_bit.
+#: bits of the count, a draw too large drawn again), the three lowest and the highest without
+#: nth_bit (`targets` is not read after).
 _DRAW = """
 n = targets.bit_count()
 k = n.bit_length()
 r = getrandbits(k)
 while r >= n:
     r = getrandbits(k)
-if not r:
+if r < 3:
+    if r:
+        targets &= targets - 1
+        if r == 2:
+            targets &= targets - 1
     to = (targets ^ (targets - 1)).bit_length() - 1
 elif r == n - 1:
     to = targets.bit_length() - 1
@@ -440,7 +445,12 @@ for base, mask in out:
     if k < size:
         break
     k -= size
-k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
+if mask.__class__ is not int:
+    k = mask.nth(k)
+elif k:
+    k = nth_bit(mask, k)
+else:
+    k = (mask ^ (mask - 1)).bit_length() - 1
 if base == build and self.mand_left > 0:
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
