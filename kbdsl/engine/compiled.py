@@ -94,7 +94,9 @@ def run(self, rngs, stop_turn, max_moves):
             mand_left = self.mand_left
             if mand_left > 0:
                 if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+                if self.built or not (  # ?!grants
+                    tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
+                ):  # ?!grants
                     @@mandatory@@
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
@@ -109,7 +111,7 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-            elif not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+            elif not (tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))):  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
                 self._mandatory = None
@@ -332,7 +334,7 @@ if mand_left > 0:
 if not stop:
     if usable is None:
         usable = self.usable_tiles(p)  # ?grants
-        usable = usable_of(tiles_of[p])  # ?!grants
+        usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
@@ -581,7 +583,9 @@ def compiled(g) -> Callable | None:
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
             "plain_tile_builds": plain_tile_builds,
-            "usable_of": usable_of,
+            "fromkeys": dict.fromkeys,
+            "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
+            # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
             "origin_run": origin_run,
@@ -596,17 +600,6 @@ def compiled(g) -> Callable | None:
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
     return fn
-
-
-def usable_of(held: list) -> dict[str, None]:
-    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this
-    turn, in order, as a dict's keys (map and dict.fromkeys run in C; the used tiles' None dropped)."""
-    found = dict.fromkeys(map(_USABLE, held))
-    found.pop(None, None)
-    return found
-
-
-_USABLE = attrgetter("usable")
 
 
 def plain_tile_builds(g) -> dict[int, str]:
