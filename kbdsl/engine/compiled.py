@@ -65,7 +65,7 @@ def run(self, rngs, stop_turn, max_moves):
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
     players = len(own)
-    plain_builds = plain_tile_builds(g)  # ?lean
+    plain_builds, single_use = plain_tile_builds(g), g.single_use  # ?lean
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -469,7 +469,15 @@ tile = plain_builds.get(base)  # ?lean
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
-    self.mark_used(p, tile)  # ?lean
+    self.mark_used(p, tile)  # ?lean grants
+    held = tiles_of[p]  # ?lean !grants
+    for i, x in enumerate(held):  # ?lean !grants
+        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?lean !grants
+            break  # ?lean !grants
+    if tile in single_use:  # ?lean !grants
+        del held[i]  # ?lean !grants
+    else:  # ?lean !grants
+        held[i] = x.spent  # ?lean !grants
     bit = 1 << k  # ?lean
     own[p] |= bit  # ?lean
     self.occ |= bit  # ?lean

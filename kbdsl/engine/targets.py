@@ -115,8 +115,12 @@ class Targets(Kinds, Hand):
         table = self.board_table(action, card)
         value = table[origin]
         if value is None:
-            c = self.ctx(self.current)
-            c.card, c.origin = card, origin
+            c = self._c
+            if c is None:
+                c = self.ctx(self.current)
+            elif c._areas or c.memo:  # (the target reads no pieces nor player: what ctx() sets for them is not read)
+                c.forget()
+            c.card, c.origin, c.region = card, origin, None
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
 
