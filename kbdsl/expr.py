@@ -155,23 +155,35 @@ class Ctx:
 
 
 def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
-    """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown hex by hex in
-    one loop: a grow() call per ring cost twice as much on a game's settlements."""
+    """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown ring by ring,
+    each ring's hexes one by one in one loop (a grow() call per ring cost twice as much on a game's
+    settlements): a ring's neighbours are gathered before they meet the mask, and an area is what
+    it took out of the mask."""
     out = []
     while mask:
         rest = mask & (mask - 1)
-        area = front = mask ^ rest  # the lowest hex left (no negative int: see kbdsl.bitset.extend_bits)
-        mask = rest
-        while front:
-            rest = front & (front - 1)
-            new = nbr_mask[(front ^ rest).bit_length() - 1] & mask
-            if new:
-                mask ^= new
-                area |= new
-                rest |= new
-            front = rest
-        out.append(area)
+        seed = mask ^ rest  # the lowest hex left (no negative int: see kbdsl.bitset.extend_bits)
+        mask = before = rest
+        ring = nbr_mask[seed.bit_length() - 1] & mask
+        while ring:
+            mask ^= ring
+            grown = 0
+            while ring:
+                i = ring.bit_length() - 1
+                ring ^= 1 << i
+                grown |= nbr_mask[i]
+            ring = grown & mask
+        out.append(seed | (before ^ mask))
     return out
+
+
+@dataclass(frozen=True)
+class ShapeSplit:
+    """A move's target as `mask & origin` (Compiler.by_shape): `mask` reads no origin (None: every
+    hex), `origin` reads the origin and the board's shape alone."""
+
+    mask: Fn | None
+    origin: Fn
 
 
 @dataclass(frozen=True)
@@ -255,6 +267,48 @@ class Compiler:
             return self._expect(node, INT).fn
         finally:
             self._trigger = False
+
+    def by_shape(self, node: ast.Expr) -> ShapeSplit | None:
+        """A move's target as `A & B` where B, the conjuncts (`&`) that read the origin, reads
+        nothing but the origin and the board's shape (`_shape_only`), and A reads no origin: then
+        B by origin is one table per board shape, and a new layout of known boards only finds A
+        (a table by origin per layout refilled "two hexes in a straight line" on every new board).
+        None for other targets."""
+        parts, near, rest = [node], [], []
+        while parts:
+            part = parts.pop()
+            if isinstance(part, ast.BoolOp) and part.op == "&":
+                parts += [part.right, part.left]
+            elif "origin" in self.reads(part):
+                if not self._shape_only(part):
+                    return None
+                near.append(part)
+            else:
+                rest.append(part)
+        if not near:
+            return None
+        both = lambda xs: reduce(lambda a, b: ast.BoolOp("&", a, b, pos=node.pos), xs)  # noqa: E731
+        mask = self._quiet(self.hexset, both(rest)) if rest else None
+        return ShapeSplit(mask, self._quiet(self.hexset, both(near), move=True))
+
+    def _shape_only(self, node: ast.Expr) -> bool:
+        """Whether a hex set depends on the origin and the board's shape alone (where hexes lie and
+        which touch): `origin`, `all`, straight(n), next-to and within of such sets, `&`, `|`, `!`."""
+        if isinstance(node, ast.Ref):
+            return node.name in ("origin", "all") and node.name not in self.v.defines
+        if isinstance(node, ast.Call):
+            if node.name == "next-to":
+                hexes, numbers = node.args[:1], node.args[1:]
+            elif node.name == "within":
+                hexes, numbers = node.args[1:], node.args[:1]
+            else:
+                return node.name == "straight"
+            return len(hexes) == 1 and self._shape_only(hexes[0]) and all(isinstance(a, ast.Num) for a in numbers)
+        if isinstance(node, ast.BoolOp):
+            return self._shape_only(node.left) and self._shape_only(node.right)
+        if isinstance(node, ast.Not):
+            return self._shape_only(node.operand)
+        return False
 
     def reads(self, node: ast.Expr) -> frozenset[str]:
         """What of the context an expression reads beside the board (definitions written out):
@@ -1024,14 +1078,23 @@ def _within(mask: int, n: int, t) -> int:
 
 
 def _linked(c: Ctx, targets: int) -> int:
-    """Hexes of `targets` touched by an own area that touches another hex of `targets`."""
+    """Hexes of `targets` touched by an own area that touches another hex of `targets`: an area
+    reaches the hexes of targets on or next to its own hexes that are on or next to targets (few:
+    looked at one by one, rather than growing the area)."""
     out = 0
-    grow = c.t.grow
-    near = grow(targets) | targets  # an area that meets none of these touches no hex of targets
+    t = c.t
+    nbrs = t.nbr_mask
+    near = t.grow(targets) | targets  # an area that meets none of these touches no hex of targets
     for area in c.areas():
-        if area & near:
-            reach = (grow(area) | area) & targets
-            if reach.bit_count() >= 2:
+        touch = area & near
+        if touch:
+            reach = 0
+            while touch:
+                rest = touch & (touch - 1)
+                low = touch ^ rest
+                reach |= (nbrs[low.bit_length() - 1] | low) & targets
+                touch = rest
+            if reach & (reach - 1):  # two hexes or more
                 out |= reach
     return out
 
@@ -1472,13 +1535,27 @@ def _rank(c: Ctx, items: list[int], value: Callable, keep: Callable | None, payo
     get payouts[0], the next lower value payouts[1], ..."""
     if not items:
         return [0] * len(c.own)
-    me, rows = c.p, []
+    me, rows, whole = c.p, [], True
     for q in range(len(c.own)):
         c.p = q
         kept = items if keep is None else keep(c, items)
-        rows.append(dict(zip(kept, value(c, kept), strict=True)))  # (an item's values are those of its hexes)
+        if kept is items:  # (keep returns the list itself when it keeps every item)
+            rows.append(value(c, kept))
+        else:
+            rows.append(dict(zip(kept, value(c, kept), strict=True)))  # (an item's values are those of its hexes)
+            whole = False
     c.p = me
     golds = [0] * len(rows)
+    if whole:  # every player in every item: the values item by item are the columns of the rows
+        paid = len(payouts)
+        for scores in zip(*rows, strict=True):
+            levels = sorted(set(scores), reverse=True)
+            for q, v in enumerate(scores):
+                place = levels.index(v)
+                if place < paid:
+                    golds[q] += payouts[place]
+        return golds
+    rows = [row if isinstance(row, dict) else dict(zip(items, row, strict=True)) for row in rows]
     for r in items:
         scores = {q: row[r] for q, row in enumerate(rows) if r in row}
         if scores:
@@ -1589,6 +1666,14 @@ def _elementwise(op: Callable[[list, list], list], left: Over, right: Over) -> C
         return lambda c, items: op(lf(c, items), rf(c, items))
     if lv:
         return lambda c, items: op(lf(c, items), [rf(c)] * len(items))
+    if op is _or or op is _and:  # `a | b` is a where a holds (`a & b`, where it fails), else b: b only if needed
+        settles = op is _or
+
+        def either(c: Ctx, items: list[int]) -> list:
+            a = lf(c)
+            return [a] * len(items) if bool(a) is settles else rf(c, items)
+
+        return either
     return lambda c, items: op([lf(c)] * len(items), rf(c, items))
 
 

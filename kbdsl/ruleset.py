@@ -14,7 +14,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
-from kbdsl.expr import MAX_EXTENT, Compiler, Ctx, Fn, Vocabulary
+from kbdsl.expr import MAX_EXTENT, Compiler, Ctx, Fn, ShapeSplit, Vocabulary
 from kbdsl.family import expand
 from kbdsl.lang import ast
 from kbdsl.lang.parser import parse
@@ -75,6 +75,7 @@ class CompiledAction:
     source_reads: frozenset[str] = frozenset()  # and what `source` reads
     # of a target `A & next-to(own)` whose A reads at most the card: A (Compiler.near_own)
     near_own: Fn | None = None
+    by_shape: ShapeSplit | None = None  # a board-only move target as Compiler.by_shape splits it
 
     def __post_init__(self) -> None:
         d, put = self.decl, object.__setattr__
@@ -1065,7 +1066,9 @@ class _Loader:
         reads = comp.reads(a.target) if a.target is not None else frozenset()
         source_reads = comp.reads(a.source) if a.source is not None else frozenset()
         near_own = comp.near_own(a.target) if a.target is not None else None
-        return CompiledAction(a, target, source, reads, source_reads, near_own)
+        board_only = a.kind == "move" and "origin" in reads and reads <= {"card", "origin"}
+        by_shape = comp.by_shape(a.target) if board_only else None
+        return CompiledAction(a, target, source, reads, source_reads, near_own, by_shape)
 
 
 def _refused_kind(

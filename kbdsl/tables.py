@@ -43,6 +43,8 @@ class Shape:
     line_ids: list[str]
     sides: list[int]
     side_ids: list[str]
+    # what the engine derives from the shape alone, shared by the tables of every layout of it
+    shape_cache: dict = field(default_factory=dict, kw_only=True)
 
     @classmethod
     def from_graph(cls, g: nx.Graph) -> Shape:

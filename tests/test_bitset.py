@@ -23,6 +23,7 @@ def test_nth_bit_is_the_kth_of_the_listed_bits(mask, data):
     k = data.draw(st.integers(0, len(listed) - 1))
     assert nth_bit(mask, k) == listed[k]
     assert nth_bit(mask, 0) == listed[0] and nth_bit(mask, len(listed) - 1) == listed[-1]
+    assert [nth_bit(mask, j) for j in range(len(listed))] == listed  # each path: either end, words or not
     out: list[int] = [7]
     extend_bits(out, 1000, mask)
     assert out == [7] + [1000 + i for i in listed]

@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.engine.compiled import compiled, source
+from kbdsl.engine.compiled import compiled, shape_run, source
 from kbdsl.game import Game
 from kbdsl.ruleset import load, shipped
 
@@ -96,3 +96,26 @@ def test_branches_the_rules_cannot_take_are_folded_away():
         assert absent not in base, absent
     assert "any_time.isdisjoint" in source(Game.new(load(ROOT / "rules" / "nomads"), players=4, seed=1))
     assert "grants" in source(Game.new(load(ROOT / "rules" / "harvest"), players=4, seed=1))
+
+
+@settings(max_examples=scaled(30), deadline=None)
+@given(where=st.sampled_from(NAMES), seed=st.integers(0, 10**6))
+def test_a_move_target_split_by_board_shape_is_the_boards_table(where, seed):
+    """A move target whose origin part reads the board's shape alone (Compiler.by_shape: "two
+    hexes in a straight line", next-to(origin), within(2, origin)) is, origin by origin, the
+    shape's table of that part masked by the rest: the board's own table (board_target), on
+    random layouts, for every card; and every origin-reading target of the shipped sets that
+    reads nothing but the board and the card splits so."""
+    rules = load(ROOT / "rules" / where)
+    game = Game.new(rules, players=rules.players[0], seed=seed)
+    state = game.new_state()
+    for name, action in rules.actions.items():
+        if action.kind != "move" or "origin" not in action.reads or not action.reads <= {"card", "origin"}:
+            continue
+        assert action.by_shape is not None, name
+        for card in sorted(set(rules.deck)) if "card" in action.reads else [None]:
+            run = shape_run(state, action, card, game.tables.all, game.tables.all, game.tables.n)
+            for s in range(game.tables.n):
+                want = state.board_target(action, card, s)
+                got = run.origins.table[s] & run.free if run is not None else 0
+                assert got == want, (name, card, s)

@@ -65,7 +65,7 @@ def run(self, rngs, stop_turn, max_moves):
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
     players = len(own)
-    plain_builds = plain_tile_builds(g)  # ?lean
+    plain_builds, single_use = plain_tile_builds(g), g.single_use  # ?lean
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -94,7 +94,9 @@ def run(self, rngs, stop_turn, max_moves):
             mand_left = self.mand_left
             if mand_left > 0:
                 if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+                if self.built or not (  # ?!grants
+                    tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
+                ):  # ?!grants
                     @@mandatory@@
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
@@ -109,7 +111,7 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-            elif not (tiles_of[p] and (usable := usable_of(tiles_of[p]))):  # ?!grants
+            elif not (tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))):  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
                 self._mandatory = None
@@ -237,7 +239,9 @@ moves += count - 1
 self._mandatory = None
 if not supply[p]:
     self.ending = True
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?choosing
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?!choosing on_gain
+if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!choosing !on_gain
     self._settle()
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
@@ -245,14 +249,19 @@ if self.reacting:  # ?reactions
 """
 
 #: A random hex `to` of `targets` as sample_action draws it (kbdsl.seeds.below, written out: the
-#: bits of the count, a draw too large drawn again), the lowest and highest without nth_bit.
+#: bits of the count, a draw too large drawn again), the three lowest and the highest without
+#: nth_bit (`targets` is not read after).
 _DRAW = """
 n = targets.bit_count()
 k = n.bit_length()
 r = getrandbits(k)
 while r >= n:
     r = getrandbits(k)
-if not r:
+if r < 3:
+    if r:
+        targets &= targets - 1
+        if r == 2:
+            targets &= targets - 1
     to = (targets ^ (targets - 1)).bit_length() - 1
 elif r == n - 1:
     to = targets.bit_length() - 1
@@ -277,7 +286,7 @@ self.refill(p)  # ?!plain_hand
 held = tiles_of[p]
 if held:
     self.refresh_tiles(p)  # ?refresh
-    tiles_of[p] = [x.fresh for x in held]  # ?!refresh
+    tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
 self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
 if self.idle >= players:
     self._finish()
@@ -297,7 +306,7 @@ self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  
 self.pending_up_to = self.waived = False  # ?plain_start
 if self.drawn is not None:  # ?plain_start
     self.set_drawn(None)  # ?plain_start
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start
+self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start choosing
 if mcount > 0:  # ?plain_start
     p = after  # ?plain_start
     targets = 0  # ?plain_start
@@ -325,7 +334,7 @@ if mand_left > 0:
 if not stop:
     if usable is None:
         usable = self.usable_tiles(p)  # ?grants
-        usable = usable_of(tiles_of[p])  # ?!grants
+        usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
@@ -375,8 +384,12 @@ if not stop:
                 else:
                     ocard = hand[p] if shape == ORIGIN_CARD else None
                     free = every ^ full
-                    origins = tcache.get(("by-offset", id(action), ocard))
-                    if origins is not None and not sources ^ (sources & origins.known):
+                    origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
+                    if action.by_shape:
+                        run = shape_run(self, action, ocard, sources, free, stride)
+                        if run is not None:
+                            table, free = run.origins.table, run.free
+                    elif origins is not None and not sources ^ (sources & origins.known):
                         table = origins.table
                         size = origins.count(sources, free)
                         if size:
@@ -434,7 +447,12 @@ for base, mask in out:
     if k < size:
         break
     k -= size
-k = nth_bit(mask, k) if mask.__class__ is int else mask.nth(k)
+if mask.__class__ is not int:
+    k = mask.nth(k)
+elif k:
+    k = nth_bit(mask, k)
+else:
+    k = (mask ^ (mask - 1)).bit_length() - 1
 if base == build and self.mand_left > 0:
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
@@ -451,7 +469,15 @@ tile = plain_builds.get(base)  # ?lean
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
-    self.mark_used(p, tile)  # ?lean
+    self.mark_used(p, tile)  # ?lean grants
+    held = tiles_of[p]  # ?lean !grants
+    for i, x in enumerate(held):  # ?lean !grants
+        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?lean !grants
+            break  # ?lean !grants
+    if tile in single_use:  # ?lean !grants
+        del held[i]  # ?lean !grants
+    else:  # ?lean !grants
+        held[i] = x.spent  # ?lean !grants
     bit = 1 << k  # ?lean
     own[p] |= bit  # ?lean
     self.occ |= bit  # ?lean
@@ -464,8 +490,13 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self.gain(p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?lean
-        self._settle()  # ?lean
+    if self.mand_left > 0:  # ?lean
+        table = mtables[hand[p]]  # ?lean !choosing !on_gain
+        table ^= table & self.blocked  # ?lean !choosing !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !choosing !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?lean choosing
+        if not (supply[p] and self.mandatory_targets()):  # ?lean !choosing on_gain
+            self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
         self._react()  # ?lean reactions
         break  # ?lean reactions
@@ -560,9 +591,13 @@ def compiled(g) -> Callable | None:
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
             "plain_tile_builds": plain_tile_builds,
-            "usable_of": usable_of,
+            "fromkeys": dict.fromkeys,
+            "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
+            # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
+            "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
             "origin_run": origin_run,
+            "shape_run": shape_run,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -575,25 +610,25 @@ def compiled(g) -> Callable | None:
     return fn
 
 
-def usable_of(held: list) -> list[str]:
-    """`usable_tiles` where the board grants nothing: the kinds of the held tiles not used this turn."""
-    seen = []
-    for tile in held:
-        if tile.fresh is tile and tile.kind not in seen:
-            seen.append(tile.kind)
-    return seen
-
-
 def plain_tile_builds(g) -> dict[int, str]:
     """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
-    with no action due after it (where builds trigger nothing: the `lean` condition)."""
-    return {
-        g.code_base[kind]: tile
-        for kind, row in enumerate(g.kind_rows)
-        if row is not None
-        for _, action, tile, after in (row,)
-        if action.kind == "build" and not action.steps and after is None
-    }
+    with no action due after it (where builds trigger nothing: the `lean` condition); cached per
+    rule set and board size (the codes' stride)."""
+    key = (id(g.rules), g.tables.n)
+    seen = _PLAIN.get(key)
+    if seen is None or seen[0] is not g.rules:
+        builds = {
+            g.code_base[kind]: tile
+            for kind, row in enumerate(g.kind_rows)
+            if row is not None
+            for _, action, tile, after in (row,)
+            if action.kind == "build" and not action.steps and after is None
+        }
+        seen = _PLAIN[key] = (g.rules, builds)
+    return seen[1]
+
+
+_PLAIN: dict[tuple[int, int], tuple[object, dict[int, str]]] = {}
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
@@ -767,3 +802,13 @@ def origin_run(state, action, card: str | None, sources: int, free: int, stride:
     run.table, run.sources, run.free, run.stride, run.size = table, sources, free, stride, size
     run.bit_count = size.__index__
     return run
+
+
+def shape_run(state, action, card: str | None, sources: int, free: int, stride: int) -> MoveGroup | None:
+    """The MoveGroup of these sources (None if no move) for a move whose target splits by board
+    shape (`CompiledAction.by_shape`, `Targets.shape_split`): the shape's table, and `free` without
+    the hexes the target's other part leaves out."""
+    origins, mask = state.shape_split(action, card, sources)
+    free &= mask
+    size = origins.count(sources, free)
+    return MoveGroup(origins, sources, free, size, stride) if size else None

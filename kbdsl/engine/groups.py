@@ -16,6 +16,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
+from kbdsl.expr import Ctx, ShapeSplit
 
 
 class OriginTable:
@@ -53,6 +54,29 @@ class OriginTable:
         if new:
             offsets = tuple(sorted(by))
             self.count = _counter(offsets)(table, *(by[o] for o in offsets))
+
+
+def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
+    """The OriginTable of a split move target's origin part (kbdsl.expr.ShapeSplit) on the board
+    of context `c`, these sources learnt: one per board shape, kept with it (the part reads the
+    origin and the shape alone), so a new layout fills and learns nothing it has seen."""
+    cache = c.t.shape_cache
+    hit = cache.get(id(split))
+    if hit is None or hit[0] is not split:
+        hit = cache[id(split)] = (split, OriginTable([None] * (c.t.n + 1)))  # (the split kept: its id stays its)
+    origins = hit[1]
+    missing = rest = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
+    if missing:
+        table, every, fn = origins.table, c.t.all, split.origin
+        while rest:
+            low = rest & (rest - 1)
+            c.origin = s = (rest ^ low).bit_length() - 1
+            rest = low
+            if c.memo:
+                c.memo = {}
+            table[s] = fn(c) & every
+        origins.learn(missing)
+    return origins
 
 
 @lru_cache(maxsize=64)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from kbdsl.bitset import bit_list
-from kbdsl.engine.groups import OriginTable
+from kbdsl.engine.groups import OriginTable, shape_origins
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
 from kbdsl.expr import Ctx, _touching
@@ -115,8 +115,12 @@ class Targets(Kinds, Hand):
         table = self.board_table(action, card)
         value = table[origin]
         if value is None:
-            c = self.ctx(self.current)
-            c.card, c.origin = card, origin
+            c = self._c
+            if c is None:
+                c = self.ctx(self.current)
+            elif c._areas or c.memo:  # (the target reads no pieces nor player: what ctx() sets for them is not read)
+                c.forget()
+            c.card, c.origin, c.region = card, origin, None
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
 
@@ -139,12 +143,13 @@ class Targets(Kinds, Hand):
 
     def board_table(self, action: CompiledAction, card: str | None) -> list[int | None]:
         """The board's cache of such an action's targets for one card, by origin (the last entry:
-        no origin); None where not computed yet."""
+        no origin, the only one of a target that reads none: a new board makes a few tens of
+        these); None where not computed yet."""
         t = self.game.tables
         key = (id(action), card if "card" in action.reads else None)
         table = t.cache.get(key)
         if table is None:
-            table = t.cache[key] = [None] * (t.n + 1)
+            table = t.cache[key] = [None] * (t.n + 1 if "origin" in action.reads else 1)
         return table
 
     def remove_targets(self, action: CompiledAction, p: int, hit: int) -> int:
@@ -317,6 +322,10 @@ class Targets(Kinds, Hand):
         if blocked and sources & self.aura_own(p):  # lifting it unblocks hexes: targets by source
             return None
         card = self.hand[p] if "card" in reads else None
+        free = g.tables.all ^ (self.occ | blocked if blocked else self.occ)  # (positive: cheaper to shift and mask)
+        if action.by_shape is not None:
+            origins, mask = self.shape_split(action, card, sources)
+            return origins, sources, free & mask
         cache, key = g.tables.cache, ("by-offset", id(action), card)
         try:  # (cheaper than cache.get, a call)
             origins = cache[key]
@@ -326,8 +335,26 @@ class Targets(Kinds, Hand):
         if missing:
             self.fill_origins(action, card, origins.table, missing)
             origins.learn(missing)
-        # the empty hexes not blocked, positive: cheaper to shift and mask
-        return origins, sources, g.tables.all ^ (self.occ | blocked if blocked else self.occ)
+        return origins, sources, free
+
+    def shape_split(self, action: CompiledAction, card: str | None, sources: int) -> tuple[OriginTable, int]:
+        """For a move target split by board shape (`CompiledAction.by_shape`): its origin part's
+        table, the shape's, these sources learnt (`shape_origins`), and its other part's hexes on
+        this board for this card (found once per layout and card)."""
+        t = self.game.tables
+        key = ("by-shape", id(action), card)
+        try:  # (cheaper than cache.get, a call)
+            origins, mask = t.cache[key]
+        except KeyError:
+            c = self.ctx(self.current)
+            c.card = card
+            split = action.by_shape
+            mask = t.all if split.mask is None else split.mask(c) & t.all
+            origins = shape_origins(c, split, 0)
+            t.cache[key] = (origins, mask)
+        if sources ^ (sources & origins.known):
+            shape_origins(self.ctx(self.current), action.by_shape, sources)
+        return origins, mask
 
     def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
         """move_blocks when every source has the same candidates `cand`: with "adjacent if

@@ -29,11 +29,12 @@ class Tile:
     Its status never changes, so copies of a game share Tiles. Each status of one tile is a Tile of
     its own, made with it and then reused (`fresh`, `spent`): turns allocate none."""
 
-    __slots__ = ("kind", "at", "used", "new", "status", "fresh", "spent")
+    __slots__ = ("kind", "at", "used", "new", "status", "usable", "fresh", "spent")
 
     def __init__(self, kind: str, at: int, used: bool = False, new: bool = False, fresh: Tile | None = None):
         self.kind, self.at, self.used, self.new = kind, at, used, new
         self.status = "used" if used else "new" if new else "unused"  # (a field: discard variants read it often)
+        self.usable = None if used or new else kind  # the kind, if usable this turn (read in C: map, attrgetter)
         self.fresh: Tile  # this tile, unused
         self.spent: Tile  # this tile, used this turn
         if not (used or new):
