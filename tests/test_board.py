@@ -451,10 +451,10 @@ RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "r
 
 
 def same_tables(a: Tables, b: Tables) -> None:
-    """Every field equal, the order of the dicts' keys included (hot loops iterate over them); the
-    shift functions move every hex alike (a shift of a set is the union of its hexes' shifts), and
-    the grow functions give every set the same neighbours (their loop and their shifts)."""
-    for f in [f.name for f in dataclasses.fields(Tables) if f.name not in ("cache", "shifts", "grow")]:
+    """Every field but the lazily filled caches equal, the order of the dicts' keys included (hot loops
+    iterate over them); the shift functions move every hex alike (a shift of a set is the union of its
+    hexes' shifts), and the grow functions give every set the same neighbours (their loop and shifts)."""
+    for f in [f.name for f in dataclasses.fields(Tables) if f.name not in ("cache", "shape_cache", "shifts", "grow")]:
         x, y = getattr(a, f), getattr(b, f)
         assert (list(x.items()), type(x)) == (list(y.items()), type(y)) if isinstance(x, dict) else x == y, f
     assert len(a.shifts) == len(b.shifts) == 6
