@@ -240,13 +240,6 @@ def test_worth_adds_tile_gold_per_tile_held_beyond_the_best_other(midgame):
     for p, (w, m) in enumerate(zip(worth(midgame, 3.0), margins(midgame), strict=True)):
         assert w == m + 3.0 * (held[p] - max(h for q, h in enumerate(held) if q != p))
     assert any(len(ts) != len(midgame.tiles[0]) for ts in midgame.tiles)  # the tile term is not 0
-    left = min(midgame.supply)
-    assert worth(midgame, 3.0, left) == worth(midgame, 3.0)  # enough settlements left: a tile's full worth
-    end = midgame.clone()
-    end.supply = [0, *end.supply[1:]]  # a supply spent: the game ends this round, a tile gives nothing more
-    assert worth(end, 3.0, left) == margins(end)
-    halved = [m + (w - m) / 2 for w, m in zip(worth(midgame, 3.0), margins(midgame), strict=True)]
-    assert worth(midgame, 3.0, 2 * left) == pytest.approx(halved)
 
 
 class Clock:

@@ -43,8 +43,7 @@ class IsmctsBot(SeatBot):
     node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
     below the root only `cap` moves of a long list are judged. A player's worth is its margin
     plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
-    gold, though it is worth a settlement a turn; less in the last turns with `tile_left`, see
-    kbdsl.bots.playout.worth), divided by `scale`; `c` is the UCB1
+    gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
     exploration constant; `horizon` the turns played before the scorers judge (None: to the end
     of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
     if given, replaces the count: walks go on until the decision has spent that many milliseconds
@@ -67,7 +66,6 @@ class IsmctsBot(SeatBot):
         cap: int = 24,
         deals: int = 16,
         tile_gold: float = 3.0,
-        tile_left: int = 0,
         ms: float | None = None,
         reuse: bool = True,
         keep: bool = True,
@@ -77,7 +75,6 @@ class IsmctsBot(SeatBot):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
-        self.tile_left = tile_left
         self.ms, self.reuse, self.keep, self.bank, self.lend = ms, reuse, keep, bank, lend
         self._bank = 0.0  # processor seconds that timed decisions left unspent, for later ones: see _more
         self._kept: tuple | None = None  # the last decision's search, for the next one of the turn: see _resume
@@ -102,7 +99,7 @@ class IsmctsBot(SeatBot):
         resumed = self._resume(seat)
         if resumed is None:
             root = Node(-1, -1)
-            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse, self.tile_left)
+            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
             seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
             ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
             known: dict[tuple, tuple] = {}  # (deal, moves of the turn) -> (legal moves, mover), () past the turn
