@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -361,3 +364,15 @@ def test_the_readme_plug_in_example_plays(tmp_path, monkeypatch, capsys):
     argv = command.split()[1:] + ["--seed", "1", "--quiet", "--no-color"]
     assert main(argv) == 0
     assert "gold" in capsys.readouterr().out
+
+
+def test_the_ladder_log_keeps_each_game_and_prints_its_rows(tmp_path):
+    """A stopped run keeps its games: `--log` names each game's pairing beside its result, and
+    `--table LOG` prints the rows those games make, as the run itself prints them."""
+    root, log = Path(__file__).resolve().parent.parent, tmp_path / "games.jsonl"
+    ladder = [sys.executable, "tools/ladder.py", "--games", "2", "--jobs", "1"]
+    played = [*ladder, "--pair", "random,random", "--log", str(log)]
+    ran = subprocess.run(played, cwd=root, capture_output=True, text=True, check=True)
+    assert [json.loads(line)["pair"] for line in log.read_text().splitlines()] == ["random,random"] * 2
+    rows = subprocess.run([*ladder, "--table", str(log)], cwd=root, capture_output=True, text=True, check=True)
+    assert rows.stdout.splitlines() == [ran.stdout.splitlines()[-1] + " (2 games)"]  # the table's last row
