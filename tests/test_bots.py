@@ -161,7 +161,8 @@ def test_search_bots_play_whole_games_of_legal_moves(base_rules):
 
 
 @pytest.mark.parametrize("reuse", [False, True])
-def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch, reuse):
+@pytest.mark.parametrize("horizon,deals", [(1, 1), (2, 16)])  # the default, and the search before it
+def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch, reuse, horizon, deals):
     import kbdsl.bots.playout as playout
 
     state, bot = midgame.clone(), RandomBot(0)
@@ -172,9 +173,11 @@ def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch
     root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
     for budget in (10, 40):
         keys.clear()
-        search = IsmctsBot(3, playouts=budget, reuse=reuse)
+        search = IsmctsBot(3, playouts=budget, reuse=reuse, horizon=horizon, deals=deals)
         assert search.choose(state) in state.legal_actions()
-        assert budget <= len(keys) - root <= budget + 10 * search.cap  # one walk may overshoot
+        spent = len(keys) - root
+        assert spent <= budget + 10 * search.cap  # one walk may overshoot
+        assert budget <= spent or reuse and search.walks == search.walk_cap * budget  # or no new position is left
         if reuse:  # every position is scored once a decision
             assert len(set(keys)) == len(keys)
         else:

@@ -5,9 +5,11 @@ shared by all determinisations over the rest of the player's turn: UCB1 over the
 in this determinisation, counting how often each was available. A node opens its children one by
 one in the order of greedy's ranking (progressive widening), so a small budget goes to whole
 turns that start well rather than to 30 first moves; past the tree greedy finishes the turn
-(its rankings are kept for the decision), then play is random to a horizon and every player's
-worth (margin plus held tiles) is backed up. The walks cycle through a few deals and dice
-(common random numbers), so sibling moves meet the same luck.
+(its rankings are kept for the decision), and every player's worth (margin plus held tiles)
+where the turn ends is backed up. Optionally play goes on at random to a later horizon, and the
+walks cycle through a few deals and dice (common random numbers), so sibling moves meet the
+same luck. By default neither (README: Strength): a walk then costs at most one scoring, and no
+random turn of the next player blurs the judgement that the deals were there to average.
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ class IsmctsBot(SeatBot):
     below the root only `cap` moves of a long list are judged. A player's worth is its margin
     plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
     gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
-    exploration constant; `horizon` the turns played before the scorers judge (None: to the end
-    of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
+    exploration constant; `horizon` the turns played before the scorers judge (1: where this turn
+    ends; None: to the end of the game); `deals` the deals and dice the walks cycle through (0: a
+    fresh one each; one is enough at horizon 1, where only the turn's own draws, if any, are dealt;
+    the defaults were `horizon=2, deals=16` until issue 24, item 4). `ms`,
     if given, replaces the count: walks go on until the decision has spent that many milliseconds
     of processor time (as many as the machine affords, so not reproducible). With `keep` (and
     `reuse`), the next decision of the same turn goes on from the tree below the move played, with
@@ -58,13 +62,13 @@ class IsmctsBot(SeatBot):
         self,
         seed: int | str = 0,
         playouts: int = PLAYOUTS,
-        horizon: int | None = 2,
+        horizon: int | None = 1,
         c: float = 0.4,
         scale: float = 10.0,
         widen: float = 1.0,
         alpha: float = 0.5,
         cap: int = 24,
-        deals: int = 16,
+        deals: int = 1,
         tile_gold: float = 3.0,
         ms: float | None = None,
         reuse: bool = True,
