@@ -8,13 +8,13 @@
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
-setup, so neither bot gains from the first move or the board (two players: the seats are swapped).
-A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
-`ismcts/reuse=0` (the tree search before issue 24). `SPEC@DIR` is a bot of another checkout of
-kbdsl in DIR (e.g. `git archive 3f98ef3 | tar -x -C /tmp/old`), played through tools/bot_bridge.py,
-its processor time measured in its own process; `ms` gives even a bot without a time budget of
-its own (the tree search of that commit) one. Budgets counted in playouts make the table the
-same on any machine; the processor time per decision it took here is measured and printed
+setup, so neither bot gains from the first move or the board (two players: the seats are swapped). A
+bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
+`ismcts/reuse=0/horizon=2/deals=16` (the tree search before issue 24). `SPEC@DIR` is a bot of
+another checkout of kbdsl in DIR (e.g. `git archive 3f98ef3 | tar -x -C /tmp/old`), played through
+tools/bot_bridge.py, its processor time measured in its own process; `ms` gives even a bot without a
+time budget of its own (the tree search of that commit) one. Budgets counted in playouts make the
+table the same on any machine; the processor time per decision it took here is measured and printed
 (processor time, so that other work on a shared machine inflates it less). A time budget,
 `ismcts/ms=40` (processor milliseconds a decision), compares bots at equal time, but its games
 depend on the machine and its load: such a row is not reproducible.

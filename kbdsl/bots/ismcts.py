@@ -35,25 +35,25 @@ class Node:
 
 
 class IsmctsBot(SeatBot):
-    """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the
-    end of each walk and one per move greedy judges below the root (the root's ranking is free,
-    as for the Monte Carlo bot), so the time per decision is bounded whatever the position. With
-    `reuse`, a position is scored once a decision (the turn's moves in another order, another
-    deal of the same cards) and a walk that repeats a deal and a line of moves reuses the end it
-    reached, at no cost to the budget, which thus buys more walks (at most `walk_cap` a
-    playout); without, every walk and judgement is made anew (the bot before issue 24). A
-    node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
-    below the root only `cap` moves of a long list are judged. A player's worth is its margin
-    plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
-    gold, though it is worth a settlement a turn), divided by `scale`; `c` is the UCB1
-    exploration constant; `horizon` the turns played before the scorers judge (1: where this turn
-    ends; None: to the end of the game); `deals` the deals and dice the walks cycle through (0: a
-    fresh one each; one is enough at horizon 1, where only the turn's own draws, if any, are dealt;
-    the defaults were `horizon=2, deals=16` until issue 24, item 4). `ms`,
-    if given, replaces the count: walks go on until the decision has spent that many milliseconds
-    of processor time (as many as the machine affords, so not reproducible). With `keep` (and
-    `reuse`), the next decision of the same turn goes on from the tree below the move played, with
-    its deals, walk ends and scorings, rather than anew (`keep=0`: the moves of issue 24's second round)."""
+    """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the end
+    of each walk and one per move greedy judges below the root (the root's ranking is free, as for
+    the Monte Carlo bot), so the time per decision is bounded whatever the position. With `reuse`, a
+    position is scored once a decision (the turn's moves in another order, another deal of the same
+    cards) and a walk that repeats a deal and a line of moves reuses the end it reached, at no cost
+    to the budget, which thus buys more walks (at most `walk_cap` a playout); without, every walk
+    and judgement is made anew (with `horizon=2, deals=16`: the bot before issue 24). A node with n
+    visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first; below the root
+    only `cap` moves of a long list are judged. A player's worth is its margin plus `tile_gold` per
+    tile it holds more than the best other (the scorers give a tile no gold, though it is worth a
+    settlement a turn), divided by `scale`; `c` is the UCB1 exploration constant; `horizon` the
+    turns played before the scorers judge (1: where this turn ends; None: to the end of the game);
+    `deals` the deals and dice the walks cycle through (0: a fresh one each; one is enough at
+    horizon 1, where only the turn's own draws, if any, are dealt; the defaults were `horizon=2,
+    deals=16` until issue 24, item 4). `ms`, if given, replaces the count: walks go on until the
+    decision has spent that many milliseconds of processor time (as many as the machine affords, so
+    not reproducible). With `keep` (and `reuse`), the next decision of the same turn goes on from
+    the tree below the move played, with its deals, walk ends and scorings, rather than anew
+    (`keep=0, horizon=2, deals=16`: the moves of issue 24's second round)."""
 
     name = "ismcts"
     walk_cap = 2  # walks a budgeted playout at most: repeated walks are cheap but not free
