@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -158,7 +161,8 @@ def test_search_bots_play_whole_games_of_legal_moves(base_rules):
 
 
 @pytest.mark.parametrize("reuse", [False, True])
-def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch, reuse):
+@pytest.mark.parametrize("horizon,deals", [(1, 1), (2, 16)])  # the default, and the search before it
+def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch, reuse, horizon, deals):
     import kbdsl.bots.playout as playout
 
     state, bot = midgame.clone(), RandomBot(0)
@@ -169,9 +173,11 @@ def test_the_ismcts_budget_counts_every_call_of_the_scorers(midgame, monkeypatch
     root = len(state.legal_actions())  # the root's ranking is free, as for Monte Carlo
     for budget in (10, 40):
         keys.clear()
-        search = IsmctsBot(3, playouts=budget, reuse=reuse)
+        search = IsmctsBot(3, playouts=budget, reuse=reuse, horizon=horizon, deals=deals)
         assert search.choose(state) in state.legal_actions()
-        assert budget <= len(keys) - root <= budget + 10 * search.cap  # one walk may overshoot
+        spent = len(keys) - root
+        assert spent <= budget + 10 * search.cap  # one walk may overshoot
+        assert budget <= spent or reuse and search.walks == search.walk_cap * budget  # or no new position is left
         if reuse:  # every position is scored once a decision
             assert len(set(keys)) == len(keys)
         else:
@@ -240,13 +246,6 @@ def test_worth_adds_tile_gold_per_tile_held_beyond_the_best_other(midgame):
     for p, (w, m) in enumerate(zip(worth(midgame, 3.0), margins(midgame), strict=True)):
         assert w == m + 3.0 * (held[p] - max(h for q, h in enumerate(held) if q != p))
     assert any(len(ts) != len(midgame.tiles[0]) for ts in midgame.tiles)  # the tile term is not 0
-    left = min(midgame.supply)
-    assert worth(midgame, 3.0, left) == worth(midgame, 3.0)  # enough settlements left: a tile's full worth
-    end = midgame.clone()
-    end.supply = [0, *end.supply[1:]]  # a supply spent: the game ends this round, a tile gives nothing more
-    assert worth(end, 3.0, left) == margins(end)
-    halved = [m + (w - m) / 2 for w, m in zip(worth(midgame, 3.0), margins(midgame), strict=True)]
-    assert worth(midgame, 3.0, 2 * left) == pytest.approx(halved)
 
 
 class Clock:
@@ -368,3 +367,15 @@ def test_the_readme_plug_in_example_plays(tmp_path, monkeypatch, capsys):
     argv = command.split()[1:] + ["--seed", "1", "--quiet", "--no-color"]
     assert main(argv) == 0
     assert "gold" in capsys.readouterr().out
+
+
+def test_the_ladder_log_keeps_each_game_and_prints_its_rows(tmp_path):
+    """A stopped run keeps its games: `--log` names each game's pairing beside its result, and
+    `--table LOG` prints the rows those games make, as the run itself prints them."""
+    root, log = Path(__file__).resolve().parent.parent, tmp_path / "games.jsonl"
+    ladder = [sys.executable, "tools/ladder.py", "--games", "2", "--jobs", "1"]
+    played = [*ladder, "--pair", "random,random", "--log", str(log)]
+    ran = subprocess.run(played, cwd=root, capture_output=True, text=True, check=True)
+    assert [json.loads(line)["pair"] for line in log.read_text().splitlines()] == ["random,random"] * 2
+    rows = subprocess.run([*ladder, "--table", str(log)], cwd=root, capture_output=True, text=True, check=True)
+    assert rows.stdout.splitlines() == [ran.stdout.splitlines()[-1] + " (2 games)"]  # the table's last row

@@ -4,16 +4,17 @@
         [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's pairings)
         [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
         [--log games.jsonl] (each game's result as it finishes, so a stopped run keeps its games)
+    python tools/ladder.py --table games.jsonl   (the rows of a log, of a stopped run too)
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
-setup, so neither bot gains from the first move or the board (two players: the seats are swapped).
-A bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
-`ismcts/reuse=0` (the tree search before issue 24). `SPEC@DIR` is a bot of another checkout of
-kbdsl in DIR (e.g. `git archive 3f98ef3 | tar -x -C /tmp/old`), played through tools/bot_bridge.py,
-its processor time measured in its own process; `ms` gives even a bot without a time budget of
-its own (the tree search of that commit) one. Budgets counted in playouts make the table the
-same on any machine; the processor time per decision it took here is measured and printed
+setup, so neither bot gains from the first move or the board (two players: the seats are swapped). A
+bot is named as for `make_bot`, optionally with budget settings: `montecarlo/playouts=64/horizon=2`,
+`ismcts/reuse=0/horizon=2/deals=16` (the tree search before issue 24). `SPEC@DIR` is a bot of
+another checkout of kbdsl in DIR (e.g. `git archive 3f98ef3 | tar -x -C /tmp/old`), played through
+tools/bot_bridge.py, its processor time measured in its own process; `ms` gives even a bot without a
+time budget of its own (the tree search of that commit) one. Budgets counted in playouts make the
+table the same on any machine; the processor time per decision it took here is measured and printed
 (processor time, so that other work on a shared machine inflates it less). A time budget,
 `ismcts/ms=40` (processor milliseconds a decision), compares bots at equal time, but its games
 depend on the machine and its load: such a row is not reproducible.
@@ -101,6 +102,25 @@ def ms(times: list[float]) -> str:
     return f"{statistics.mean(times) * 1000:.0f} / {times[int(len(times) * 0.99)] * 1000:.0f}"
 
 
+def row(a: str, b: str, results: list[dict]) -> str:
+    """The table's row of pairing a-b from its games' results."""
+    rate = wilson(sum(r["score"] for r in results), len(results))
+    return (
+        f"| {a} | {b} | {rate['rate']:.1%} | {rate['low']:.1%} - {rate['high']:.1%} | "
+        f"{ms([t for r in results for t in r['a']])} | {ms([t for r in results for t in r['b']])} |"
+    )
+
+
+def rows_of(log: str) -> None:
+    """Print the rows of a --log file, one per pairing, in the order they began, with the games each has."""
+    pairs: dict[str, list[dict]] = {}
+    for text in Path(log).read_text().splitlines():
+        result = json.loads(text)
+        pairs.setdefault(result["pair"], []).append(result)
+    for pair, results in pairs.items():
+        print(row(*pair.split(",", 1), results), f"({len(results)} games)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per pairing (a multiple of --players)")
@@ -112,7 +132,10 @@ def main() -> None:
     ap.add_argument("--out", help="also write the table (markdown) to this file")
     ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
     ap.add_argument("--log", help="append each game's result (JSON lines) to this file as it finishes")
+    ap.add_argument("--table", metavar="LOG", help="print the rows of a --log file (no games played)")
     args = ap.parse_args()
+    if args.table:
+        return rows_of(args.table)
     pairs = [tuple(p.split(",")) for p in args.pair] if args.pair else PAIRS
     if args.openspiel:
         pairs = [*(pairs if args.pair else []), OPENSPIEL]
@@ -134,7 +157,7 @@ def main() -> None:
                 results.append(r)
                 if args.log:
                     with open(args.log, "a") as log:
-                        log.write(json.dumps({"a": a, "b": b, "game": i, **r}) + "\n")
+                        log.write(json.dumps({"pair": f"{a},{b}", "game": i, **r}) + "\n")
                 if len(results) % max(args.games // 10, 1) == 0:
                     so_far = wilson(sum(x["score"] for x in results), len(results))
                     print(
@@ -143,14 +166,8 @@ def main() -> None:
                         file=sys.stderr,
                         flush=True,
                     )
-            wins = sum(r["score"] for r in results)
-            rate = wilson(wins, len(results))
-            row = (
-                f"| {a} | {b} | {rate['rate']:.1%} | {rate['low']:.1%} - {rate['high']:.1%} | "
-                f"{ms([t for r in results for t in r['a']])} | {ms([t for r in results for t in r['b']])} |"
-            )
-            lines.append(row)
-            print(row, f"({time.time() - start:.0f} s)", flush=True)
+            lines.append(row(a, b, results))
+            print(lines[-1], f"({time.time() - start:.0f} s)", flush=True)
     table = "\n".join(lines)
     print(table)
     if args.out:

@@ -5,9 +5,11 @@ shared by all determinisations over the rest of the player's turn: UCB1 over the
 in this determinisation, counting how often each was available. A node opens its children one by
 one in the order of greedy's ranking (progressive widening), so a small budget goes to whole
 turns that start well rather than to 30 first moves; past the tree greedy finishes the turn
-(its rankings are kept for the decision), then play is random to a horizon and every player's
-worth (margin plus held tiles) is backed up. The walks cycle through a few deals and dice
-(common random numbers), so sibling moves meet the same luck.
+(its rankings are kept for the decision), and every player's worth (margin plus held tiles)
+where the turn ends is backed up. Optionally play goes on at random to a later horizon, and the
+walks cycle through a few deals and dice (common random numbers), so sibling moves meet the
+same luck. By default neither (README: Strength): a walk then costs at most one scoring, and no
+random turn of the next player blurs the judgement that the deals were there to average.
 """
 
 from __future__ import annotations
@@ -33,24 +35,25 @@ class Node:
 
 
 class IsmctsBot(SeatBot):
-    """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the
-    end of each walk and one per move greedy judges below the root (the root's ranking is free,
-    as for the Monte Carlo bot), so the time per decision is bounded whatever the position. With
-    `reuse`, a position is scored once a decision (the turn's moves in another order, another
-    deal of the same cards) and a walk that repeats a deal and a line of moves reuses the end it
-    reached, at no cost to the budget, which thus buys more walks (at most `walk_cap` a
-    playout); without, every walk and judgement is made anew (the bot before issue 24). A
-    node with n visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first;
-    below the root only `cap` moves of a long list are judged. A player's worth is its margin
-    plus `tile_gold` per tile it holds more than the best other (the scorers give a tile no
-    gold, though it is worth a settlement a turn; less in the last turns with `tile_left`, see
-    kbdsl.bots.playout.worth), divided by `scale`; `c` is the UCB1
-    exploration constant; `horizon` the turns played before the scorers judge (None: to the end
-    of the game); `deals` the deals and dice the walks cycle through (0: a fresh one each). `ms`,
-    if given, replaces the count: walks go on until the decision has spent that many milliseconds
-    of processor time (as many as the machine affords, so not reproducible). With `keep` (and
-    `reuse`), the next decision of the same turn goes on from the tree below the move played, with
-    its deals, walk ends and scorings, rather than anew (`keep=0`: the moves of issue 24's second round)."""
+    """The budget, `playouts`, counts the calls of the scorers a decision may make: one at the end
+    of each walk and one per move greedy judges below the root (the root's ranking is free, as for
+    the Monte Carlo bot), so the time per decision is bounded whatever the position. With `reuse`, a
+    position is scored once a decision (the turn's moves in another order, another deal of the same
+    cards) and a walk that repeats a deal and a line of moves reuses the end it reached, at no cost
+    to the budget, which thus buys more walks (at most `walk_cap` a playout); without, every walk
+    and judgement is made anew (with `horizon=2, deals=16`: the bot before issue 24). A node with n
+    visits may have `widen * (n + 1) ** alpha` children, greedy's favourites first; below the root
+    only `cap` moves of a long list are judged. A player's worth is its margin plus `tile_gold` per
+    tile it holds more than the best other (the scorers give a tile no gold, though it is worth a
+    settlement a turn), divided by `scale`; `c` is the UCB1 exploration constant; `horizon` the
+    turns played before the scorers judge (1: where this turn ends; None: to the end of the game);
+    `deals` the deals and dice the walks cycle through (0: a fresh one each; one is enough at
+    horizon 1, where only the turn's own draws, if any, are dealt; the defaults were `horizon=2,
+    deals=16` until issue 24, item 4). `ms`, if given, replaces the count: walks go on until the
+    decision has spent that many milliseconds of processor time (as many as the machine affords, so
+    not reproducible). With `keep` (and `reuse`), the next decision of the same turn goes on from
+    the tree below the move played, with its deals, walk ends and scorings, rather than anew
+    (`keep=0, horizon=2, deals=16`: the moves of issue 24's second round)."""
 
     name = "ismcts"
     walk_cap = 2  # walks a budgeted playout at most: repeated walks are cheap but not free
@@ -59,15 +62,14 @@ class IsmctsBot(SeatBot):
         self,
         seed: int | str = 0,
         playouts: int = PLAYOUTS,
-        horizon: int | None = 2,
+        horizon: int | None = 1,
         c: float = 0.4,
         scale: float = 10.0,
         widen: float = 1.0,
         alpha: float = 0.5,
         cap: int = 24,
-        deals: int = 16,
+        deals: int = 1,
         tile_gold: float = 3.0,
-        tile_left: int = 0,
         ms: float | None = None,
         reuse: bool = True,
         keep: bool = True,
@@ -77,7 +79,6 @@ class IsmctsBot(SeatBot):
         super().__init__(seed)
         self.playouts, self.horizon, self.c, self.scale = playouts, horizon, c, scale
         self.widen, self.alpha, self.cap, self.deals, self.tile_gold = widen, alpha, cap, deals, tile_gold
-        self.tile_left = tile_left
         self.ms, self.reuse, self.keep, self.bank, self.lend = ms, reuse, keep, bank, lend
         self._bank = 0.0  # processor seconds that timed decisions left unspent, for later ones: see _more
         self._kept: tuple | None = None  # the last decision's search, for the next one of the turn: see _resume
@@ -102,7 +103,7 @@ class IsmctsBot(SeatBot):
         resumed = self._resume(seat)
         if resumed is None:
             root = Node(-1, -1)
-            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse, self.tile_left)
+            self._priors, self._judge = {}, Judge(self.tile_gold, self.reuse)
             seeds = [rng.getrandbits(64) for _ in range(self.deals)] if self.deals else None
             ends: dict[tuple, list[float]] = {}  # (deal, moves of the turn) -> worth at the horizon
             known: dict[tuple, tuple] = {}  # (deal, moves of the turn) -> (legal moves, mover), () past the turn

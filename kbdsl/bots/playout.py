@@ -23,14 +23,10 @@ def margins(state: State) -> list[int]:
     return out
 
 
-def worth(state: State, tile_gold: float = 0.0, tile_left: int = 0) -> list[float]:
+def worth(state: State, tile_gold: float = 0.0) -> list[float]:
     """Per player, the margin plus `tile_gold` for each location tile held more than the best
-    other: the scorers give a held tile no gold, though it is worth about a settlement a turn.
-    With `tile_left`, a tile is worth less once the smallest supply of settlements holds fewer than
-    that (in proportion, nothing at the end): in the last turns a tile has few builds left to give."""
+    other: the scorers give a held tile no gold, though it is worth about a settlement a turn."""
     out: list[float] = list(margins(state))
-    if tile_gold and tile_left:
-        tile_gold *= min(1.0, min(state.supply) / tile_left)
     if tile_gold:
         held = [len(ts) for ts in state.tiles]
         for p, n in enumerate(held):
@@ -40,13 +36,12 @@ def worth(state: State, tile_gold: float = 0.0, tile_left: int = 0) -> list[floa
 
 def scoring_key(state: State) -> tuple:
     """What the scorers and worth() read of a position (the pieces, the tiles held, the gold won
-    during play, the supplies; the rest is the game's): equal keys, equal worth, whatever the hidden cards."""
+    during play; the rest is the game's): equal keys, equal worth, whatever the hidden cards."""
     return (
         tuple(state.own),
         state.occ,
         tuple(tuple((x.kind, x.at, x.used, x.new) for x in ts) for ts in state.tiles),
         tuple(tuple(sorted(g.items())) for g in state.gold),
-        tuple(state.supply),
     )
 
 
@@ -55,18 +50,18 @@ class Judge:
     scorings): a search meets the same position again and again, after the moves of a turn in
     another order or another deal of the same cards."""
 
-    def __init__(self, tile_gold: float = 0.0, once: bool = True, tile_left: int = 0):
-        self.tile_gold, self.once, self.tile_left, self.calls = tile_gold, once, tile_left, 0
+    def __init__(self, tile_gold: float = 0.0, once: bool = True):
+        self.tile_gold, self.once, self.calls = tile_gold, once, 0
         self.known: dict[tuple, list[float]] = {}
 
     def __call__(self, state: State) -> list[float]:
         self.calls += 1
         if not self.once:
-            return worth(state, self.tile_gold, self.tile_left)
+            return worth(state, self.tile_gold)
         key = scoring_key(state)
         value = self.known.get(key)
         if value is None:
-            value = self.known[key] = worth(state, self.tile_gold, self.tile_left)
+            value = self.known[key] = worth(state, self.tile_gold)
         else:
             self.calls -= 1
         return value
