@@ -1243,13 +1243,28 @@ def _same_terrain(mask: int, t) -> int:
 AXES, DIAGONALS = (0, 1, 2), (1, 2)
 
 
+#: From this many hexes on, _straight_run finds the runs by masked shifts (_run_code); fewer (a
+#: turn's builds) are looked at hex by hex.
+RUN_SHIFTS_FROM = 6
+
+
 def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
     """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of
-    mask: the union of the runs of exactly n hexes of mask, each found from its first hex."""
-    if mask.bit_count() < n:
+    mask: the union of the runs of exactly n hexes of mask, each found from its first hex (by
+    masked shifts from RUN_SHIFTS_FROM hexes on: a final position's pieces cost the loop about
+    six times as much)."""
+    k = mask.bit_count()
+    if k < n:
         return 0
+    if k >= RUN_SHIFTS_FROM:
+        key = ("run-shifts", n, axes)
+        try:  # the board shape's function (a subscript is cheaper than .get)
+            shifted = t.cache[key]
+        except KeyError:
+            shifted = _of_shape(t, key, lambda steps: _run_code(steps, n, axes))
+        return shifted(mask)
     key = ("runs", n, axes)
-    try:  # the board shape's runs of n hexes (a subscript is cheaper than .get)
+    try:  # the board shape's runs of n hexes
         runs = t.cache[key]
     except KeyError:
         runs = _of_shape(t, key, lambda steps: _runs(steps, n, axes))
@@ -1261,6 +1276,35 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
                 out |= r
         rest = low
     return out
+
+
+def _run_code(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> Callable[[int], int]:
+    """_straight_run on one board shape for one n and axes as masked shifts (_pull), per axis: the
+    hexes starting a run of n, by doubling (a hex starting a run of L whose hex s <= L steps on
+    starts one too starts a run of L + s), stopping where none is left; then the runs spread from
+    their starts the same way (the starts and the hexes s <= C steps past them cover C + s)."""
+
+    def pull(var: str, step: list[int], k: int) -> str:
+        far = _far_steps(step, k)
+        return _pull(var, far, sum(1 << i for i, j in enumerate(far) if j >= 0))
+
+    lines = ["def runs(m):", "    out = 0"]
+    for d in axes:
+        indent, size, var = "    ", 1, "m"
+        while size < n:
+            s = min(size, n - size)
+            lines += [f"{indent}a = {var} & {pull(var, steps[d], s)}", f"{indent}if a:"]
+            indent, size, var = indent + "    ", size + s, "a"
+        cover = 1
+        while cover < n:
+            s = min(cover, n - cover)
+            lines.append(f"{indent}a |= {pull('a', steps[d + 3], s)}")
+            cover += s
+        lines.append(f"{indent}out |= {var}")
+    lines.append("    return out")
+    space: dict[str, Any] = {}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["runs"]
 
 
 def _runs(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> list[tuple[int, ...]]:

@@ -6,10 +6,12 @@ other work on a shared machine cannot disturb, for speed work whose steps are a 
 For each checkout (this one by default), plays the bench's random 4-player games (`engine_game` of
 this checkout's `tools/bench.py` with the tree's kbdsl: RandomBot through play_out, final scoring,
 a new random setup a game, Game.new left out) twice under callgrind, `--games` A and B of them,
-and prints (instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up and imports
-left out.
+each run after B - A games on other setups (so that what is made once, as a card's scorer compiled
+for a board shape the first time the card is dealt, is mostly made before either run counts), and prints
+(instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up, imports and what is
+made once left out.
 The hand-written mandatory-only playout of tools/bench.py is counted alike with `--hand-written`.
-Needs valgrind (`apt-get install valgrind`); about 20 s per run on a 2-core machine.
+Needs valgrind (`apt-get install valgrind`); about 30 s per run on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from pathlib import Path
 
 #: Plays N games of this checkout's bench (argv[1]: its tools folder) with the kbdsl of the tree
 #: it runs in, engine or hand-written playout, each on a new random setup; no timing. Both runs
-#: make the same setups (argv[7] of them, Game.new compiling their sections' tables), so the
-#: difference between them is the games alone.
+#: make the same setups (argv[7] of them, Game.new compiling their sections' tables) and first
+#: play as many games on other setups as only the longer run counts (argv[8]), so that what is
+#: made once per board shape or rule set (a card's compiled scorer, tables by origin) is mostly
+#: in place before either counts: the difference between them is the games alone.
 PROBE = """
 import sys
 sys.path.insert(0, ".")
@@ -34,9 +38,10 @@ sys.path.insert(0, sys.argv[1])
 import random, bench
 rules, preset, hand = bench.load(sys.argv[2]), sys.argv[3] or None, sys.argv[6] == "1"
 players, games = int(sys.argv[4]), int(sys.argv[5])
-setups = [bench.Game.new(rules, players=players, seed=g, preset=preset) for g in range(int(sys.argv[7]))]
+made, warm = int(sys.argv[7]), int(sys.argv[8])
+setups = [bench.Game.new(rules, players=players, seed=g, preset=preset) for g in range(made + warm)]
 bots, rng = [bench.RandomBot(p) for p in range(players)], random.Random(-1)
-for game in setups[:games]:
+for game in setups[made:] + setups[:games]:
     bench.hand_written_game(game, rng) if hand else bench.engine_game(game, bots)
 """
 
@@ -46,7 +51,7 @@ def instructions(tree: Path, args: argparse.Namespace, games: int) -> int:
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", PROBE]
     tools = str(Path(__file__).resolve().parent)
     cmd += [tools, args.rules, args.preset or "", str(args.players), str(games), "1" if args.hand_written else "0"]
-    cmd.append(str(max(args.games)))
+    cmd += [str(max(args.games)), str(max(args.games) - min(args.games))]
     env = dict(os.environ, PYTHONHASHSEED="0")  # the same string hashes, so the same dict probes
     out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True).stderr
     found = re.search(r"Collected : (\d+)", out)

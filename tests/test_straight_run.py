@@ -1,0 +1,46 @@
+"""straight-run(S, n) and diagonal-run(S, n): kbdsl.expr._straight_run (hex by hex for a few
+hexes, masked shifts from RUN_SHIFTS_FROM on) against walking each hex's steps, on random layouts
+of every shipped rule set and masks sparse to dense (dense ones hold long runs)."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import ROOT, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.expr import AXES, DIAGONALS, RUN_SHIFTS_FROM, _straight_run
+from kbdsl.game import Game
+
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
+
+
+def walked(t, mask: int, n: int, axes: tuple[int, ...]) -> int:
+    """Hexes of mask on n consecutive hexes of mask along one of the axes (either way)."""
+    out = 0
+    for i in range(t.n):
+        if not mask >> i & 1:
+            continue
+        for d in axes:
+            run = 1
+            for step in (t.steps[d], t.steps[d + 3]):
+                j = step[i]
+                while j >= 0 and mask >> j & 1:
+                    run += 1
+                    j = step[j]
+            if run >= n:
+                out |= 1 << i
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([3, RUN_SHIFTS_FROM, 30, 150, 320]))
+def test_straight_run_is_walking_each_hexs_steps(name, seed, size):
+    rules, rng = shipped(name), random.Random(seed)
+    options = {o: rng.random() < 0.5 for o in rules.options}
+    t = Game.new(rules, players=rules.players[0], seed=seed, options=options).tables
+    mask = sum(1 << i for i in rng.sample(range(t.n), min(size, t.n)))
+    for n in range(1, 8):
+        for axes in (AXES, DIAGONALS):
+            assert _straight_run(mask, n, t, axes) == walked(t, mask, n, axes), (n, axes, t.names(mask))
