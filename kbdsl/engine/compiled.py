@@ -19,7 +19,10 @@ compiles:
   (`mandatory_lean`), the draws and the builds in one loop (`_BUILDS`, auras included), else
   the builds one by one through `_mandatory_build` (`take_builds`, `_TAKE`: the only copy of
   that loop);
-- a decision of a turn with tiles (`_pick` over `_runs`): each tile's build on a board table as
+- a decision of a turn with tiles or a choice of cards (`_pick` over `_runs`): while the player
+  chooses, the mandatory targets of every card (`mandatory_targets`) and the card-using tile
+  actions through the interpreter's `_steps` and `build_targets`, the first build playing its
+  card (`_play_card`) before the builds go on in line; each tile's build on a board table as
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
@@ -31,10 +34,11 @@ compiles:
   plays the reactions through `sample_action` until the turn's player goes on.
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
-goes on, while the player chooses among cards or reacts (`sample_action`, `apply_action`); any
-other tile action, a move whose lifted piece has an aura, and a move whose piece alone touches a
-tile's hex with discard variants (`_steps`); applying a tile move (`apply_action`); card
-replacement (`_settle`), tile gains, phases of grants, the game's end.
+goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
+move whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
+discard variants (`_steps`); applying a tile move, or a tile build while the player chooses
+among cards (`apply_action`); card replacement (`_settle`), tile gains, phases of grants, the
+game's end.
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ def run(self, rngs, stop_turn, max_moves):
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces
+    card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
@@ -75,7 +80,6 @@ def run(self, rngs, stop_turn, max_moves):
         if (
             self.pending_left
             or self.react_saved is not None  # ?reactions
-            or self.choosing  # ?choosing
             or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
@@ -83,8 +87,6 @@ def run(self, rngs, stop_turn, max_moves):
             self.apply_action(self.sample_action(rng))
             continue
         while moves < max_moves:
-            if self.choosing:  # ?choosing
-                break  # ?choosing
             if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
                 break  # ?any_time !timed
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
@@ -93,10 +95,14 @@ def run(self, rngs, stop_turn, max_moves):
             usable = None
             mand_left = self.mand_left
             if mand_left > 0:
-                if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (  # ?!grants
-                    tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
-                ):  # ?!grants
+                if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
+                if (  # ?!choosing
+                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants
+                    self.built  # ?!grants
+                    or not (  # ?!grants
+                        tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
+                    )  # ?!grants
+                ):
                     @@mandatory@@
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
@@ -174,6 +180,16 @@ if not self.waived:  # ?table adjacent
     near = targets & nb[p]  # ?table adjacent
     if near:  # ?table adjacent
         targets = near  # ?table adjacent
+"""
+
+#: `_MANDATORY` where the player may choose among cards: while choosing, every card's targets
+#: (`mandatory_targets`, through Hand.over_cards).
+_CARDS = """
+if self.choosing:  # ?table
+    targets = self.mandatory_targets()  # ?table
+else:  # ?table
+    @@mandatory@@  # ?table
+@@mandatory@@  # ?!table
 """
 
 #: The builds of the mandatory action where they trigger nothing (`mandatory_lean`) and adjacency
@@ -310,11 +326,9 @@ self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start 
 if mcount > 0:  # ?plain_start
     p = after  # ?plain_start
     targets = 0  # ?plain_start
-    if supply[p] and self.choosing:  # ?plain_start choosing
-        targets = self.mandatory_targets()  # ?plain_start choosing
-    elif supply[p]:  # ?plain_start choosing
-    if supply[p]:  # ?plain_start !choosing
-        @@mandatory@@  # ?plain_start
+    if supply[p]:  # ?plain_start
+        @@mandatory@@  # ?plain_start !choosing
+        @@cards@@  # ?plain_start choosing
     if not targets:  # ?plain_start
         self._settle()  # ?plain_start
 """
@@ -324,10 +338,12 @@ if mcount > 0:  # ?plain_start
 _PICK = """
 out = []
 self._risky = -1
+choosing = self.choosing  # ?choosing
 fixed = -1  # ?kinds
 stop = False
 if mand_left > 0:
-    @@mandatory@@
+    @@mandatory@@  # ?!choosing
+    @@cards@@  # ?choosing
     if targets:
         out.append((build, targets))
     stop = self.built
@@ -338,6 +354,12 @@ if not stop:
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
+            if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
+                if by_card is None:  # ?choosing
+                    self._steps(name, action, out)  # ?choosing
+                elif plain and (targets := self.build_targets(action, p)):  # ?choosing
+                    out.append((base, targets))  # ?choosing
+                continue  # ?choosing
             if by_card is None:
                 shape = shapes[name]
                 if shape == TILE_BUILD:  # a build whose target is no board table
@@ -454,6 +476,13 @@ elif k:
 else:
     k = (mask ^ (mask - 1)).bit_length() - 1
 if base == build and self.mand_left > 0:
+    if choosing:  # the first build plays the card of its terrain  # ?choosing
+        self._play_card(p, k)  # ?choosing
+        self._mandatory = None  # (mandatory_targets kept the cards' targets)  # ?choosing
+        mand_left = self.mand_left  # ?choosing lean
+        card = hand[p]  # ?choosing lean
+        if card not in mtables:  # ?choosing lean
+            mtables[card] = self.board_target(maction, card)  # ?choosing lean
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
@@ -465,7 +494,8 @@ if base == build and self.mand_left > 0:
     to = k  # ?lean
     @@builds@@  # ?lean
     continue
-tile = plain_builds.get(base)  # ?lean
+tile = plain_builds.get(base)  # ?lean !choosing
+tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
@@ -564,7 +594,10 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
     return out
 
 
-_PARTS = {"draw": _DRAW, "mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
+_PARTS = {
+    **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
+    **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
+}
 _CACHE: dict[tuple, Callable] = {}
 
 

@@ -411,11 +411,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
             and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions))
             and (kind == BUILD or self.hand[p] not in g.leave_choice)
         ):
-            self.commit(p, g.tables.terrain_at(to))
-            if g.face_count and self.wild is not None and not self.built and self.mand_left > 0:
-                n = g.face_count.get((self.wild, self.hand[p]))  # the choice builds another number
-                if n is not None:
-                    self.mand_left += n - g.mandatory.count
+            self._play_card(p, to)
         if kind == BUILD:
             self._mandatory_build(p, to)
         else:
@@ -445,6 +441,16 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._settle()  # (else it has nothing to do)
         if self.reacting:  # a hex's last tile was taken: the other players' reactions first
             self._react()
+
+    def _play_card(self, p: int, to: int) -> None:
+        """p, choosing among cards, plays the one of hex `to`'s terrain (the first build, or move
+        of a card-using action, of the turn); a card of several choices may build another number."""
+        g = self.game
+        self.commit(p, g.tables.terrain_at(to))
+        if g.face_count and self.wild is not None and not self.built and self.mand_left > 0:
+            n = g.face_count.get((self.wild, self.hand[p]))
+            if n is not None:
+                self.mand_left += n - g.mandatory.count
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
