@@ -62,6 +62,8 @@ class Targets(Kinds, Hand):
         so and can (unless the next build is waived from that rule). Hexes an aura blocks are never
         targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
         if self.choosing and id(action) in self.game.card_actions:
+            if action.reads <= CARD:
+                return self._cards_board_targets(action, p)
             return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
         blocked = self.blocked
         if action.reads <= CARD:
@@ -79,6 +81,23 @@ class Targets(Kinds, Hand):
             if near:
                 return near
         return cand
+
+    def _cards_board_targets(self, action: CompiledAction, p: int) -> int:
+        """build_targets of an action whose target is a board table (it reads at most the card)
+        while p chooses among cards: each card's targets with its own "adjacent if possible",
+        merged (what over_cards finds, without putting each card in p's hand)."""
+        taken = self.occ | self.blocked
+        adjacent = action.adjacent and not (self.waived and action.kind == "build")
+        nb, out = self.nb[p], 0
+        for card in self.card_choices(p):
+            cand = self.board_target(action, card)
+            cand ^= cand & taken  # cand & ~taken, without a negative int
+            if adjacent:
+                near = cand & nb
+                if near:
+                    cand = near
+            out |= cand
+        return out
 
     def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card), for
