@@ -260,12 +260,17 @@ class Targets(Kinds, Hand):
             part ^= part & (occ0 | blocked if blocked else occ0)  # (a target is never the source's hex)
             lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
             kept, edge = part & nb, part & lone
+            last = 0  # the targets of the last block: the sources after it with the same ones join it
             for s in bit_list(sources):
                 cand = kept ^ (nbr_mask[s] & edge)
                 if adjacent and cand:
                     cand = _still_adjacent(cand, nb, nbr_mask, own, s)
-                if cand:
+                if cand == last:  # (most sources: kept, one run in Turn._steps)
+                    if cand:
+                        out[-1] = (out[-1][0] | 1 << s, cand)
+                elif cand:
                     out.append((1 << s, cand))
+                    last = cand
             return out
         owns = list(self.own)
         c = self.ctx(p, owns)
