@@ -254,13 +254,13 @@ class Turn(Given, Grants, Targets, Gold, Later):
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             if pairs is not None:
                 for sources, targets in pairs:
-                    if sources & (sources - 1):  # sources with the same targets
-                        if not sources & risky:
-                            out.append((base, SameMoves(sources, targets, n)))  # one run
-                            continue
-                        each = bit_list(sources)
-                    else:
-                        each = (sources.bit_length() - 1,)
+                    if not sources & risky:  # (most blocks)
+                        if sources & (sources - 1):  # sources with the same targets: one run
+                            out.append((base, SameMoves(sources, targets, n)))
+                        else:
+                            out.append((base + (sources.bit_length() - 1) * n, targets))
+                        continue
+                    each = bit_list(sources) if sources & (sources - 1) else (sources.bit_length() - 1,)
                     for s in each:
                         if (risky >> s) & 1:
                             special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
