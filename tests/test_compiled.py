@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 from conftest import ROOT, play_random_and_sampled, scaled
@@ -92,6 +93,26 @@ def test_compiled_playout_plays_turns_with_a_choice_of_cards(where, seeds, monke
         assert ours.log == theirs.log
         assert asked  # (sample_action in a loop met such turns: these games have them)
         asked.clear()
+
+
+@pytest.mark.parametrize(("where", "seeds"), [("base", (2, 4)), ("nomads", (1, 3))])
+def test_compiled_playout_splits_a_move_run_at_discard_variants(where, seeds, monkeypatch):
+    """A tile move whose piece alone touches a tile's hex, where the move may lose it, has its
+    moves with their discard variants (`_special_runs`) between runs of the other pieces' moves
+    (compiled.split_run): whole games where it happens agree with sample_action's."""
+    rules = load(ROOT / "rules" / where)
+    special_runs, split = State._special_runs, []
+
+    def counted(state, *args):
+        split.append(sys._getframe(1).f_code.co_name == "split_run")
+        return special_runs(state, *args)
+
+    monkeypatch.setattr(State, "_special_runs", counted)
+    for seed in seeds:
+        game = Game.new(rules, players=4, seed=seed)
+        play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        assert any(split)  # (the compiled loop split a run in these games)
+        split.clear()
 
 
 def test_compiled_playout_applies_tiles_taken_between_lean_builds():

@@ -425,17 +425,10 @@ if not stop:
                 if self._risky < 0:
                     self._risky = self.sole_touchers(p)
                 risky = self._risky & sources
-                while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
-                    low = risky & (risky - 1)
-                    i = (risky ^ low).bit_length() - 1
-                    risky = low
-                    targets = run.targets(i) if shape == SAME else table[i] & free
-                    if targets and self._special_targets(i, targets, -1)[0]:
-                        break
+                if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
+                    split_run(self, out, g.kind_index[name], base, run, risky)
                 else:
                     out.append((base, run))
-                    continue
-                self._steps(name, action, out)
                 continue
             if not plain:
                 continue
@@ -629,6 +622,7 @@ def compiled(g) -> Callable | None:
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
+            "split_run": split_run,
             "origin_run": origin_run,
             "shape_run": shape_run,
             "SAME": SAME,
@@ -845,3 +839,50 @@ def shape_run(state, action, card: str | None, sources: int, free: int, stride: 
     free &= mask
     size = origins.count(sources, free)
     return MoveGroup(origins, sources, free, size, stride) if size else None
+
+
+def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup, risky: int) -> None:
+    """Append the moves of `run` (of tile action `kind`) as `_steps` lists them where pieces on
+    `risky` alone touch a tile's hex: such a piece whose move may lose a tile has its moves with
+    their discard variants (`_special_runs`), and the other pieces' moves are runs between them."""
+    sources, stride, gain_zone, whole = run.sources, run.stride, -1, True
+    same = run.__class__ is SameRun
+    table = None if same else run.table if run.__class__ is OriginRun else run.origins.table
+    while risky:  # lowest first
+        low = risky & (risky - 1)
+        s = (risky ^ low).bit_length() - 1
+        risky = low
+        targets = run.targets(s) if same else table[s] & run.free
+        if not targets:
+            continue
+        special, lifted, gain_zone = state._special_targets(s, targets, gain_zone)
+        if not special:
+            continue
+        whole = False
+        before = sources & ((1 << s) - 1)
+        sources ^= before | (1 << s)
+        if before and (part := _part(state, run, table, before)) is not None:
+            out.append((base, part))
+        state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
+    if whole:
+        out.append((base, run))
+    elif sources and (part := _part(state, run, table, sources)) is not None:
+        out.append((base, part))
+
+
+def _part(state, run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:
+    """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
+    if table is None:  # a SameRun (near is cand & nb)
+        part = same_run(sources, run.cand, run.near, run.nbr_mask, run.stride, state.own[state.current])
+        return part if part.size else None
+    free, size, rest = run.free, 0, sources
+    while rest:
+        low = rest & (rest - 1)
+        size += (table[(rest ^ low).bit_length() - 1] & free).bit_count()
+        rest = low
+    if not size:
+        return None
+    part = OriginRun()
+    part.table, part.sources, part.free, part.stride, part.size = table, sources, free, run.stride, size
+    part.bit_count = size.__index__
+    return part
