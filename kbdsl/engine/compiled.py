@@ -10,9 +10,9 @@ compiles:
 
 - the turn's skeleton: the checks for a choice of cards, tiles or grants usable between the
   mandatory builds, reactions and phases of grants are left out where the rules have none, and
-  the end of the turn and the next one's start are written out without next-turn modifiers,
-  cards drawn at the start of the turn, hands of several cards or end-of-turn tile checks where
-  there are none;
+  the end of the turn and the next one's start are written out (`_end_turn`, `_new_turn`; the
+  latter called where cards are drawn at the start of the turn) without next-turn modifiers,
+  grants given, hands of several cards or end-of-turn tile checks where there are none;
 - the mandatory action: its count; where its target is a table per board (it reads at most the
   card), the target straight on the table in the turns where no card is chosen, with the
   adjacency test only if the action has one; where builds also trigger nothing
@@ -315,22 +315,28 @@ if self.ending and after == self.start_player:
     break
 self.current = after
 self.turn += 1
-self._new_turn()  # ?!plain_start
-self.turn_supply = supply[after]  # ?plain_start
-self.mand_left = mcount  # ?plain_start
-self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?plain_start
-self.pending_up_to = self.waived = False  # ?plain_start
-if self.drawn is not None:  # ?plain_start
-    self.set_drawn(None)  # ?plain_start
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start choosing
-if mcount > 0:  # ?plain_start
-    p = after  # ?plain_start
-    targets = 0  # ?plain_start
-    if supply[p]:  # ?plain_start
-        @@mandatory@@  # ?plain_start !choosing
-        @@cards@@  # ?plain_start choosing
-    if not targets:  # ?plain_start
-        self._settle()  # ?plain_start
+self._new_turn()  # ?draw_start
+self.turn_supply = supply[after]  # ?!draw_start
+self.mand_left = mcount  # ?!draw_start
+self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start
+self.pending_up_to = self.waived = False  # ?!draw_start
+if self.drawn is not None:  # ?!draw_start
+    self.set_drawn(None)  # ?!draw_start
+if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)  # ?!draw_start delayed
+    extra, self.waived = self.take_later(after)  # ?!draw_start delayed
+    if mcount > 0:  # ?!draw_start delayed
+        self.mand_left += extra  # ?!draw_start delayed
+self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?!draw_start choosing
+self.give_grants(after)  # ?!draw_start grants
+if mcount > 0:  # ?!draw_start !delayed
+if self.mand_left > 0:  # ?!draw_start delayed
+    p = after  # ?!draw_start
+    targets = 0  # ?!draw_start
+    if supply[p]:  # ?!draw_start
+        @@mandatory@@  # ?!draw_start !choosing
+        @@cards@@  # ?!draw_start choosing
+    if not targets:  # ?!draw_start
+        self._settle()  # ?!draw_start
 """
 
 #: One decision among the moves of a turn with tiles (`_pick` over `_runs`, with no tile action
@@ -552,7 +558,8 @@ def _conditions(g) -> dict[str, bool]:
         "forced": bool(g.forced),
         "plain_hand": g.plain_hand,
         "refresh": bool(g.lose_later or g.expiring),
-        "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+        "delayed": g.delayed,
+        "draw_start": g.draw_at_start,
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
