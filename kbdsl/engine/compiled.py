@@ -868,20 +868,40 @@ def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun |
         whole = False
         before = sources & ((1 << s) - 1)
         sources ^= before | (1 << s)
-        if before and (part := _part(state, run, table, before)) is not None:
+        if before and (part := _part(run, table, before)) is not None:
             out.append((base, part))
         state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
     if whole:
         out.append((base, run))
-    elif sources and (part := _part(state, run, table, sources)) is not None:
+    elif sources and (part := _part(run, table, sources)) is not None:
         out.append((base, part))
 
 
-def _part(state, run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:
+def _part(run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:
     """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
-    if table is None:  # a SameRun (near is cand & nb)
-        part = same_run(sources, run.cand, run.near, run.nbr_mask, run.stride, state.own[state.current])
-        return part if part.size else None
+    if table is None:  # a SameRun: |near| targets a source, but those next to a hex of single (SameRun.nth)
+        near, nbr_mask = run.near, run.nbr_mask
+        if not near:
+            size = sources.bit_count() * run.cand.bit_count()
+        else:
+            m = near.bit_count()
+            size = sources.bit_count() * m
+            apart, x = 0, run.single
+            while x:
+                low = x & (x - 1)
+                apart |= nbr_mask[(x ^ low).bit_length() - 1]
+                x = low
+            apart &= sources
+            while apart:
+                low = apart & (apart - 1)
+                size += run.targets((apart ^ low).bit_length() - 1).bit_count() - m
+                apart = low
+        if not size:
+            return None
+        part = SameRun()
+        part.sources, part.cand, part.near, part.single, part.nbr_mask = sources, run.cand, near, run.single, nbr_mask
+        part.stride, part.size, part.bit_count = run.stride, size, size.__index__
+        return part
     free, size, rest = run.free, 0, sources
     while rest:
         low = rest & (rest - 1)
