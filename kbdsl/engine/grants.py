@@ -80,7 +80,7 @@ class Grants(Pieces):
     def give_grants(self, p: int) -> None:
         """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
         grants = self.game.grants
-        left = self.grant_left[p]
+        left, c = self.grant_left[p], None
         for name in self.game.grants_in[self.phase]:  # (the phase's alone: the others keep their uses)
             _, to, times, once = grants[name]
             if once and name in left:
@@ -88,7 +88,8 @@ class Grants(Pieces):
             if to is None and times is None:  # (the common case: once a turn, to everyone)
                 left[name] = 1
                 continue
-            c = self.ctx(p)
+            if c is None:
+                c = self.ctx(p)  # (one context for all: giving uses changes nothing they read)
             left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1
 
     def grants_json(self) -> dict:
