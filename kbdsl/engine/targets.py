@@ -260,6 +260,27 @@ class Targets(Kinds, Hand):
             part ^= part & (occ0 | blocked if blocked else occ0)  # (a target is never the source's hex)
             lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
             kept, edge = part & nb, part & lone
+            if not adjacent:  # kept from every source but those next to a hex of edge: blocks between them
+                apart, x = 0, edge
+                while x:
+                    low = x & (x - 1)
+                    apart |= nbr_mask[(x ^ low).bit_length() - 1]
+                    x = low
+                apart &= sources
+                while apart:  # (cand is not kept: the edge hexes next to s are kept's)
+                    low = apart & (apart - 1)
+                    s = (apart ^ low).bit_length() - 1
+                    apart = low
+                    before = sources & ((1 << s) - 1)
+                    sources ^= before | (1 << s)
+                    if before and kept:
+                        out.append((before, kept))
+                    cand = kept ^ (nbr_mask[s] & edge)
+                    if cand:
+                        out.append((1 << s, cand))
+                if sources and kept:
+                    out.append((sources, kept))
+                return out
             last = 0  # the targets of the last block: the sources after it with the same ones join it
             for s in bit_list(sources):
                 cand = kept ^ (nbr_mask[s] & edge)
