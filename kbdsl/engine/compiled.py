@@ -65,6 +65,7 @@ def run(self, rngs, stop_turn, max_moves):
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces
+    hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
@@ -291,14 +292,18 @@ if self.phase:  # ?grants
     self._end_turn()  # ?grants
     break  # ?grants
 if self.spare[p] or self.wild is not None:  # ?plain_hand
-    self.refill(p)  # ?plain_hand
-else:  # ?plain_hand
-    card = hand[p]  # ?plain_hand
-    if card is not None:  # ?plain_hand
-        self.discard.append(card)  # ?plain_hand
-    deck = self.deck  # ?plain_hand
-    hand[p] = deck.pop() if deck else self.draw()  # ?plain_hand
-self.refill(p)  # ?!plain_hand
+if (  # ?!plain_hand one_card
+    self.spare[p] or self.wild is not None  # ?!plain_hand one_card
+    or not hand_tiles.isdisjoint(map(kind_of, tiles_of[p]))  # ?!plain_hand one_card
+):  # ?!plain_hand one_card
+    self.refill(p)  # ?one_card
+else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
+    card = hand[p]  # ?one_card
+    if card is not None:  # ?one_card
+        self.discard.append(card)  # ?one_card
+    deck = self.deck  # ?one_card
+    hand[p] = deck.pop() if deck else self.draw()  # ?one_card
+self.refill(p)  # ?!one_card
 held = tiles_of[p]
 if held:
     self.refresh_tiles(p)  # ?refresh
@@ -557,6 +562,7 @@ def _conditions(g) -> dict[str, bool]:
         "auras": bool(g.aura_kinds),
         "forced": bool(g.forced),
         "plain_hand": g.plain_hand,
+        "one_card": g.hand_size == 1 and not g.draw_at_start,
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
