@@ -68,6 +68,7 @@ class Tile:
 
 _TAKEN: dict[tuple[str, int, bool], Tile] = {}  # Tile.taken's tiles (a few per tile hex of the boards played)
 _usable_kind, _fromkeys = attrgetter("usable"), dict.fromkeys  # (usable_tiles: each kind once, in order)
+_kind, _fresh = attrgetter("kind"), attrgetter("fresh")
 
 
 class Holdings(Pieces):
@@ -131,10 +132,10 @@ class Holdings(Pieces):
         g = self.game
         if g.lose_later:
             self.lose(p, None, g.lose_later)
-        if g.expiring:
+        if g.expiring and not g.expiring.isdisjoint(map(_kind, self.tiles[p])):  # (most turns: none held)
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        self.tiles[p] = [x.fresh for x in self.tiles[p]]
+        self.tiles[p] = list(map(_fresh, self.tiles[p]))
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
