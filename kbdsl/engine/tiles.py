@@ -108,10 +108,9 @@ class Holdings(Pieces):
         if g.grants:  # and the actions the board grants (in a phase of grants, only they)
             if self.phase or g.instead:
                 return seen + self.granted(p) if not self.phase else self.granted(p)
-            left = self.grant_left[p]  # granted(p), inline (no grant used instead of the mandatory action)
-            for name in g.grants_in[TURNS]:
-                if left.get(name, 0) > 0:
-                    seen.append(name)
+            turns = g.grants_in[TURNS]  # granted(p), inline (none used instead of the mandatory action):
+            if turns:  # those with uses left
+                seen += filter(self.grant_left[p].get, turns)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
