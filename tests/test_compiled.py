@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 from conftest import ROOT, play_random_and_sampled, scaled
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from kbdsl.bots import RandomBot, play_out
 from kbdsl.engine.compiled import compiled, shape_run, source
-from kbdsl.game import Game
+from kbdsl.game import Game, State
 from kbdsl.ruleset import load, shipped
 
 NAMES = sorted(shipped())
@@ -63,6 +64,55 @@ def test_compiled_playout_hands_the_turn_to_reactions(where, seeds):
         kinds = {game.kind_index[name] for name in game.reactions}
         reacted += sum(1 for code in ours.log if (code // (n * n)) >> 2 in kinds)
     assert reacted  # (these seeds' games have reactions)
+
+
+@pytest.mark.parametrize(("where", "seeds"), [("marshlands", range(2)), ("crossroads", (1, 4)), ("combined", range(2))])
+def test_compiled_playout_plays_turns_with_a_choice_of_cards(where, seeds, monkeypatch):
+    """Turns in which the player chooses among cards (Marshlands' double cards, Crossroads' hand
+    of two) are drawn in the compiled loop, tiles and all, and their first build plays the card
+    as apply_action does: whole games agree with sample_action's, which the loop never calls
+    for such a turn but for what it leaves to it anyway (a tile action going on, a reaction, a
+    tile usable any time)."""
+    rules = load(ROOT / "rules" / where)
+    asked = []
+    sample = State.sample_action
+
+    def counted(state, rng):
+        p = state.current
+        if state.choosing and not (state.pending_left or state.react_saved is not None or state._holds_any_time(p)):
+            asked.append(state.turn)
+        return sample(state, rng)
+
+    monkeypatch.setattr(State, "sample_action", counted)
+    for seed in seeds:
+        game = Game.new(rules, players=4, seed=seed)
+        ours = game.new_state()
+        ours.play_random([random.Random(f"{seed}:{p}") for p in range(4)])
+        assert not asked  # the compiled loop drew them all
+        _, theirs = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        assert ours.log == theirs.log
+        assert asked  # (sample_action in a loop met such turns: these games have them)
+        asked.clear()
+
+
+@pytest.mark.parametrize(("where", "seeds"), [("base", (2, 4)), ("nomads", (1, 3))])
+def test_compiled_playout_splits_a_move_run_at_discard_variants(where, seeds, monkeypatch):
+    """A tile move whose piece alone touches a tile's hex, where the move may lose it, has its
+    moves with their discard variants (`_special_runs`) between runs of the other pieces' moves
+    (compiled.split_run): whole games where it happens agree with sample_action's."""
+    rules = load(ROOT / "rules" / where)
+    special_runs, split = State._special_runs, []
+
+    def counted(state, *args):
+        split.append(sys._getframe(1).f_code.co_name == "split_run")
+        return special_runs(state, *args)
+
+    monkeypatch.setattr(State, "_special_runs", counted)
+    for seed in seeds:
+        game = Game.new(rules, players=4, seed=seed)
+        play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        assert any(split)  # (the compiled loop split a run in these games)
+        split.clear()
 
 
 def test_compiled_playout_applies_tiles_taken_between_lean_builds():

@@ -10,16 +10,19 @@ compiles:
 
 - the turn's skeleton: the checks for a choice of cards, tiles or grants usable between the
   mandatory builds, reactions and phases of grants are left out where the rules have none, and
-  the end of the turn and the next one's start are written out without next-turn modifiers,
-  cards drawn at the start of the turn, hands of several cards or end-of-turn tile checks where
-  there are none;
+  the end of the turn and the next one's start are written out (`_end_turn`, `_new_turn`; the
+  latter called where cards are drawn at the start of the turn) without next-turn modifiers,
+  grants given, hands of several cards or end-of-turn tile checks where there are none;
 - the mandatory action: its count; where its target is a table per board (it reads at most the
   card), the target straight on the table in the turns where no card is chosen, with the
   adjacency test only if the action has one; where builds also trigger nothing
   (`mandatory_lean`), the draws and the builds in one loop (`_BUILDS`, auras included), else
   the builds one by one through `_mandatory_build` (`take_builds`, `_TAKE`: the only copy of
   that loop);
-- a decision of a turn with tiles (`_pick` over `_runs`): each tile's build on a board table as
+- a decision of a turn with tiles or a choice of cards (`_pick` over `_runs`): while the player
+  chooses, the mandatory targets of every card (`mandatory_targets`) and the card-using tile
+  actions through the interpreter's `_steps` and `build_targets`, the first build playing its
+  card (`_play_card`) before the builds go on in line; each tile's build on a board table as
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
@@ -31,10 +34,11 @@ compiles:
   plays the reactions through `sample_action` until the turn's player goes on.
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
-goes on, while the player chooses among cards or reacts (`sample_action`, `apply_action`); any
-other tile action, a move whose lifted piece has an aura, and a move whose piece alone touches a
-tile's hex with discard variants (`_steps`); applying a tile move (`apply_action`); card
-replacement (`_settle`), tile gains, phases of grants, the game's end.
+goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
+move whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
+discard variants (`_steps`); applying a tile move, or a tile build while the player chooses
+among cards (`apply_action`); card replacement (`_settle`), tile gains, phases of grants, the
+game's end.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ def run(self, rngs, stop_turn, max_moves):
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces
+    hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
+    card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
@@ -75,7 +81,6 @@ def run(self, rngs, stop_turn, max_moves):
         if (
             self.pending_left
             or self.react_saved is not None  # ?reactions
-            or self.choosing  # ?choosing
             or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
@@ -83,8 +88,6 @@ def run(self, rngs, stop_turn, max_moves):
             self.apply_action(self.sample_action(rng))
             continue
         while moves < max_moves:
-            if self.choosing:  # ?choosing
-                break  # ?choosing
             if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
                 break  # ?any_time !timed
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
@@ -93,10 +96,14 @@ def run(self, rngs, stop_turn, max_moves):
             usable = None
             mand_left = self.mand_left
             if mand_left > 0:
-                if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (  # ?!grants
-                    tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
-                ):  # ?!grants
+                if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
+                if (  # ?!choosing
+                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants
+                    self.built  # ?!grants
+                    or not (  # ?!grants
+                        tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
+                    )  # ?!grants
+                ):
                     @@mandatory@@
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
@@ -174,6 +181,16 @@ if not self.waived:  # ?table adjacent
     near = targets & nb[p]  # ?table adjacent
     if near:  # ?table adjacent
         targets = near  # ?table adjacent
+"""
+
+#: `_MANDATORY` where the player may choose among cards: while choosing, every card's targets
+#: (`mandatory_targets`, through Hand.over_cards).
+_CARDS = """
+if self.choosing:  # ?table
+    targets = self.mandatory_targets()  # ?table
+else:  # ?table
+    @@mandatory@@  # ?table
+@@mandatory@@  # ?!table
 """
 
 #: The builds of the mandatory action where they trigger nothing (`mandatory_lean`) and adjacency
@@ -275,14 +292,18 @@ if self.phase:  # ?grants
     self._end_turn()  # ?grants
     break  # ?grants
 if self.spare[p] or self.wild is not None:  # ?plain_hand
-    self.refill(p)  # ?plain_hand
-else:  # ?plain_hand
-    card = hand[p]  # ?plain_hand
-    if card is not None:  # ?plain_hand
-        self.discard.append(card)  # ?plain_hand
-    deck = self.deck  # ?plain_hand
-    hand[p] = deck.pop() if deck else self.draw()  # ?plain_hand
-self.refill(p)  # ?!plain_hand
+if (  # ?!plain_hand one_card
+    self.spare[p] or self.wild is not None  # ?!plain_hand one_card
+    or not hand_tiles.isdisjoint(map(kind_of, tiles_of[p]))  # ?!plain_hand one_card
+):  # ?!plain_hand one_card
+    self.refill(p)  # ?one_card
+else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
+    card = hand[p]  # ?one_card
+    if card is not None:  # ?one_card
+        self.discard.append(card)  # ?one_card
+    deck = self.deck  # ?one_card
+    hand[p] = deck.pop() if deck else self.draw()  # ?one_card
+self.refill(p)  # ?!one_card
 held = tiles_of[p]
 if held:
     self.refresh_tiles(p)  # ?refresh
@@ -299,24 +320,28 @@ if self.ending and after == self.start_player:
     break
 self.current = after
 self.turn += 1
-self._new_turn()  # ?!plain_start
-self.turn_supply = supply[after]  # ?plain_start
-self.mand_left = mcount  # ?plain_start
-self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?plain_start
-self.pending_up_to = self.waived = False  # ?plain_start
-if self.drawn is not None:  # ?plain_start
-    self.set_drawn(None)  # ?plain_start
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?plain_start choosing
-if mcount > 0:  # ?plain_start
-    p = after  # ?plain_start
-    targets = 0  # ?plain_start
-    if supply[p] and self.choosing:  # ?plain_start choosing
-        targets = self.mandatory_targets()  # ?plain_start choosing
-    elif supply[p]:  # ?plain_start choosing
-    if supply[p]:  # ?plain_start !choosing
-        @@mandatory@@  # ?plain_start
-    if not targets:  # ?plain_start
-        self._settle()  # ?plain_start
+self._new_turn()  # ?draw_start
+self.turn_supply = supply[after]  # ?!draw_start
+self.mand_left = mcount  # ?!draw_start
+self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start
+self.pending_up_to = self.waived = False  # ?!draw_start
+if self.drawn is not None:  # ?!draw_start
+    self.set_drawn(None)  # ?!draw_start
+if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)  # ?!draw_start delayed
+    extra, self.waived = self.take_later(after)  # ?!draw_start delayed
+    if mcount > 0:  # ?!draw_start delayed
+        self.mand_left += extra  # ?!draw_start delayed
+self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?!draw_start choosing
+self.give_grants(after)  # ?!draw_start grants
+if mcount > 0:  # ?!draw_start !delayed
+if self.mand_left > 0:  # ?!draw_start delayed
+    p = after  # ?!draw_start
+    targets = 0  # ?!draw_start
+    if supply[p]:  # ?!draw_start
+        @@mandatory@@  # ?!draw_start !choosing
+        @@cards@@  # ?!draw_start choosing
+    if not targets:  # ?!draw_start
+        self._settle()  # ?!draw_start
 """
 
 #: One decision among the moves of a turn with tiles (`_pick` over `_runs`, with no tile action
@@ -324,10 +349,12 @@ if mcount > 0:  # ?plain_start
 _PICK = """
 out = []
 self._risky = -1
+choosing = self.choosing  # ?choosing
 fixed = -1  # ?kinds
 stop = False
 if mand_left > 0:
-    @@mandatory@@
+    @@mandatory@@  # ?!choosing
+    @@cards@@  # ?choosing
     if targets:
         out.append((build, targets))
     stop = self.built
@@ -338,6 +365,12 @@ if not stop:
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
+            if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
+                if by_card is None:  # ?choosing
+                    self._steps(name, action, out)  # ?choosing
+                elif plain and (targets := self.build_targets(action, p)):  # ?choosing
+                    out.append((base, targets))  # ?choosing
+                continue  # ?choosing
             if by_card is None:
                 shape = shapes[name]
                 if shape == TILE_BUILD:  # a build whose target is no board table
@@ -403,17 +436,10 @@ if not stop:
                 if self._risky < 0:
                     self._risky = self.sole_touchers(p)
                 risky = self._risky & sources
-                while risky:  # a piece alone touching a tile's hex: its move may offer discard variants
-                    low = risky & (risky - 1)
-                    i = (risky ^ low).bit_length() - 1
-                    risky = low
-                    targets = run.targets(i) if shape == SAME else table[i] & free
-                    if targets and self._special_targets(i, targets, -1)[0]:
-                        break
+                if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
+                    split_run(self, out, g.kind_index[name], base, run, risky)
                 else:
                     out.append((base, run))
-                    continue
-                self._steps(name, action, out)
                 continue
             if not plain:
                 continue
@@ -454,6 +480,13 @@ elif k:
 else:
     k = (mask ^ (mask - 1)).bit_length() - 1
 if base == build and self.mand_left > 0:
+    if choosing:  # the first build plays the card of its terrain  # ?choosing
+        self._play_card(p, k)  # ?choosing
+        self._mandatory = None  # (mandatory_targets kept the cards' targets)  # ?choosing
+        mand_left = self.mand_left  # ?choosing lean
+        card = hand[p]  # ?choosing lean
+        if card not in mtables:  # ?choosing lean
+            mtables[card] = self.board_target(maction, card)  # ?choosing lean
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
@@ -465,7 +498,8 @@ if base == build and self.mand_left > 0:
     to = k  # ?lean
     @@builds@@  # ?lean
     continue
-tile = plain_builds.get(base)  # ?lean
+tile = plain_builds.get(base)  # ?lean !choosing
+tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
@@ -528,8 +562,10 @@ def _conditions(g) -> dict[str, bool]:
         "auras": bool(g.aura_kinds),
         "forced": bool(g.forced),
         "plain_hand": g.plain_hand,
+        "one_card": g.hand_size == 1 and not g.draw_at_start,
         "refresh": bool(g.lose_later or g.expiring),
-        "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+        "delayed": g.delayed,
+        "draw_start": g.draw_at_start,
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
@@ -564,7 +600,10 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
     return out
 
 
-_PARTS = {"draw": _DRAW, "mandatory": _MANDATORY, "builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK}
+_PARTS = {
+    **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
+    **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
+}
 _CACHE: dict[tuple, Callable] = {}
 
 
@@ -596,6 +635,7 @@ def compiled(g) -> Callable | None:
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
+            "split_run": split_run,
             "origin_run": origin_run,
             "shape_run": shape_run,
             "SAME": SAME,
@@ -812,3 +852,70 @@ def shape_run(state, action, card: str | None, sources: int, free: int, stride: 
     free &= mask
     size = origins.count(sources, free)
     return MoveGroup(origins, sources, free, size, stride) if size else None
+
+
+def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup, risky: int) -> None:
+    """Append the moves of `run` (of tile action `kind`) as `_steps` lists them where pieces on
+    `risky` alone touch a tile's hex: such a piece whose move may lose a tile has its moves with
+    their discard variants (`_special_runs`), and the other pieces' moves are runs between them."""
+    sources, stride, gain_zone, whole = run.sources, run.stride, -1, True
+    same = run.__class__ is SameRun
+    table = None if same else run.table if run.__class__ is OriginRun else run.origins.table
+    while risky:  # lowest first
+        low = risky & (risky - 1)
+        s = (risky ^ low).bit_length() - 1
+        risky = low
+        targets = run.targets(s) if same else table[s] & run.free
+        if not targets:
+            continue
+        special, lifted, gain_zone = state._special_targets(s, targets, gain_zone)
+        if not special:
+            continue
+        whole = False
+        before = sources & ((1 << s) - 1)
+        sources ^= before | (1 << s)
+        if before and (part := _part(run, table, before)) is not None:
+            out.append((base, part))
+        state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
+    if whole:
+        out.append((base, run))
+    elif sources and (part := _part(run, table, sources)) is not None:
+        out.append((base, part))
+
+
+def _part(run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:
+    """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
+    if table is None:  # a SameRun: |near| targets a source, but those next to a hex of single (SameRun.nth)
+        near, nbr_mask = run.near, run.nbr_mask
+        if not near:
+            size = sources.bit_count() * run.cand.bit_count()
+        else:
+            m = near.bit_count()
+            size = sources.bit_count() * m
+            apart, x = 0, run.single
+            while x:
+                low = x & (x - 1)
+                apart |= nbr_mask[(x ^ low).bit_length() - 1]
+                x = low
+            apart &= sources
+            while apart:
+                low = apart & (apart - 1)
+                size += run.targets((apart ^ low).bit_length() - 1).bit_count() - m
+                apart = low
+        if not size:
+            return None
+        part = SameRun()
+        part.sources, part.cand, part.near, part.single, part.nbr_mask = sources, run.cand, near, run.single, nbr_mask
+        part.stride, part.size, part.bit_count = run.stride, size, size.__index__
+        return part
+    free, size, rest = run.free, 0, sources
+    while rest:
+        low = rest & (rest - 1)
+        size += (table[(rest ^ low).bit_length() - 1] & free).bit_count()
+        rest = low
+    if not size:
+        return None
+    part = OriginRun()
+    part.table, part.sources, part.free, part.stride, part.size = table, sources, free, run.stride, size
+    part.bit_count = size.__index__
+    return part

@@ -28,11 +28,17 @@ class Given(Holdings):
     def grant(self, p: int, at: int) -> None:
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
         g = self.game
+        held, c = self.tiles[p], None
         for kind, when in g.given.items():
-            if any(x.kind == kind for x in self.tiles[p]) or not self.given_left(kind):
-                continue
-            if when(self.ctx(p)):
-                self.tiles[p].append(Tile(kind, at, False, kind in g.wait_a_turn))
+            for x in held:  # (a loop, not any() of a generator: the lists are short, a call costs more)
+                if x.kind == kind:
+                    break
+            else:  # the condition first: it is rarely true, and cheaper than counting the stock
+                if c is None:
+                    c = self.ctx(p)  # (one context for the conditions, until a tile is taken)
+                if when(c) and self.given_left(kind):
+                    held.append(Tile(kind, at, False, kind in g.wait_a_turn))
+                    c = None
 
     def given_left(self, kind: str) -> int:
         """Copies of a given tile left in its stock."""

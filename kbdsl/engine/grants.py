@@ -35,7 +35,9 @@ class Grants(Pieces):
 
     __slots__ = ()  # the attributes live in State's slots
 
-    grant_left: list[dict[str, int]]  # per player: grant -> uses left (this turn, or this game for `once`)
+    # per player: grant -> uses left (this turn, or this game for `once`): never negative (usable_tiles
+    # reads them as truth values)
+    grant_left: list[dict[str, int]]
     phase: int  # TURNS, START, END or REACT
     phase_turns: int  # players who have had their turn of the phase so far
     reacting: bool  # a move of this turn took a hex's last tile: reactions are due once it is done
@@ -80,7 +82,7 @@ class Grants(Pieces):
     def give_grants(self, p: int) -> None:
         """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
         grants = self.game.grants
-        left = self.grant_left[p]
+        left, c = self.grant_left[p], None
         for name in self.game.grants_in[self.phase]:  # (the phase's alone: the others keep their uses)
             _, to, times, once = grants[name]
             if once and name in left:
@@ -88,8 +90,9 @@ class Grants(Pieces):
             if to is None and times is None:  # (the common case: once a turn, to everyone)
                 left[name] = 1
                 continue
-            c = self.ctx(p)
-            left[name] = 0 if to is not None and not to(c) else times(c) if times is not None else 1
+            if c is None:
+                c = self.ctx(p)  # (one context for all: giving uses changes nothing they read)
+            left[name] = 0 if to is not None and not to(c) else max(times(c), 0) if times is not None else 1
 
     def grants_json(self) -> dict:
         """The phase, the uses left and a reaction under way, for saves (only in rule sets with grants)."""
@@ -108,7 +111,7 @@ class Grants(Pieces):
     def grants_from_json(self, data: dict) -> None:
         """grants_json's fields back (saves; the game's rules decide which are there)."""
         self.phase, self.phase_turns = data["phase"], data["phase_turns"]
-        self.grant_left = [{k: v for k, v in x.items() if k in self.game.grants} for x in data["grant_left"]]
+        self.grant_left = [{k: max(v, 0) for k, v in x.items() if k in self.game.grants} for x in data["grant_left"]]
         if self.game.reactions:
             r = data["reaction"]
             self.reacting, self.react_queue = bool(r["due"]), tuple(r["queue"])

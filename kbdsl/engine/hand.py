@@ -67,12 +67,19 @@ class Hand(Cards):
             return False
         return g.wild or any(x.kind in g.wild_tiles for x in self.tiles[p])
 
+    def card_choices(self, p: int) -> list[str | None]:
+        """The cards p may still play, as the terrains they offer (a card of several choices: each
+        of its terrains), the played card's first."""
+        played, faces = self.hand[p], self.game.faces
+        cards = list(self.game.rules.deck) if self.spare[p] and self.any_terrain(p) else [played, *self.spare[p]]
+        if faces:
+            return [t for c in cards for t in faces.get(c, (c,))]
+        return cards
+
     def over_cards(self, p: int, targets: Callable[[], T], merge: Callable[[T, T], T], empty: T) -> T:
         """`targets()` for each card p may still play, merged: what a card-using action allows."""
-        played, out, faces = self.hand[p], empty, self.game.faces
-        cards = list(self.game.rules.deck) if self.any_terrain(p) else [played, *self.spare[p]]
-        if faces:  # a card of several choices: each of its terrains
-            cards = [t for c in cards for t in faces.get(c, (c,))]
+        played, out = self.hand[p], empty
+        cards = self.card_choices(p)
         self.choosing = False
         try:
             for card in cards:

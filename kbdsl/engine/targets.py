@@ -62,6 +62,8 @@ class Targets(Kinds, Hand):
         so and can (unless the next build is waived from that rule). Hexes an aura blocks are never
         targets; with several cards in hand, each card's targets count (kbdsl.engine.hand)."""
         if self.choosing and id(action) in self.game.card_actions:
+            if action.reads <= CARD:
+                return self._cards_board_targets(action, p)
             return self.over_cards(p, lambda: self.build_targets(action, p), int.__or__, 0)
         blocked = self.blocked
         if action.reads <= CARD:
@@ -79,6 +81,23 @@ class Targets(Kinds, Hand):
             if near:
                 return near
         return cand
+
+    def _cards_board_targets(self, action: CompiledAction, p: int) -> int:
+        """build_targets of an action whose target is a board table (it reads at most the card)
+        while p chooses among cards: each card's targets with its own "adjacent if possible",
+        merged (what over_cards finds, without putting each card in p's hand)."""
+        taken = self.occ | self.blocked
+        adjacent = action.adjacent and not (self.waived and action.kind == "build")
+        nb, out = self.nb[p], 0
+        for card in self.card_choices(p):
+            cand = self.board_target(action, card)
+            cand ^= cand & taken  # cand & ~taken, without a negative int
+            if adjacent:
+                near = cand & nb
+                if near:
+                    cand = near
+            out |= cand
+        return out
 
     def table_build_targets(self, action: CompiledAction, tables: dict, p: int) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card), for
@@ -241,12 +260,38 @@ class Targets(Kinds, Hand):
             part ^= part & (occ0 | blocked if blocked else occ0)  # (a target is never the source's hex)
             lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
             kept, edge = part & nb, part & lone
+            if not adjacent:  # kept from every source but those next to a hex of edge: blocks between them
+                apart, x = 0, edge
+                while x:
+                    low = x & (x - 1)
+                    apart |= nbr_mask[(x ^ low).bit_length() - 1]
+                    x = low
+                apart &= sources
+                while apart:  # (cand is not kept: the edge hexes next to s are kept's)
+                    low = apart & (apart - 1)
+                    s = (apart ^ low).bit_length() - 1
+                    apart = low
+                    before = sources & ((1 << s) - 1)
+                    sources ^= before | (1 << s)
+                    if before and kept:
+                        out.append((before, kept))
+                    cand = kept ^ (nbr_mask[s] & edge)
+                    if cand:
+                        out.append((1 << s, cand))
+                if sources and kept:
+                    out.append((sources, kept))
+                return out
+            last = 0  # the targets of the last block: the sources after it with the same ones join it
             for s in bit_list(sources):
                 cand = kept ^ (nbr_mask[s] & edge)
                 if adjacent and cand:
                     cand = _still_adjacent(cand, nb, nbr_mask, own, s)
-                if cand:
+                if cand == last:  # (most sources: kept, one run in Turn._steps)
+                    if cand:
+                        out[-1] = (out[-1][0] | 1 << s, cand)
+                elif cand:
                     out.append((1 << s, cand))
+                    last = cand
             return out
         owns = list(self.own)
         c = self.ctx(p, owns)

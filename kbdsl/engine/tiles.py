@@ -7,6 +7,8 @@ lost tile goes, how often it is used and from when.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from kbdsl.bitset import bit_list
 from kbdsl.engine.phases import TURNS
 from kbdsl.engine.pieces import Pieces
@@ -65,6 +67,8 @@ class Tile:
 
 
 _TAKEN: dict[tuple[str, int, bool], Tile] = {}  # Tile.taken's tiles (a few per tile hex of the boards played)
+_usable_kind, _fromkeys = attrgetter("usable"), dict.fromkeys  # (usable_tiles: each kind once, in order)
+_kind, _fresh = attrgetter("kind"), attrgetter("fresh")
 
 
 class Holdings(Pieces):
@@ -99,18 +103,14 @@ class Holdings(Pieces):
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
-        seen = []
-        for tile in self.tiles[p]:
-            if tile.fresh is tile and tile.kind not in seen:
-                seen.append(tile.kind)
+        seen = list(_fromkeys(filter(None, map(_usable_kind, self.tiles[p]))))  # (in C: no loop in Python)
         g = self.game
         if g.grants:  # and the actions the board grants (in a phase of grants, only they)
             if self.phase or g.instead:
                 return seen + self.granted(p) if not self.phase else self.granted(p)
-            left = self.grant_left[p]  # granted(p), inline (no grant used instead of the mandatory action)
-            for name in g.grants_in[TURNS]:
-                if left.get(name, 0) > 0:
-                    seen.append(name)
+            turns = g.grants_in[TURNS]  # granted(p), inline (none used instead of the mandatory action):
+            if turns:  # those with uses left
+                seen += filter(self.grant_left[p].get, turns)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
@@ -131,10 +131,10 @@ class Holdings(Pieces):
         g = self.game
         if g.lose_later:
             self.lose(p, None, g.lose_later)
-        if g.expiring:
+        if g.expiring and not g.expiring.isdisjoint(map(_kind, self.tiles[p])):  # (most turns: none held)
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        self.tiles[p] = [x.fresh for x in self.tiles[p]]
+        self.tiles[p] = list(map(_fresh, self.tiles[p]))
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent

@@ -254,13 +254,13 @@ class Turn(Given, Grants, Targets, Gold, Later):
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             if pairs is not None:
                 for sources, targets in pairs:
-                    if sources & (sources - 1):  # sources with the same targets
-                        if not sources & risky:
-                            out.append((base, SameMoves(sources, targets, n)))  # one run
-                            continue
-                        each = bit_list(sources)
-                    else:
-                        each = (sources.bit_length() - 1,)
+                    if not sources & risky:  # (most blocks)
+                        if sources & (sources - 1):  # sources with the same targets: one run
+                            out.append((base, SameMoves(sources, targets, n)))
+                        else:
+                            out.append((base + (sources.bit_length() - 1) * n, targets))
+                        continue
+                    each = bit_list(sources) if sources & (sources - 1) else (sources.bit_length() - 1,)
                     for s in each:
                         if (risky >> s) & 1:
                             special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
@@ -411,11 +411,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
             and (kind == BUILD or (kind >= 2 and id(g.kind_rows[kind][1]) in g.card_actions))
             and (kind == BUILD or self.hand[p] not in g.leave_choice)
         ):
-            self.commit(p, g.tables.terrain_at(to))
-            if g.face_count and self.wild is not None and not self.built and self.mand_left > 0:
-                n = g.face_count.get((self.wild, self.hand[p]))  # the choice builds another number
-                if n is not None:
-                    self.mand_left += n - g.mandatory.count
+            self._play_card(p, to)
         if kind == BUILD:
             self._mandatory_build(p, to)
         else:
@@ -445,6 +441,16 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._settle()  # (else it has nothing to do)
         if self.reacting:  # a hex's last tile was taken: the other players' reactions first
             self._react()
+
+    def _play_card(self, p: int, to: int) -> None:
+        """p, choosing among cards, plays the one of hex `to`'s terrain (the first build, or move
+        of a card-using action, of the turn); a card of several choices may build another number."""
+        g = self.game
+        self.commit(p, g.tables.terrain_at(to))
+        if g.face_count and self.wild is not None and not self.built and self.mand_left > 0:
+            n = g.face_count.get((self.wild, self.hand[p]))
+            if n is not None:
+                self.mand_left += n - g.mandatory.count
 
     def _mandatory_build(self, p: int, to: int) -> None:
         """One settlement of the mandatory action, on hex `to`."""
