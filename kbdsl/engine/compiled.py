@@ -24,7 +24,8 @@ compiles:
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
   from a source of board hexes, with pieces of several kinds and under auras alike, the draw
-  written out, and a drawn mandatory build or tile build of one step applied in line;
+  written out, and a drawn mandatory build, tile build or tile move of one step applied in line
+  (a move's tile gains and losses as `_move` checks them);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -33,8 +34,9 @@ compiles:
 What falls back to the interpreter, per construct: a move while a tile action of several steps
 goes on, while the player chooses among cards or reacts (`sample_action`, `apply_action`); any
 other tile action, a move whose lifted piece has an aura, and a move whose piece alone touches a
-tile's hex with discard variants (`_steps`); applying a tile move (`apply_action`); card
-replacement (`_settle`), tile gains, phases of grants, the game's end.
+tile's hex with discard variants (`_steps`); applying a tile action of several steps or with
+another due after it, or a move listed source by source (`apply_action`); card replacement
+(`_settle`), tile gains and losses, phases of grants, the game's end.
 """
 
 from __future__ import annotations
@@ -65,7 +67,10 @@ def run(self, rngs, stop_turn, max_moves):
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
     players = len(own)
-    plain_builds, single_use = plain_tile_builds(g), g.single_use  # ?lean
+    plain_builds = plain_tile_actions(g, "build")  # ?lean
+    plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    lose_now, nbrs = g.lose_now, g.tables.nbr
+    instead = g.instead  # ?grants
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -501,6 +506,56 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._react()  # ?lean reactions
         break  # ?lean reactions
     continue  # ?lean
+tile = plain_moves.get(base)
+if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
+    self._mandatory = None
+    log.append(base + k)
+    self.mark_used(p, tile)  # ?grants
+    if tile in instead:  # ?grants
+        self.mand_left = 0  # ?grants
+    held = tiles_of[p]  # ?!grants
+    for i, x in enumerate(held):  # ?!grants
+        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?!grants
+            break  # ?!grants
+    if tile in single_use:  # ?!grants
+        del held[i]  # ?!grants
+    else:  # ?!grants
+        held[i] = x.spent  # ?!grants
+    frm = k // stride
+    to = k - frm * stride
+    if frm != to:  # (else, by the move-may-stay option, nothing changes on the board)
+        swap = (1 << frm) | (1 << to)
+        mine = own[p] ^ swap
+        own[p] = mine
+        self.occ ^= swap
+        around = nb[p]
+        for j in nbrs[frm]:  # the hexes next to frm alone drop out
+            if not nbr_mask[j] & mine:
+                around ^= 1 << j
+        nb[p] = around | nbr_mask[to]
+        if self.kind_own:  # ?kinds
+            self.move_kind(p, frm, to)  # ?kinds
+        near = tile_near[to]
+        if near and near ^ (near & self.taken[p]):
+            self.gain(p, to)  # ?!on_gain
+            self._landed(p, to)  # ?on_gain
+        if lose_now and tile_near[frm]:  # lose(), where some tile is lost
+            for x in tiles_of[p]:
+                if x.kind in lose_now and not nbr_mask[x.at] & own[p]:
+                    self.lose(p, None, lose_now)
+                    break
+    if self.mand_left > 0:
+        table = mtables[hand[p]]  # ?table !choosing !on_gain
+        table ^= table & self.blocked  # ?table !choosing !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?table !choosing !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?!table
+        if not (supply[p] and self.mandatory_targets()):  # ?table choosing
+        if not (supply[p] and self.mandatory_targets()):  # ?table !choosing on_gain
+            self._settle()
+    if self.reacting:  # ?reactions
+        self._react()  # ?reactions
+        break  # ?reactions
+    continue
 if base == end:  # apply_action of the end of the turn, in line
     self._mandatory = None
     log.append(end)
@@ -590,7 +645,7 @@ def compiled(g) -> Callable | None:
             "MoveGroup": MoveGroup,
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
-            "plain_tile_builds": plain_tile_builds,
+            "plain_tile_actions": plain_tile_actions,
             "fromkeys": dict.fromkeys,
             "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
@@ -610,25 +665,25 @@ def compiled(g) -> Callable | None:
     return fn
 
 
-def plain_tile_builds(g) -> dict[int, str]:
-    """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
-    with no action due after it (where builds trigger nothing: the `lean` condition); cached per
-    rule set and board size (the codes' stride)."""
+def plain_tile_actions(g, kind: str) -> dict[int, str]:
+    """Code base -> tile, of the tile actions of this kind ("build", "move") that `apply_action`
+    applies as one `_build` or `_move`: of one step, with no action due after it (the playout
+    applies builds so where builds trigger nothing: the `lean` condition); cached per rule set and
+    board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        builds = {
-            g.code_base[kind]: tile
-            for kind, row in enumerate(g.kind_rows)
-            if row is not None
-            for _, action, tile, after in (row,)
-            if action.kind == "build" and not action.steps and after is None
-        }
-        seen = _PLAIN[key] = (g.rules, builds)
-    return seen[1]
+        plain: dict[str, dict[int, str]] = {"build": {}, "move": {}}
+        for k, row in enumerate(g.kind_rows):
+            if row is not None:
+                _, action, tile, after = row
+                if action.kind in plain and not action.steps and after is None:
+                    plain[action.kind][g.code_base[k]] = tile
+        seen = _PLAIN[key] = (g.rules, plain)
+    return seen[1][kind]
 
 
-_PLAIN: dict[tuple[int, int], tuple[object, dict[int, str]]] = {}
+_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
