@@ -74,6 +74,7 @@ def run(self, rngs, stop_turn, max_moves):
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
+    ready = 0  # the mandatory targets the turn's start found (reused by its first decision)  # ?ready
     while not self.over and self.turn < stop_turn and moves < max_moves:
         p = self.current
         rng, getrandbits = rngs[p], bits[p]
@@ -84,6 +85,7 @@ def run(self, rngs, stop_turn, max_moves):
             or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
+            ready = 0  # ?ready
             moves += 1
             self.apply_action(self.sample_action(rng))
             continue
@@ -102,7 +104,11 @@ def run(self, rngs, stop_turn, max_moves):
                 if self.built or not (  # ?!grants
                     tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
                 ):  # ?!grants
-                    @@mandatory@@
+                    if ready:  # ?ready
+                        targets, ready, card = ready, 0, hand[p]  # ?ready
+                    else:  # ?ready
+                        @@mandatory@@  # ?ready
+                    @@mandatory@@  # ?!ready
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.react_saved is not None:  # ?reactions !lean
@@ -320,6 +326,7 @@ if mcount > 0:  # ?plain_start
     elif supply[p]:  # ?plain_start choosing
     if supply[p]:  # ?plain_start !choosing
         @@mandatory@@  # ?plain_start
+        ready = targets  # ?ready
     if not targets:  # ?plain_start
         self._settle()  # ?plain_start
 """
@@ -332,7 +339,11 @@ self._risky = -1
 fixed = -1  # ?kinds
 stop = False
 if mand_left > 0:
-    @@mandatory@@
+    if ready:  # ?ready
+        targets, ready, card = ready, 0, hand[p]  # ?ready
+    else:  # ?ready
+        @@mandatory@@  # ?ready
+    @@mandatory@@  # ?!ready
     if targets:
         out.append((build, targets))
     stop = self.built
@@ -585,6 +596,7 @@ def _conditions(g) -> dict[str, bool]:
         "plain_hand": g.plain_hand,
         "refresh": bool(g.lose_later or g.expiring),
         "plain_start": not (g.delayed or g.draw_at_start or g.grants),
+        "ready": table and not (g.delayed or g.draw_at_start or g.grants),  # plain_start and table
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
