@@ -335,6 +335,7 @@ if mcount > 0:  # ?plain_start
 #: going on and no choice of cards), and the move applied.
 _PICK = """
 out = []
+total = 0  # the moves of the runs in out, counted as they are added
 self._risky = -1
 fixed = -1  # ?kinds
 stop = False
@@ -346,6 +347,7 @@ if mand_left > 0:
     @@mandatory@@  # ?!ready
     if targets:
         out.append((build, targets))
+        total += targets.bit_count()
     stop = self.built
 if not stop:
     if usable is None:
@@ -366,9 +368,10 @@ if not stop:
                             targets = self.build_targets(action, p)
                         if targets:
                             out.append((base, targets))
+                            total += targets.bit_count()
                     continue
                 if not shape:
-                    self._steps(name, action, out)
+                    total += steps(self, name, action, out)
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
@@ -386,7 +389,7 @@ if not stop:
                 full = self.occ  # ?!auras
                 # a source with an aura: lifting it unblocks hexes, the targets are by source
                 if self.blocked and sources & self.aura_own(p):  # ?auras
-                    self._steps(name, action, out)  # ?auras
+                    total += steps(self, name, action, out)  # ?auras
                     continue  # ?auras
                 run = None
                 if shape == SAME:
@@ -428,8 +431,9 @@ if not stop:
                         break
                 else:
                     out.append((base, run))
+                    total += run.size
                     continue
-                self._steps(name, action, out)
+                total += steps(self, name, action, out)
                 continue
             if not plain:
                 continue
@@ -446,12 +450,11 @@ if not stop:
                     targets = near
             if targets:
                 out.append((base, targets))
+                total += targets.bit_count()
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
-total = 0
-for _, mask in out:
-    total += mask.bit_count()
+        total += 1
 if not total:
     raise KbdslError("the game is over: there is no move to choose")
 w = total.bit_length()
@@ -465,10 +468,16 @@ for base, mask in out:
     k -= size
 if mask.__class__ is not int:
     k = mask.nth(k)
-elif k:
-    k = nth_bit(mask, k)
-else:
+elif k < 3:  # the three lowest and the highest without nth_bit, as _DRAW finds them
+    if k:
+        mask &= mask - 1
+        if k == 2:
+            mask &= mask - 1
     k = (mask ^ (mask - 1)).bit_length() - 1
+elif k == size - 1:
+    k = mask.bit_length() - 1
+else:
+    k = nth_bit(mask, k)
 if base == build and self.mand_left > 0:
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
@@ -665,6 +674,7 @@ def compiled(g) -> Callable | None:
             "same_run": same_run,
             "origin_run": origin_run,
             "shape_run": shape_run,
+            "steps": steps,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -675,6 +685,16 @@ def compiled(g) -> Callable | None:
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
     return fn
+
+
+def steps(state, name: str, action, out: list) -> int:
+    """`Turn._steps` adding the runs of this action to `out`: the number of moves they hold."""
+    first = len(out)
+    state._steps(name, action, out)
+    total = 0
+    for _, mask in out[first:]:
+        total += mask.bit_count()
+    return total
 
 
 def plain_tile_actions(g, kind: str) -> dict[int, str]:
