@@ -99,11 +99,14 @@ def run(self, rngs, stop_turn, max_moves):
             moves += 1
             usable = None
             mand_left = self.mand_left
+            if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
+                for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
+                    if x.usable:  # ?!grants
+                        usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
+                        break  # ?!grants
             if mand_left > 0:
                 if self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-                if self.built or not (  # ?!grants
-                    tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
-                ):  # ?!grants
+                if usable is None:  # ?!grants
                     if ready:  # ?ready
                         targets, ready, card = ready, 0, hand[p]  # ?ready
                     else:  # ?ready
@@ -122,7 +125,7 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-            elif not (tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))):  # ?!grants
+            elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
                 self._mandatory = None
