@@ -347,13 +347,22 @@ class Turn(Given, Grants, Targets, Gold, Later):
         g, p = self.game, self.current
         using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
         rest = targets
+        # a target where p takes no tile (outside gain_zone) has the variants of every other such
+        # target: found once (holding two of a lost kind, most targets are special)
+        zone, plain = (self.gain_zone(p) if special & (special - 1) else -1), None
         for i in bit_list(special):
             lower = rest & ((1 << i) - 1)
             if lower:
                 out.append((code, lower))
             rest ^= lower | (1 << i)
             out.append((code + i, 1))
-            for d in self.discard_choices(p, i, lifted, using):
+            if (zone >> i) & 1:
+                choices = self.discard_choices(p, i, lifted, using)
+            elif plain is None:
+                choices = plain = self.discard_choices(p, i, lifted, using)
+            else:
+                choices = plain
+            for d in choices:
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
