@@ -253,21 +253,22 @@ class Turn(Given, Grants, Targets, Gold, Later):
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             if pairs is not None:
-                for sources, targets in pairs:
-                    if sources & (sources - 1):  # sources with the same targets
-                        if not sources & risky:
-                            out.append((base, SameMoves(sources, targets, n)))  # one run
+                for sources, targets in pairs:  # sources with the same targets: one run, split at
+                    rest, hit = sources, sources & risky  # each source whose move has variants
+                    while hit:  # (lowest first, as in the group below)
+                        low = hit & (hit - 1)
+                        s = (hit ^ low).bit_length() - 1
+                        hit = low
+                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                        if not special:
                             continue
-                        each = bit_list(sources)
-                    else:
-                        each = (sources.bit_length() - 1,)
-                    for s in each:
-                        if (risky >> s) & 1:
-                            special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                            if special:
-                                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-                                continue
-                        out.append((base + s * n, targets))
+                        before = rest & ((1 << s) - 1)
+                        rest ^= before | (1 << s)
+                        if before:
+                            self._same(out, base, before, targets, n)
+                        self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                    if rest:
+                        self._same(out, base, rest, targets, n)
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
@@ -307,6 +308,15 @@ class Turn(Given, Grants, Targets, Gold, Later):
             targets = 1
         if targets:
             out.append((base, targets))
+
+    @staticmethod
+    def _same(out: list, base: int, sources: int, targets: int, n: int) -> None:
+        """The run of the moves of pieces on `sources` onto the same `targets`: a SameMoves, or the
+        targets of the one source."""
+        if sources & (sources - 1):
+            out.append((base, SameMoves(sources, targets, n)))
+        else:
+            out.append((base + (sources.bit_length() - 1) * n, targets))
 
     @staticmethod
     def _group(out: list, base: int, origins: OriginTable, sources: int, free: int, n: int) -> None:
