@@ -42,11 +42,18 @@ def below(getrandbits: Callable[[int], int], n: int) -> int:
 
 def shuffle(rng: random.Random, items: list) -> None:
     """`rng.shuffle(items)`: the same order from the same stream, its draws written out (a Python
-    call per card was most of a new game's set-up; tests/test_draws.py checks the two agree)."""
+    call per card was most of a new game's set-up; tests/test_draws.py checks the two agree), each
+    position with the width of its draw found once per length (`_STEPS`)."""
+    n = len(items)
+    steps = _STEPS.get(n)
+    if steps is None:
+        steps = _STEPS[n] = tuple((i, (i + 1).bit_length()) for i in range(n - 1, 0, -1))
     getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        width = (i + 1).bit_length()  # below(getrandbits, i + 1), written out
+    for i, width in steps:  # below(getrandbits, i + 1), written out
         j = getrandbits(width)
         while j > i:
             j = getrandbits(width)
         items[i], items[j] = items[j], items[i]
+
+
+_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}  # shuffle's (position, draw width) pairs per length

@@ -127,6 +127,25 @@ def test_compiled_playout_applies_tiles_taken_between_lean_builds():
         assert any(name in game.on_gain for gold in ours.gold for name in gold)
 
 
+def test_compiled_playout_applies_tile_moves_that_lose_a_tile():
+    """Base's one-step tile moves are applied in line (_move written out); a piece lifted from beside
+    a tile's hex that it alone touched loses the tile (RULINGS 11). These seeds' games lose one so,
+    played both ways, and fail when the loop only moves the piece."""
+    rules = load(ROOT / "rules" / "base")
+    lost = 0
+    for seed in (0, 2):
+        game = Game.new(rules, players=4, seed=seed)
+        ours, _ = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        replay, n = game.new_state(), game.tables.n
+        for code in ours.log:
+            row, p = game.kind_rows[(code // (n * n)) >> 2], replay.current
+            held = {x.at for x in replay.tiles[p]}
+            replay.apply_action(code)
+            if row is not None and row[1].kind == "move":
+                lost += bool(held - {x.at for x in replay.tiles[p]})
+    assert lost
+
+
 @settings(max_examples=scaled(20), deadline=None)
 @given(where=st.sampled_from(NAMES), seed=st.integers(0, 10**6), budget=st.integers(1, 40))
 def test_compiled_playout_stops_after_max_moves(where, seed, budget):

@@ -27,7 +27,8 @@ compiles:
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
   from a source of board hexes, with pieces of several kinds and under auras alike, the draw
-  written out, and a drawn mandatory build or tile build of one step applied in line;
+  written out, and a drawn mandatory build, tile build or tile move of one step applied in line
+  (a move's tile gains and losses as `_move` checks them);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -36,8 +37,9 @@ compiles:
 What falls back to the interpreter, per construct: a move while a tile action of several steps
 goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
 move whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
-discard variants (`_steps`); applying a tile move, or a tile build while the player chooses
-among cards (`apply_action`); card replacement (`_settle`), tile gains, phases of grants, the
+discard variants (`_steps`); applying a tile action of several steps or with another due after
+it, a move listed source by source, or a tile action while the player chooses among cards
+(`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
 game's end.
 """
 
@@ -71,10 +73,14 @@ def run(self, rngs, stop_turn, max_moves):
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
     players = len(own)
-    plain_builds, single_use = plain_tile_builds(g), g.single_use  # ?lean
+    plain_builds = plain_tile_actions(g, "build")  # ?lean
+    plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    lose_now, nbrs = g.lose_now, g.tables.nbr
+    instead = g.instead  # ?grants
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
+    ready = 0  # the mandatory targets the turn's start found (reused by its first decision)  # ?ready
     while not self.over and self.turn < stop_turn and moves < max_moves:
         p = self.current
         rng, getrandbits = rngs[p], bits[p]
@@ -84,6 +90,7 @@ def run(self, rngs, stop_turn, max_moves):
             or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
+            ready = 0  # ?ready
             moves += 1
             self.apply_action(self.sample_action(rng))
             continue
@@ -95,16 +102,22 @@ def run(self, rngs, stop_turn, max_moves):
             moves += 1
             usable = None
             mand_left = self.mand_left
+            if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
+                for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
+                    if x.usable:  # ?!grants
+                        usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
+                        break  # ?!grants
             if mand_left > 0:
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
                     self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants
-                    self.built  # ?!grants
-                    or not (  # ?!grants
-                        tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?!grants
-                    )  # ?!grants
+                    usable is None  # ?!grants
                 ):
-                    @@mandatory@@
+                    if ready:  # ?ready
+                        targets, ready, card = ready, 0, hand[p]  # ?ready
+                    else:  # ?ready
+                        @@mandatory@@  # ?ready
+                    @@mandatory@@  # ?!ready
                     if targets:
                         moves += take_builds(self, p, -1, getrandbits, max_moves - moves + 1, targets)  # ?!lean
                         if self.react_saved is not None:  # ?reactions !lean
@@ -118,7 +131,7 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
-            elif not (tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))):  # ?!grants
+            elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
                 self._mandatory = None
@@ -340,6 +353,7 @@ if self.mand_left > 0:  # ?!draw_start delayed
     if supply[p]:  # ?!draw_start
         @@mandatory@@  # ?!draw_start !choosing
         @@cards@@  # ?!draw_start choosing
+        ready = targets  # ?ready
     if not targets:  # ?!draw_start
         self._settle()  # ?!draw_start
 """
@@ -348,15 +362,21 @@ if self.mand_left > 0:  # ?!draw_start delayed
 #: going on and no choice of cards), and the move applied.
 _PICK = """
 out = []
+total = 0  # the moves of the runs in out, counted as they are added
 self._risky = -1
 choosing = self.choosing  # ?choosing
 fixed = -1  # ?kinds
 stop = False
 if mand_left > 0:
-    @@mandatory@@  # ?!choosing
+    if ready:  # ?ready
+        targets, ready, card = ready, 0, hand[p]  # ?ready
+    else:  # ?ready
+        @@mandatory@@  # ?ready
+    @@mandatory@@  # ?!ready !choosing
     @@cards@@  # ?choosing
     if targets:
         out.append((build, targets))
+        total += targets.bit_count()
     stop = self.built
 if not stop:
     if usable is None:
@@ -367,9 +387,10 @@ if not stop:
         for name, action, base, by_card in plan[tile]:
             if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
                 if by_card is None:  # ?choosing
-                    self._steps(name, action, out)  # ?choosing
+                    total += steps(self, name, action, out)  # ?choosing
                 elif plain and (targets := self.build_targets(action, p)):  # ?choosing
                     out.append((base, targets))  # ?choosing
+                    total += targets.bit_count()  # ?choosing
                 continue  # ?choosing
             if by_card is None:
                 shape = shapes[name]
@@ -383,9 +404,10 @@ if not stop:
                             targets = self.build_targets(action, p)
                         if targets:
                             out.append((base, targets))
+                            total += targets.bit_count()
                     continue
                 if not shape:
-                    self._steps(name, action, out)
+                    total += steps(self, name, action, out)
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
@@ -403,7 +425,7 @@ if not stop:
                 full = self.occ  # ?!auras
                 # a source with an aura: lifting it unblocks hexes, the targets are by source
                 if self.blocked and sources & self.aura_own(p):  # ?auras
-                    self._steps(name, action, out)  # ?auras
+                    total += steps(self, name, action, out)  # ?auras
                     continue  # ?auras
                 run = None
                 if shape == SAME:
@@ -437,9 +459,10 @@ if not stop:
                     self._risky = self.sole_touchers(p)
                 risky = self._risky & sources
                 if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
-                    split_run(self, out, g.kind_index[name], base, run, risky)
+                    total += split_run(self, out, g.kind_index[name], base, run, risky)
                 else:
                     out.append((base, run))
+                    total += run.size
                 continue
             if not plain:
                 continue
@@ -456,12 +479,11 @@ if not stop:
                     targets = near
             if targets:
                 out.append((base, targets))
+                total += targets.bit_count()
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
-total = 0
-for _, mask in out:
-    total += mask.bit_count()
+        total += 1
 if not total:
     raise KbdslError("the game is over: there is no move to choose")
 w = total.bit_length()
@@ -475,10 +497,16 @@ for base, mask in out:
     k -= size
 if mask.__class__ is not int:
     k = mask.nth(k)
-elif k:
-    k = nth_bit(mask, k)
-else:
+elif k < 3:  # the three lowest and the highest without nth_bit, as _DRAW finds them
+    if k:
+        mask &= mask - 1
+        if k == 2:
+            mask &= mask - 1
     k = (mask ^ (mask - 1)).bit_length() - 1
+elif k == size - 1:
+    k = mask.bit_length() - 1
+else:
+    k = nth_bit(mask, k)
 if base == build and self.mand_left > 0:
     if choosing:  # the first build plays the card of its terrain  # ?choosing
         self._play_card(p, k)  # ?choosing
@@ -535,6 +563,57 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._react()  # ?lean reactions
         break  # ?lean reactions
     continue  # ?lean
+tile = plain_moves.get(base)  # ?!choosing
+tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing
+if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
+    self._mandatory = None
+    log.append(base + k)
+    self.mark_used(p, tile)  # ?grants
+    if tile in instead:  # ?grants
+        self.mand_left = 0  # ?grants
+    held = tiles_of[p]  # ?!grants
+    for i, x in enumerate(held):  # ?!grants
+        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?!grants
+            break  # ?!grants
+    if tile in single_use:  # ?!grants
+        del held[i]  # ?!grants
+    else:  # ?!grants
+        held[i] = x.spent  # ?!grants
+    frm = k // stride
+    to = k - frm * stride
+    if frm != to:  # (else, by the move-may-stay option, nothing changes on the board)
+        swap = (1 << frm) | (1 << to)
+        mine = own[p] ^ swap
+        own[p] = mine
+        self.occ ^= swap
+        around = nb[p]
+        for j in nbrs[frm]:  # the hexes next to frm alone drop out
+            if not nbr_mask[j] & mine:
+                around ^= 1 << j
+        nb[p] = around | nbr_mask[to]
+        if self.kind_own:  # ?kinds
+            self.move_kind(p, frm, to)  # ?kinds
+        near = tile_near[to]
+        if near and near ^ (near & self.taken[p]):
+            self.gain(p, to)  # ?!on_gain
+            self._landed(p, to)  # ?on_gain
+        if lose_now and tile_near[frm]:  # lose(), where some tile is lost
+            for x in tiles_of[p]:
+                if x.kind in lose_now and not nbr_mask[x.at] & own[p]:
+                    self.lose(p, None, lose_now)
+                    break
+    if self.mand_left > 0:
+        table = mtables[hand[p]]  # ?table !choosing !on_gain
+        table ^= table & self.blocked  # ?table !choosing !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?table !choosing !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?!table
+        if not (supply[p] and self.mandatory_targets()):  # ?table choosing
+        if not (supply[p] and self.mandatory_targets()):  # ?table !choosing on_gain
+            self._settle()
+    if self.reacting:  # ?reactions
+        self._react()  # ?reactions
+        break  # ?reactions
+    continue
 if base == end:  # apply_action of the end of the turn, in line
     self._mandatory = None
     log.append(end)
@@ -566,6 +645,8 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
+        # the turn's start reuses its mandatory targets: a board table, no modifiers, grants nor choice
+        "ready": table and not (g.delayed or g.draw_at_start or g.grants or g.several_cards or g.faces),
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
@@ -629,7 +710,7 @@ def compiled(g) -> Callable | None:
             "MoveGroup": MoveGroup,
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
-            "plain_tile_builds": plain_tile_builds,
+            "plain_tile_actions": plain_tile_actions,
             "fromkeys": dict.fromkeys,
             "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
@@ -638,6 +719,7 @@ def compiled(g) -> Callable | None:
             "split_run": split_run,
             "origin_run": origin_run,
             "shape_run": shape_run,
+            "steps": steps,
             "SAME": SAME,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -650,25 +732,35 @@ def compiled(g) -> Callable | None:
     return fn
 
 
-def plain_tile_builds(g) -> dict[int, str]:
-    """Code base -> tile, of the tile builds `apply_action` applies as one `_build`: of one step,
-    with no action due after it (where builds trigger nothing: the `lean` condition); cached per
-    rule set and board size (the codes' stride)."""
+def steps(state, name: str, action, out: list) -> int:
+    """`Turn._steps` adding the runs of this action to `out`: the number of moves they hold."""
+    first = len(out)
+    state._steps(name, action, out)
+    total = 0
+    for _, mask in out[first:]:
+        total += mask.bit_count()
+    return total
+
+
+def plain_tile_actions(g, kind: str) -> dict[int, str]:
+    """Code base -> tile, of the tile actions of this kind ("build", "move") that `apply_action`
+    applies as one `_build` or `_move`: of one step, with no action due after it (the playout
+    applies builds so where builds trigger nothing: the `lean` condition); cached per rule set and
+    board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        builds = {
-            g.code_base[kind]: tile
-            for kind, row in enumerate(g.kind_rows)
-            if row is not None
-            for _, action, tile, after in (row,)
-            if action.kind == "build" and not action.steps and after is None
-        }
-        seen = _PLAIN[key] = (g.rules, builds)
-    return seen[1]
+        plain: dict[str, dict[int, str]] = {"build": {}, "move": {}}
+        for k, row in enumerate(g.kind_rows):
+            if row is not None:
+                _, action, tile, after = row
+                if action.kind in plain and not action.steps and after is None:
+                    plain[action.kind][g.code_base[k]] = tile
+        seen = _PLAIN[key] = (g.rules, plain)
+    return seen[1][kind]
 
 
-_PLAIN: dict[tuple[int, int], tuple[object, dict[int, str]]] = {}
+_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
@@ -854,10 +946,12 @@ def shape_run(state, action, card: str | None, sources: int, free: int, stride: 
     return MoveGroup(origins, sources, free, size, stride) if size else None
 
 
-def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup, risky: int) -> None:
+def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup, risky: int) -> int:
     """Append the moves of `run` (of tile action `kind`) as `_steps` lists them where pieces on
     `risky` alone touch a tile's hex: such a piece whose move may lose a tile has its moves with
-    their discard variants (`_special_runs`), and the other pieces' moves are runs between them."""
+    their discard variants (`_special_runs`), and the other pieces' moves are runs between them.
+    Returns the number of moves appended."""
+    first = len(out)
     sources, stride, gain_zone, whole = run.sources, run.stride, -1, True
     same = run.__class__ is SameRun
     table = None if same else run.table if run.__class__ is OriginRun else run.origins.table
@@ -879,8 +973,13 @@ def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun |
         state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
     if whole:
         out.append((base, run))
-    elif sources and (part := _part(run, table, sources)) is not None:
+        return run.size
+    if sources and (part := _part(run, table, sources)) is not None:
         out.append((base, part))
+    total = 0
+    for _, mask in out[first:]:
+        total += mask.bit_count()
+    return total
 
 
 def _part(run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:

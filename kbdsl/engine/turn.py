@@ -253,21 +253,22 @@ class Turn(Given, Grants, Targets, Gold, Later):
             risky, n = self._risky, g.tables.n
             gain_zone = -1  # hexes where a piece would take a tile (found when needed)
             if pairs is not None:
-                for sources, targets in pairs:
-                    if not sources & risky:  # (most blocks)
-                        if sources & (sources - 1):  # sources with the same targets: one run
-                            out.append((base, SameMoves(sources, targets, n)))
-                        else:
-                            out.append((base + (sources.bit_length() - 1) * n, targets))
-                        continue
-                    each = bit_list(sources) if sources & (sources - 1) else (sources.bit_length() - 1,)
-                    for s in each:
-                        if (risky >> s) & 1:
-                            special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
-                            if special:
-                                self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-                                continue
-                        out.append((base + s * n, targets))
+                for sources, targets in pairs:  # sources with the same targets: one run, split at
+                    rest, hit = sources, sources & risky  # each source whose move has variants
+                    while hit:  # (lowest first, as in the group below)
+                        low = hit & (hit - 1)
+                        s = (hit ^ low).bit_length() - 1
+                        hit = low
+                        special, lifted, gain_zone = self._special_targets(s, targets, gain_zone)
+                        if not special:
+                            continue
+                        before = rest & ((1 << s) - 1)
+                        rest ^= before | (1 << s)
+                        if before:
+                            self._same(out, base, before, targets, n)
+                        self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
+                    if rest:
+                        self._same(out, base, rest, targets, n)
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
@@ -309,6 +310,15 @@ class Turn(Given, Grants, Targets, Gold, Later):
             out.append((base, targets))
 
     @staticmethod
+    def _same(out: list, base: int, sources: int, targets: int, n: int) -> None:
+        """The run of the moves of pieces on `sources` onto the same `targets`: a SameMoves, or the
+        targets of the one source."""
+        if sources & (sources - 1):
+            out.append((base, SameMoves(sources, targets, n)))
+        else:
+            out.append((base + (sources.bit_length() - 1) * n, targets))
+
+    @staticmethod
     def _group(out: list, base: int, origins: OriginTable, sources: int, free: int, n: int) -> None:
         """A MoveGroup run of the moves of pieces on `sources`, if there is one."""
         size = origins.count(sources, free)
@@ -347,13 +357,22 @@ class Turn(Given, Grants, Targets, Gold, Later):
         g, p = self.game, self.current
         using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
         rest = targets
+        # a target where p takes no tile (outside gain_zone) has the variants of every other such
+        # target: found once (holding two of a lost kind, most targets are special)
+        zone, plain = (self.gain_zone(p) if special & (special - 1) else -1), None
         for i in bit_list(special):
             lower = rest & ((1 << i) - 1)
             if lower:
                 out.append((code, lower))
             rest ^= lower | (1 << i)
             out.append((code + i, 1))
-            for d in self.discard_choices(p, i, lifted, using):
+            if (zone >> i) & 1:
+                choices = self.discard_choices(p, i, lifted, using)
+            elif plain is None:
+                choices = plain = self.discard_choices(p, i, lifted, using)
+            else:
+                choices = plain
+            for d in choices:
                 out.append((g.encode(kind, i, s, d), 1))
         if rest:
             out.append((code, rest))
