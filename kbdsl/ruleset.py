@@ -348,6 +348,8 @@ class RuleSet:
 def load(where: str | Path) -> RuleSet:
     """Load a rule set from a folder (or its game.yaml), or a shipped one by name ('base')."""
     path = user_path(where)
+    if path.is_dir() and not (path / MANIFEST).is_file() and (found := shipped_path(str(where))) is not None:
+        path = found  # a folder here of a shipped rule set's name that holds no rule set does not hide it
     if path.is_dir():
         path = path / MANIFEST
     if not path.is_file() or path.name != MANIFEST:  # any other file is not read at all

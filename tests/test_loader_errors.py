@@ -8,6 +8,7 @@ import pytest
 from conftest import MINI_SECTION, load_error, locate, where
 
 from kbdsl.errors import RuleError
+from kbdsl.resources import rules_path
 from kbdsl.ruleset import MAX_GRID, RuleSet, load
 from kbdsl.yamlio import MAX_DEPTH, MAX_YAML_BYTES, parse_yaml
 
@@ -574,6 +575,14 @@ def test_no_manifest(tmp_path):
     d = only(load_error(tmp_path), "E200")
     assert d.pos.path == str(tmp_path / "game.yaml")
     assert "no game manifest here" in d.message
+
+
+def test_a_folder_of_a_shipped_name_without_a_manifest_does_not_hide_the_shipped_rule_set(tmp_path, monkeypatch):
+    (tmp_path / "base").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert load("base").title == load(rules_path("base")).title
+    (tmp_path / "base" / "game.yaml").write_text("title: [\n", encoding="utf-8")
+    assert only(load_error("base"), "E201").pos.path == "base/game.yaml"  # a folder with a manifest is read, even broken
 
 
 def test_extends_a_missing_folder(mini):
