@@ -6,6 +6,7 @@
   so positions in error tests never depend on the shipped rule files.
 - `scaled(n)`: example counts for hypothesis; KBDSL_TEST_SCALE=10 runs ten times as many.
 """
+
 from __future__ import annotations
 
 import contextlib
