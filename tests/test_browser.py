@@ -5,7 +5,8 @@ clicking (the mandatory builds, a tile action), is refused an illegal click with
 sentence, takes a build back, plays to the end and finds the engine's final scores on the
 page. A second browser context sits at another seat and sees the first seat's moves pushed
 live, never its card. On Crossroads, a person places a warrior and sails a ship with the parts
-of a tile's choice, and sees the new pieces drawn. `.ci/run` installs Chromium; where it cannot, these tests are skipped.
+of a tile's choice, and sees the new pieces drawn. `.ci/run` installs Chromium; where it cannot,
+these tests are skipped.
 """
 
 from __future__ import annotations
@@ -353,7 +354,8 @@ def in_view(page, selector: str) -> bool:
     return page.eval_on_selector(
         selector,
         "n => { const r = n.getBoundingClientRect();"
-        " return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; }",
+        " return r.width > 0 && r.left >= 0 && r.top >= 0"
+        " && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; }",
     )
 
 
@@ -376,9 +378,11 @@ def test_the_table_fits_the_screen_with_the_whole_board_in_view(server, browser,
     widest = page.eval_on_selector_all("#side *", "ns => Math.max(...ns.map(n => n.getBoundingClientRect().right))")
     assert widest <= SCREENS[screen]["width"] + 0.5
     caption = (  # the smallest location caption as drawn, in pixels
-        "(() => { const svg = document.querySelector('#board svg'), r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
+        "(() => { const svg = document.querySelector('#board svg'),"
+        " r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
         " const k = Math.min(r.width / v.width, r.height / v.height);"
-        " return Math.min(...[...svg.querySelectorAll('text.name')].map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
+        " return Math.min(...[...svg.querySelectorAll('text.name')]"
+        ".map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
     )
     if screen == "desktop":  # location captions 10 px tall or more as drawn
         assert page.evaluate(caption) >= 10, page.evaluate(caption)

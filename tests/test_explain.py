@@ -135,30 +135,30 @@ def test_version(capsys):
         (
             "crossroads",
             "lighthouse",
-            "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its holder "
-            "may place one ship from their supply on Water hexes, next to their own settlements if possible; or move their "
-            "ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up to 3 times; or take "
-            "one ship of theirs back from the board to their supply.",
+            "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its "
+            "holder may place one ship from their supply on Water hexes, next to their own settlements if possible; "
+            "or move their ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up "
+            "to 3 times; or take one ship of theirs back from the board to their supply.",
         ),
         (
             "crossroads",
             "fort",
-            "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw the "
-            "top terrain card and put it face up on the discard pile, then build one settlement from their supply on hexes "
-            "of the terrain of the card the action drew, next to their own settlements if possible.",
+            "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw "
+            "the top terrain card and put it face up on the discard pile, then build one settlement from their supply "
+            "on hexes of the terrain of the card the action drew, next to their own settlements if possible.",
         ),
         (
             "crossroads",
             "crossroads",
-            "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 terrain "
-            "cards at the end of each turn and plays one of them.",
+            "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 "
+            "terrain cards at the end of each turn and plays one of them.",
         ),
         (
             "nomads",
             "quarry",
-            "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may place "
-            "one stone wall from the shared supply on hexes of the terrain of the card they played, among them only hexes "
-            "next to their settlements, up to 2 times.",
+            "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may "
+            "place one stone wall from the shared supply on hexes of the terrain of the card they played, among them "
+            "only hexes next to their settlements, up to 2 times.",
         ),
         (
             "nomads",
@@ -169,9 +169,9 @@ def test_version(capsys):
         (
             "nomads",
             "sword",
-            "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
-            "its holder may remove one piece of each other player standing on other players' settlements, back to its "
-            "owner's supply.",
+            "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the "
+            "game, its holder may remove one piece of each other player standing on other players' settlements, back "
+            "to its owner's supply.",
         ),
     ],
 )

@@ -104,7 +104,7 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None, extra: int =
     assert cards == sum(rules.deck.values())
     assert 0 <= state.current < n and 0 <= state.start_player < n
     mandatory = max([g.mandatory.count, *g.face_count.values()]) + extra if g.mandatory else 0
-    assert 0 <= state.mand_left and state.mand_left + state.built <= mandatory
+    assert state.mand_left >= 0 and state.mand_left + state.built <= mandatory
     if min(state.supply) == 0:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:

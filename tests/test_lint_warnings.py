@@ -107,8 +107,8 @@ def test_the_shipped_rules_have_no_such_warnings():
     [
         (
             "move settlement to buildable",
-            "move settlement: `move` naming a kind moves only pieces placed by tiles "
-            "(warrior, ship, wagon, city-hall); 'settlement' is the kind `build` places: a move naming no kind moves those",
+            "move settlement: `move` naming a kind moves only pieces placed by tiles (warrior, ship, wagon, "
+            "city-hall); 'settlement' is the kind `build` places: a move naming no kind moves those",
         ),
         ("return shp", "there is no piece kind 'shp' (did you mean 'ship'?)"),
     ],

@@ -325,7 +325,7 @@ def test_letter_missing_from_the_legend_in_the_real_rules(rules_copy):
 
 
 def test_row_length_in_the_real_rules(rules_copy):
-    text = rules_copy.edit("sections/oasis.kb", "grid:\n    | ", "grid:\n    | G ")
+    rules_copy.edit("sections/oasis.kb", "grid:\n    | ", "grid:\n    | G ")
     err = rules_copy.error()
     # row 0 is now 11 wide: only it is reported (the other nine agree), at its first cell
     assert codes(err) == ["E103"]
