@@ -29,6 +29,8 @@ from kbdsl.ruleset import RuleSet, load
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "rules" / "base"
+# Every rule set under rules/, the scenario fixtures included (resources.shipped() leaves them out).
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 settings.register_profile(
     "kbdsl",

@@ -8,15 +8,13 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from conftest import ROOT, random_position, shipped
+from conftest import RULE_SETS, random_position, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate, grower, shift_table, shifter
 from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_each, _touching, _walk_each_code
 from kbdsl.game import Game
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 @settings(max_examples=40, deadline=None)

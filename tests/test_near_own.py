@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from conftest import ROOT, random_position, shipped
+from conftest import RULE_SETS, random_position, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import bit_list
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 def test_the_shipped_rules_have_such_targets():

@@ -13,7 +13,7 @@ from operator import or_
 
 import pytest
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +21,6 @@ from kbdsl.expr import Ctx
 from kbdsl.game import Game
 from kbdsl.lang import ast
 from kbdsl.scoring import score
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 @dataclass(frozen=True)
