@@ -19,11 +19,17 @@ def test_the_shipped_rules_have_such_targets():
     assert found
 
 
+def has_near_own(name: str) -> bool:
+    """Whether the rule set has such a target (6 of the 16 rule sets): the others would check nothing."""
+    return any(a.near_own is not None for a in shipped(name).actions.values())
+
+
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.integers(0, 300))
+@given(st.sampled_from(RULE_SETS).filter(has_near_own), st.integers(0, 10**6), st.integers(0, 300))
 def test_near_own_part_and_the_neighbourhood_are_the_target(name, seed, moves):
     rules = shipped(name)
     actions = [a for a in rules.actions.values() if a.near_own is not None]
+    assert actions
     players = rules.players[0]
     state, _ = random_position(rules, players, seed, moves)
     for a in actions:
