@@ -682,7 +682,8 @@ def test_a_folder_of_a_shipped_name_without_a_manifest_does_not_hide_the_shipped
     monkeypatch.chdir(tmp_path)
     assert load("base").title == load(rules_path("base")).title
     (tmp_path / "base" / "game.yaml").write_text("title: [\n", encoding="utf-8")
-    assert only(load_error("base"), "E201").pos.path == "base/game.yaml"  # a folder with a manifest is read, even broken
+    # a folder with a manifest is read, even broken
+    assert only(load_error("base"), "E201").pos.path == "base/game.yaml"
 
 
 def test_extends_a_missing_folder(mini):
