@@ -5,7 +5,9 @@
 - `mini`: a tiny self-contained rule set (one 2x3 section) whose files the test writes,
   so positions in error tests never depend on the shipped rule files.
 - `scaled(n)`: example counts for hypothesis; KBDSL_TEST_SCALE=10 runs ten times as many.
+- `random_position(rules, players, seed, moves)`: a position some random moves into a new game.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,10 +24,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from kbdsl.errors import Diagnostic, RuleError
+from kbdsl.game import Game, State
 from kbdsl.ruleset import RuleSet, load
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = ROOT / "rules" / "base"
+# Every rule set under rules/, the scenario fixtures included (resources.shipped() leaves them out).
+RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 settings.register_profile(
     "kbdsl",
@@ -43,6 +48,18 @@ def scaled(n: int) -> int:
 
 class Hang(Exception):
     """Raised inside a `no_hang` block that ran out of time."""
+
+
+def random_position(rules: RuleSet, players: int, seed: int, moves: int) -> tuple[State, random.Random]:
+    """A new game of `rules` seeded with `seed`, `moves` actions into it (fewer if it ends) drawn by
+    sample_action from a stream seeded alike; returns the position and the stream."""
+    state = Game.new(rules, players=players, seed=seed).new_state()
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.over:
+            break
+        state.apply_action(state.sample_action(rng))
+    return state, rng
 
 
 def play_random_and_sampled(state, seed: int, until: int):

@@ -1,5 +1,6 @@
 """The public game API: Game.new, State.play with Move / dict / text, illegal-move messages,
 clone, scores, winners, targets, replay, and the Move notation."""
+
 from __future__ import annotations
 
 import pytest
@@ -35,6 +36,7 @@ def far_from(game: Game, h: str, targets: list[str]) -> str:
 
 # ---- setup -------------------------------------------------------------------------------
 
+
 def test_new_game_from_preset(game, base_rules):
     assert game.setup.players == 3
     assert game.setup.cards == ("fishermen", "knights", "merchants")
@@ -47,21 +49,24 @@ def test_new_game_draws_setup_from_the_seed(base_rules):
     b = Game.new(base_rules, players=2, seed=99)
     assert a.setup == b.setup
     assert len(set(a.setup.cards)) == 3 and set(a.setup.cards) <= set(base_rules.cards)
-    (board, placed), = a.setup.layout.boards
+    ((board, placed),) = a.setup.layout.boards
     assert board == "main" and len({p.name for p in placed}) == 4
     setups = {Game.new(base_rules, players=2, seed=s).setup.to_json()["sections"]["main"][0] for s in range(30)}
     assert len(setups) > 1  # the seed matters
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"players": 1}, "for 2 to 4 players, not 1"),
-    ({"players": 5}, "for 2 to 4 players, not 5"),
-    ({"cards": ["knights", "knights", "lords"]}, "each Kingdom Builder card may be used once"),
-    ({"cards": ["knights", "castles", "lords"]}, "unknown card 'castles'"),
-    ({"preset": "nope"}, "unknown preset 'nope'"),
-    ({"options": {"nope": True}}, "unknown rule option 'nope'"),
-    ({"sections": ["oracle", "oracle", "farm", "barn"]}, "each section may be used once"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"players": 1}, "for 2 to 4 players, not 1"),
+        ({"players": 5}, "for 2 to 4 players, not 5"),
+        ({"cards": ["knights", "knights", "lords"]}, "each Kingdom Builder card may be used once"),
+        ({"cards": ["knights", "castles", "lords"]}, "unknown card 'castles'"),
+        ({"preset": "nope"}, "unknown preset 'nope'"),
+        ({"options": {"nope": True}}, "unknown rule option 'nope'"),
+        ({"sections": ["oracle", "oracle", "farm", "barn"]}, "each section may be used once"),
+    ],
+)
 def test_bad_setups(base_rules, kwargs, message):
     with pytest.raises(SetupError, match=message):
         Game.new(base_rules, **({"players": 2, "seed": 1} | kwargs))
@@ -77,6 +82,7 @@ def test_start_state(state, base_rules):
 
 
 # ---- play: the three move forms ---------------------------------------------------------------
+
 
 def test_play_accepts_move_dict_and_text(state):
     target = state.targets("build")[0]
@@ -123,10 +129,23 @@ def test_bad_move_json(data):
         Move.from_json(data)
 
 
-@pytest.mark.parametrize("form", [
-    {"do": "build", "to": "1,1", "extra": 1}, {"do": 3}, {"to": "1,1"}, "", "build", "fly 1,1", "build 99,99",
-    "build x", Move("build", None), Move("build", "1,1", "2,2"), Move("paddock", "1,1"), "build 1,2 3,4 5,6",
-])
+@pytest.mark.parametrize(
+    "form",
+    [
+        {"do": "build", "to": "1,1", "extra": 1},
+        {"do": 3},
+        {"to": "1,1"},
+        "",
+        "build",
+        "fly 1,1",
+        "build 99,99",
+        "build x",
+        Move("build", None),
+        Move("build", "1,1", "2,2"),
+        Move("paddock", "1,1"),
+        "build 1,2 3,4 5,6",
+    ],
+)
 def test_malformed_moves_are_illegal_moves(state, form):
     before = state.key()
     with pytest.raises(IllegalMove):
@@ -147,11 +166,14 @@ def test_a_json_move_with_a_number_for_a_hex_is_an_illegal_move(state):
 
 # ---- illegal moves name the rule they break ----------------------------------------------------------
 
+
 def test_end_before_the_mandatory_action(state):
     with pytest.raises(IllegalMove) as info:
         state.play("end")
-    assert str(info.value) == ("illegal move end: the mandatory action is not finished (3 settlements still to "
-                               "build) [rulebook: Mandatory Action]")
+    assert str(info.value) == (
+        "illegal move end: the mandatory action is not finished (3 settlements still to "
+        "build) [rulebook: Mandatory Action]"
+    )
 
 
 def test_build_on_an_occupied_hex(state):
@@ -168,8 +190,10 @@ def test_build_on_the_wrong_terrain(state, game, base_rules):
     terrain = base_rules.terrains[game.board.graph.nodes[wrong]["terrain"]].title
     with pytest.raises(IllegalMove) as info:
         state.play(Move("build", wrong))
-    assert info.value.reason == (f"{wrong} ({terrain}) is not a hex the mandatory build allows: terrain(card); "
-                                 f"the played card is {base_rules.terrains[card].title}")
+    assert info.value.reason == (
+        f"{wrong} ({terrain}) is not a hex the mandatory build allows: terrain(card); "
+        f"the played card is {base_rules.terrains[card].title}"
+    )
 
 
 def test_build_away_when_adjacent_is_possible(state, game):
@@ -178,8 +202,11 @@ def test_build_away_when_adjacent_is_possible(state, game):
     near = state.targets("build")
     assert all(set(nbrs(game, h)) & {first} for h in near)  # RULINGS 7: only hexes next to it remain
     legal_before = set(near)
-    away = next(h for h in game.tables.ids if game.board.graph.nodes[h]["terrain"] == state.hand[0]
-                and h not in legal_before and h != first)
+    away = next(
+        h
+        for h in game.tables.ids
+        if game.board.graph.nodes[h]["terrain"] == state.hand[0] and h not in legal_before and h != first
+    )
     with pytest.raises(IllegalMove, match=r"not next to your settlements.*RULINGS 7"):
         state.play(Move("build", away))
 
@@ -257,6 +284,7 @@ def test_needless_discard_is_explained(state):
 
 # ---- clone, scores, winners ----------------------------------------------------------------------
 
+
 def test_clone_is_independent(state):
     state.play(Move("build", state.targets("build")[0]))
     copy = state.clone()
@@ -330,6 +358,7 @@ def test_winners_share_a_tie(base_rules):
 
 
 # ---- replay and JSON -----------------------------------------------------------------------------
+
 
 def test_replay_stops_at_the_first_illegal_move(game, state):
     moves = [Move("build", state.targets("build")[0])]

@@ -1,5 +1,6 @@
 """The assembled hex graph: size, odd-r adjacency (RULINGS 1-4, 29-31), turned sections,
 edge, sectors and lines, and the bitset tables derived from the graph."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -61,6 +62,7 @@ def first(base_rules) -> Board:
 
 # ---- size and adjacency ------------------------------------------------------
 
+
 def test_main_board_has_400_hexes_named_row_col(first):
     g = first.graph
     assert g.number_of_nodes() == 400
@@ -87,38 +89,44 @@ def test_neighbour_counts(first):
     assert g.number_of_edges() == sum(deg.values()) // 2 == 1121
 
 
-@pytest.mark.parametrize("name, expected", [
-    # inside a section, even and odd rows
-    ("4,4", {"4,3", "4,5", "3,3", "3,4", "5,3", "5,4"}),
-    ("5,4", {"5,3", "5,5", "4,4", "4,5", "6,4", "6,5"}),
-    # the centre, where all four sections meet
-    ("9,9", {"9,8", "9,10", "8,9", "8,10", "10,9", "10,10"}),
-    ("10,9", {"10,8", "10,10", "9,8", "9,9", "11,8", "11,9"}),
-    ("10,10", {"10,9", "10,11", "9,9", "9,10", "11,9", "11,10"}),
-    ("9,10", {"9,9", "9,11", "8,10", "8,11", "10,10", "10,11"}),
-    # across the vertical seam (columns 9 | 10) and the horizontal one (rows 9 / 10)
-    ("4,9", {"4,8", "4,10", "3,8", "3,9", "5,8", "5,9"}),
-    ("3,9", {"3,8", "3,10", "2,9", "2,10", "4,9", "4,10"}),
-    ("9,4", {"9,3", "9,5", "8,4", "8,5", "10,4", "10,5"}),
-    ("10,15", {"10,14", "10,16", "9,14", "9,15", "11,14", "11,15"}),
-    # corners and borders
-    ("0,0", {"0,1", "1,0"}),
-    ("19,19", {"19,18", "18,19"}),
-    ("0,19", {"0,18", "1,18", "1,19"}),
-    ("19,0", {"19,1", "18,0", "18,1"}),
-    ("7,0", {"7,1", "6,0", "6,1", "8,0", "8,1"}),
-    ("8,19", {"8,18", "7,18", "7,19", "9,18", "9,19"}),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # inside a section, even and odd rows
+        ("4,4", {"4,3", "4,5", "3,3", "3,4", "5,3", "5,4"}),
+        ("5,4", {"5,3", "5,5", "4,4", "4,5", "6,4", "6,5"}),
+        # the centre, where all four sections meet
+        ("9,9", {"9,8", "9,10", "8,9", "8,10", "10,9", "10,10"}),
+        ("10,9", {"10,8", "10,10", "9,8", "9,9", "11,8", "11,9"}),
+        ("10,10", {"10,9", "10,11", "9,9", "9,10", "11,9", "11,10"}),
+        ("9,10", {"9,9", "9,11", "8,10", "8,11", "10,10", "10,11"}),
+        # across the vertical seam (columns 9 | 10) and the horizontal one (rows 9 / 10)
+        ("4,9", {"4,8", "4,10", "3,8", "3,9", "5,8", "5,9"}),
+        ("3,9", {"3,8", "3,10", "2,9", "2,10", "4,9", "4,10"}),
+        ("9,4", {"9,3", "9,5", "8,4", "8,5", "10,4", "10,5"}),
+        ("10,15", {"10,14", "10,16", "9,14", "9,15", "11,14", "11,15"}),
+        # corners and borders
+        ("0,0", {"0,1", "1,0"}),
+        ("19,19", {"19,18", "18,19"}),
+        ("0,19", {"0,18", "1,18", "1,19"}),
+        ("19,0", {"19,1", "18,0", "18,1"}),
+        ("7,0", {"7,1", "6,0", "6,1", "8,0", "8,1"}),
+        ("8,19", {"8,18", "7,18", "7,19", "9,18", "9,19"}),
+    ],
+)
 def test_hand_picked_neighbours(first, name, expected):
     assert nbr_names(first.graph, name) == expected
     assert {f"{a},{b}" for a, b in rulings_2(*rc(name))} == expected
 
 
-@pytest.mark.parametrize("sections", [
-    ["oracle", "paddock", "harbor", "farm"],
-    ["tavern@180", "barn", "oasis@180", "tower@180"],
-    ["farm@180", "oracle@180", "paddock@180", "harbor@180"],
-])
+@pytest.mark.parametrize(
+    "sections",
+    [
+        ["oracle", "paddock", "harbor", "farm"],
+        ["tavern@180", "barn", "oasis@180", "tower@180"],
+        ["farm@180", "oracle@180", "paddock@180", "harbor@180"],
+    ],
+)
 def test_every_hex_follows_rulings_2(base_rules, sections):
     g = board(base_rules, sections).graph
     for name in g:
@@ -135,6 +143,7 @@ def test_seam_hexes_belong_to_the_right_sections(first):
 
 
 # ---- turned sections (RULINGS 1) ---------------------------------------------
+
 
 @pytest.mark.parametrize("slot", range(4))
 def test_turned_section_maps_r_c_to_9_minus(base_rules, slot):
@@ -171,11 +180,11 @@ def test_turned_oracle_hand_picked(base_rules):
     assert turned["0,0"]["terrain"] == plain["9,9"]["terrain"]
     assert turned["9,9"]["terrain"] == plain["0,0"]["terrain"]
     # other sections are unaffected
-    assert all(turned[f"{r},{c}"] == plain[f"{r},{c}"] for r in range(20) for c in range(20)
-               if r >= 10 or c >= 10)
+    assert all(turned[f"{r},{c}"] == plain[f"{r},{c}"] for r in range(20) for c in range(20) if r >= 10 or c >= 10)
 
 
 # ---- edge, sectors, lines (RULINGS 3, 4) -------------------------------------
+
 
 def test_edge_is_the_outer_ring_only(first):
     g = first.graph
@@ -235,6 +244,7 @@ def test_sectors_and_edge_are_data(rules_copy):
 
 # ---- a detached board (RULINGS 29-31) ----------------------------------------
 
+
 def test_island_is_detached_and_named_with_a_prefix(island_rules):
     b = board(island_rules, {"main": ["oracle", "paddock", "harbor", "farm"], "island": ["island-rope-bridge"]})
     g = b.graph
@@ -258,8 +268,11 @@ def test_island_is_detached_and_named_with_a_prefix(island_rules):
 
 
 def test_island_edge_option(island_rules):
-    b = board(island_rules, {"main": ["oracle", "paddock", "harbor", "farm"], "island": ["island-tree-house"]},
-              {"island-edge": True})
+    b = board(
+        island_rules,
+        {"main": ["oracle", "paddock", "harbor", "farm"], "island": ["island-tree-house"]},
+        {"island-edge": True},
+    )
     g = b.graph
     isl_edge = {n for n in g if g.nodes[n]["board"] == "island" and g.nodes[n]["edge"]}
     assert isl_edge == {f"island:{r},{c}" for r in range(5) for c in range(7) if r in (0, 4) or c in (0, 6)}
@@ -268,8 +281,11 @@ def test_island_edge_option(island_rules):
 
 # ---- parsing hex names and setup errors ---------------------------------------
 
-@pytest.mark.parametrize("text, name", [("3,4", "3,4"), ("(3, 4)", "3,4"), (" 3 , 4 ", "3,4"), ("3 4", "3,4"),
-                                        ("19,19", "19,19"), ("0,0", "0,0")])
+
+@pytest.mark.parametrize(
+    "text, name",
+    [("3,4", "3,4"), ("(3, 4)", "3,4"), (" 3 , 4 ", "3,4"), ("3 4", "3,4"), ("19,19", "19,19"), ("0,0", "0,0")],
+)
 def test_parse_hex(first, text, name):
     assert parse_hex(text, first.graph) == name
     assert first.hex(text) == name
@@ -291,13 +307,16 @@ def test_island_hex_names(island_rules):
         b.hex("island:5,0")
 
 
-@pytest.mark.parametrize("sections, message", [
-    (["oracle", "paddock", "harbor"], "takes 4 section"),
-    (["oracle", "paddock", "harbor", "farm", "barn"], "takes 4 section"),
-    (["oracle", "oracle", "harbor", "farm"], "each section may be used once"),
-    (["oracle", "paddock", "harbor", "moon"], "no section 'moon'"),
-    (["oracle@90", "paddock", "harbor", "farm"], "only a turn of 180 degrees"),
-])
+@pytest.mark.parametrize(
+    "sections, message",
+    [
+        (["oracle", "paddock", "harbor"], "takes 4 section"),
+        (["oracle", "paddock", "harbor", "farm", "barn"], "takes 4 section"),
+        (["oracle", "oracle", "harbor", "farm"], "each section may be used once"),
+        (["oracle", "paddock", "harbor", "moon"], "no section 'moon'"),
+        (["oracle@90", "paddock", "harbor", "farm"], "only a turn of 180 degrees"),
+    ],
+)
 def test_bad_layouts(base_rules, sections, message):
     with pytest.raises(SetupError, match=message):
         board(base_rules, sections)
@@ -318,6 +337,7 @@ def test_placed_parse_and_str():
 
 
 # ---- the graph is the source of truth for the tables ---------------------------
+
 
 def check_tables(g: nx.Graph, t: Tables) -> None:
     assert sorted(t.ids) == sorted(g.nodes) and len(t.ids) == t.n
@@ -358,8 +378,11 @@ def check_tables(g: nx.Graph, t: Tables) -> None:
     assert [frozenset(t.names(m)) for m in t.fields] == sorted(found, key=lambda c: min(t.index[n] for n in c))
 
 
-layouts = st.lists(st.sampled_from(SECTIONS), min_size=4, max_size=4, unique=True).flatmap(
-    lambda names: st.tuples(*[st.sampled_from([n, f"{n}@180"]) for n in names])).map(list)
+layouts = (
+    st.lists(st.sampled_from(SECTIONS), min_size=4, max_size=4, unique=True)
+    .flatmap(lambda names: st.tuples(*[st.sampled_from([n, f"{n}@180"]) for n in names]))
+    .map(list)
+)
 
 
 @settings(max_examples=scaled(25))
@@ -372,8 +395,11 @@ def test_tables_agree_with_graph_for_random_layouts(sections):
 
 
 def test_tables_follow_an_edited_graph(base_rules):
-    g = assemble(base_rules, Layout.of(base_rules, ["oracle", "paddock", "harbor", "farm"]).as_dict(),
-                 base_rules.option_defaults())
+    g = assemble(
+        base_rules,
+        Layout.of(base_rules, ["oracle", "paddock", "harbor", "farm"]).as_dict(),
+        base_rules.option_defaults(),
+    )
     g.remove_edge("9,9", "10,10")
     g.nodes["5,5"]["buildable"] = False
     t = Tables.from_graph(g)
@@ -384,8 +410,11 @@ def test_tables_follow_an_edited_graph(base_rules):
 
 
 def test_island_tables_agree_with_graph(island_rules):
-    b = board(island_rules, {"main": ["tower@180", "barn", "oasis", "tavern@180"], "island": ["island-tree-house"]},
-              {"island-edge": True})
+    b = board(
+        island_rules,
+        {"main": ["tower@180", "barn", "oasis", "tavern@180"], "island": ["island-tree-house"]},
+        {"island-edge": True},
+    )
     check_tables(b.graph, b.tables)
 
 
@@ -420,9 +449,14 @@ def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
     empty ones, and the caches stay bounded however many sections and layouts pass through."""
     from kbdsl import board, tables as compiled
 
-    layouts = [Layout.of(base_rules, [f"{a}@180", b, c, d]) for a, b, c, d in
-               [("tavern", "paddock", "oasis", "farm"), ("oracle", "farm", "tower", "harbor"),
-                ("barn", "tavern", "harbor", "oasis")]]
+    layouts = [
+        Layout.of(base_rules, [f"{a}@180", b, c, d])
+        for a, b, c, d in [
+            ("tavern", "paddock", "oasis", "farm"),
+            ("oracle", "farm", "tower", "harbor"),
+            ("barn", "tavern", "harbor", "oasis"),
+        ]
+    ]
 
     def graph(layout):
         return assemble(base_rules, layout.as_dict(), {})
@@ -431,7 +465,7 @@ def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
         return compiled.layout_tables(base_rules, layout.as_dict(), {})
 
     warm = [(graph(x), tables(x)) for x in layouts]
-    for layout, (g, t) in zip(layouts, warm):
+    for layout, (g, t) in zip(layouts, warm, strict=True):
         for cache in (board._GEOMETRY, board._CELLS, compiled._SHAPES, compiled._PARTS):
             cache.clear()
         cold = graph(layout)

@@ -19,7 +19,9 @@ def test_the_issues_case_is_an_error_at_the_number_not_a_long_scoring(tmp_path, 
     folder = tmp_path / "far"
     folder.mkdir()
     (folder / "game.yaml").write_text('name: far\nextends: base\nfiles: ["*.kb"]\n')
-    (folder / "far.kb").write_text('card far "Far" {\n  score: 1 per settlement where within(1000000000, terrain(castle))\n}\n')
+    (folder / "far.kb").write_text(
+        'card far "Far" {\n  score: 1 per settlement where within(1000000000, terrain(castle))\n}\n'
+    )
     monkeypatch.chdir(tmp_path)
     with no_hang(60):
         assert main(["lint", "far"]) == 1
@@ -54,7 +56,9 @@ def test_a_geometric_number_is_bounded_by_the_board(mini, expr, hi):
 
 
 def test_straight_is_bounded_by_the_board(mini):
-    mini.edit("rules.kb", "action: build on terrain(grass) adjacent-if-possible", f"action: move to straight({EXTENT + 1})")
+    mini.edit(
+        "rules.kb", "action: build on terrain(grass) adjacent-if-possible", f"action: move to straight({EXTENT + 1})"
+    )
     [d] = load_error(mini.root).diagnostics
     assert d.code == "E105" and f"straight() takes a number from 1 to {EXTENT}" in d.message
     assert where(d) == mini.diag_at("rules.kb", str(EXTENT + 1))

@@ -5,7 +5,8 @@ clicking (the mandatory builds, a tile action), is refused an illegal click with
 sentence, takes a build back, plays to the end and finds the engine's final scores on the
 page. A second browser context sits at another seat and sees the first seat's moves pushed
 live, never its card. On Crossroads, a person places a warrior and sails a ship with the parts
-of a tile's choice, and sees the new pieces drawn. `.ci/run` installs Chromium; where it cannot, these tests are skipped.
+of a tile's choice, and sees the new pieces drawn. `.ci/run` installs Chromium; where it cannot,
+these tests are skipped.
 """
 
 from __future__ import annotations
@@ -223,7 +224,9 @@ def protocol(url: str) -> Callable[[dict, str | None], dict]:
     def call(request: dict, tok: str | None) -> dict:
         headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {tok}"} if tok else {})}
         try:
-            with urllib.request.urlopen(urllib.request.Request(url + "/api", json.dumps(request).encode(), headers)) as r:
+            with urllib.request.urlopen(
+                urllib.request.Request(url + "/api", json.dumps(request).encode(), headers)
+            ) as r:
                 return json.load(r)
         except urllib.error.HTTPError as e:  # a refused move (409) is a protocol answer too
             return json.load(e)
@@ -246,7 +249,9 @@ def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn
     url, _ = server
     errors: list[str] = []
     call = protocol(url)
-    (table, toks, links), legal = table_where(lambda: crossroads_table(url), call, "lighthouse", "lighthouse.place")  # seat 0 holds a Lighthouse
+    (table, toks, links), legal = table_where(
+        lambda: crossroads_table(url), call, "lighthouse", "lighthouse.place"
+    )  # seat 0 holds a Lighthouse
     page = page_in(browser, errors)
     page.goto(url + links[0])
     my_turn(page)
@@ -276,8 +281,10 @@ def test_a_crossroads_tile_choice_is_played_by_clicking_and_its_pieces_are_drawn
     end_turns(call, table, toks, until_seat=0)  # the rest of this turn and seat 1's, through the API
     push = my_turn(page)
     sail = page.locator('#actions button[data-action="lighthouse.move"]')
-    page.wait_for_function("() => !document.querySelector('#actions button[data-action=\"lighthouse.move\"]')"
-                           ".hasAttribute('aria-disabled')")
+    page.wait_for_function(
+        "() => !document.querySelector('#actions button[data-action=\"lighthouse.move\"]')"
+        ".hasAttribute('aria-disabled')"
+    )
     sail.click()
     assert targets(page, "source") == [wanted[0]]
     click_hex(page, wanted[0])
@@ -295,7 +302,9 @@ def test_a_tile_action_without_a_hex_is_played_by_its_button_and_its_next_step_i
     url, _ = server
     errors: list[str] = []
     call = protocol(url)
-    (table, toks, links), _ = table_where(lambda: crossroads_table(url), call, "fort", "fort")  # seat 0 holds a Fort: draw a card, then build on it
+    (table, toks, links), _ = table_where(
+        lambda: crossroads_table(url), call, "fort", "fort"
+    )  # seat 0 holds a Fort: draw a card, then build on it
     page = page_in(browser, errors)
     page.goto(url + links[0])
     my_turn(page)
@@ -303,7 +312,9 @@ def test_a_tile_action_without_a_hex_is_played_by_its_button_and_its_next_step_i
     assert fort.text_content() == "Fort"
     push = after(page, fort.click)  # no hex to choose: the button plays the draw
     drawn = push["state"]["drawn"]
-    assert push["state"]["log"][-1] == {"do": "fort"} and drawn in {t["name"] for t in page.evaluate("T.rules.terrains")}
+    assert push["state"]["log"][-1] == {"do": "fort"} and drawn in {
+        t["name"] for t in page.evaluate("T.rules.terrains")
+    }
     assert page.text_content("#drawn") == f"Drawn by a tile this turn: {page.evaluate(f'title({drawn!r})')}"
     if push["state"]["pending"] is None:  # no free hex of the drawn terrain: Fort builds nothing
         assert page.evaluate("T.action") in ("build", None)
@@ -343,7 +354,8 @@ def in_view(page, selector: str) -> bool:
     return page.eval_on_selector(
         selector,
         "n => { const r = n.getBoundingClientRect();"
-        " return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; }",
+        " return r.width > 0 && r.left >= 0 && r.top >= 0"
+        " && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5; }",
     )
 
 
@@ -366,9 +378,11 @@ def test_the_table_fits_the_screen_with_the_whole_board_in_view(server, browser,
     widest = page.eval_on_selector_all("#side *", "ns => Math.max(...ns.map(n => n.getBoundingClientRect().right))")
     assert widest <= SCREENS[screen]["width"] + 0.5
     caption = (  # the smallest location caption as drawn, in pixels
-        "(() => { const svg = document.querySelector('#board svg'), r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
+        "(() => { const svg = document.querySelector('#board svg'),"
+        " r = svg.getBoundingClientRect(), v = svg.viewBox.baseVal;"
         " const k = Math.min(r.width / v.width, r.height / v.height);"
-        " return Math.min(...[...svg.querySelectorAll('text.name')].map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
+        " return Math.min(...[...svg.querySelectorAll('text.name')]"
+        ".map(n => parseFloat(getComputedStyle(n).fontSize) * k)); })()"
     )
     if screen == "desktop":  # location captions 10 px tall or more as drawn
         assert page.evaluate(caption) >= 10, page.evaluate(caption)
@@ -431,7 +445,9 @@ def test_each_card_and_task_shows_its_rule_and_every_seats_gold(server, browser)
         assert card.locator("h3").text_content() == decl.title
         assert card.locator(".rule").text_content() == f"Each player scores {en.number(decl.score)}."
         gold = card.locator("li")
-        assert [gold.nth(p).text_content() for p in range(len(sheet))] == [f"P{p}: {sc[key]}" for p, sc in enumerate(sheet)]
+        assert [gold.nth(p).text_content() for p in range(len(sheet))] == [
+            f"P{p}: {sc[key]}" for p, sc in enumerate(sheet)
+        ]
     tips = page.eval_on_selector_all(
         "#board polygon.hex[data-tile]", "ns => ns.map(n => [n.dataset.tile, n.querySelector('title').textContent])"
     )
@@ -537,6 +553,8 @@ def test_no_critical_accessibility_violation(server, browser, where):
         page.goto(url + t["seats"][0]["link"])
         my_turn(page)
     violations = Axe().run(page).response["violations"]
-    critical = [(v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in violations if v["impact"] == "critical"]
+    critical = [
+        (v["id"], v["help"], [n["target"] for n in v["nodes"]][:3]) for v in violations if v["impact"] == "critical"
+    ]
     assert critical == []
     assert errors == []

@@ -1,4 +1,5 @@
 """The terminal front end: `kbdsl play`, `kbdsl replay` and the text rendering behind them."""
+
 from __future__ import annotations
 
 import io
@@ -45,7 +46,7 @@ def cell(board: str, r: int, c: int) -> str:
     """The two visible characters of hex (r, c) in a plain render_board text."""
     line = next(x for x in board.splitlines() if x[:ROW_LABEL].strip() == str(r)).ljust(ROW_LABEL + 21 * CELL)
     at = ROW_LABEL + (CELL // 2 if r % 2 else 0) + c * CELL
-    return line[at:at + 2]
+    return line[at : at + 2]
 
 
 # -- bots only -----------------------------------------------------------------------------
@@ -116,9 +117,25 @@ def test_use_color_needs_a_terminal_and_no_no_color(monkeypatch):
 def test_setup_options_reach_the_game(capsys, monkeypatch, tmp_path):
     monkeypatch.setattr("sys.stdin", NoInput())
     path = tmp_path / "g.json"
-    code, _, err = run(capsys, ["play", "--bots", "random,random", "--seed", "2", "--quiet",
-                                "--sections", "tavern,paddock@180,oasis,farm", "--cards", "fishermen,lords,hermits",
-                                "--option", "move-may-stay=true", "--save", str(path)])
+    code, _, err = run(
+        capsys,
+        [
+            "play",
+            "--bots",
+            "random,random",
+            "--seed",
+            "2",
+            "--quiet",
+            "--sections",
+            "tavern,paddock@180,oasis,farm",
+            "--cards",
+            "fishermen,lords,hermits",
+            "--option",
+            "move-may-stay=true",
+            "--save",
+            str(path),
+        ],
+    )
     assert code == 0, err
     setup = json.loads(path.read_text())["setup"]
     assert setup["sections"] == {"main": ["tavern", "paddock@180", "oasis", "farm"]}
@@ -126,12 +143,15 @@ def test_setup_options_reach_the_game(capsys, monkeypatch, tmp_path):
     assert setup["options"] == {"move-may-stay": True}
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--players", "3", "--bots", "human,random"], "--players 3 but --bots names 2"),
-    (["--bots", "human,wizard"], "unknown player kind 'wizard'"),
-    (["--option", "move-may-stay"], "write NAME=true or NAME=false"),
-    (["--bots", "random,random", "--cards", "nope,lords,knights"], "unknown card 'nope'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--players", "3", "--bots", "human,random"], "--players 3 but --bots names 2"),
+        (["--bots", "human,wizard"], "unknown player kind 'wizard'"),
+        (["--option", "move-may-stay"], "write NAME=true or NAME=false"),
+        (["--bots", "random,random", "--cards", "nope,lords,knights"], "unknown card 'nope'"),
+    ],
+)
 def test_bad_setup_is_one_line_on_stderr(capsys, argv, message):
     code, out, err = run(capsys, ["play", *argv])
     assert code == 2
@@ -156,12 +176,31 @@ def test_human_game_from_a_script(capsys, monkeypatch, rules):
         builds.append(trial.targets("build")[0])
         trial.play(f"build {builds[-1]}")
     assert trial.legal_moves() == [END]  # turn 1: nothing but ending is left; Enter ends it, undo takes back
-    script = "\n".join(["help", "end", f"build {wrong}", "fly 1,1", "targets build", "moves",
-                        f"build {builds[0]}", builds[1], f"build {builds[2]}", "undo", f"build {builds[2]}", "",
-                        "undo", "score"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "help",
+                "end",
+                f"build {wrong}",
+                "fly 1,1",
+                "targets build",
+                "moves",
+                f"build {builds[0]}",
+                builds[1],
+                f"build {builds[2]}",
+                "undo",
+                f"build {builds[2]}",
+                "",
+                "undo",
+                "score",
+            ]
+        )
+        + "\n"
+    )
     monkeypatch.setattr("sys.stdin", io.StringIO(script))
-    code, out, err = run(capsys, ["play", "--bots", "human,random", "--seed", "2", "--preset", "first-game",
-                                  "--no-color"])
+    code, out, err = run(
+        capsys, ["play", "--bots", "human,random", "--seed", "2", "--preset", "first-game", "--no-color"]
+    )
     assert code == 0, err
     assert "Traceback" not in out + err
     assert f"illegal: {wrong_reason}" in out.splitlines()
@@ -204,8 +243,9 @@ def test_quit_and_save_then_replay_matches(capsys, monkeypatch, tmp_path, rules)
 def test_save_then_replay_gives_the_same_final_state(capsys, monkeypatch, tmp_path, suffix):
     monkeypatch.setattr("sys.stdin", NoInput())
     path = tmp_path / f"game{suffix}"
-    code, out, _ = run(capsys, ["play", "--bots", "greedy,random,random", "--seed", "11", "--no-color",
-                                "--save", str(path)])
+    code, out, _ = run(
+        capsys, ["play", "--bots", "greedy,random,random", "--seed", "11", "--no-color", "--save", str(path)]
+    )
     assert code == 0 and path.exists()
     data = read_save(str(path))
     assert data["over"] is True
@@ -273,7 +313,7 @@ def test_board_layout_marks_and_highlights(rules):
             assert shown == rules.terrains[a["terrain"]].letter + mark, name
     odd = next(x for x in text.splitlines() if x[:ROW_LABEL].strip() == "1")
     even = next(x for x in text.splitlines() if x[:ROW_LABEL].strip() == "2")
-    assert odd[ROW_LABEL:ROW_LABEL + CELL // 2] == " " * (CELL // 2) and even[ROW_LABEL] != " "
+    assert odd[ROW_LABEL : ROW_LABEL + CELL // 2] == " " * (CELL // 2) and even[ROW_LABEL] != " "
 
 
 def test_status_hides_other_hands(rules):
@@ -295,12 +335,14 @@ def test_detached_board_drawn_under_its_name(tmp_path, rules):
     (tmp_path / "sections").mkdir()
     (tmp_path / "game.yaml").write_text(
         f"name: isle\nextends: {base}\nfiles: ['sections/*.kb']\n"
-        "boards:\n  - name: isle\n    grid: [1, 1]\n    sectors: false\n")
+        "boards:\n  - name: isle\n    grid: [1, 1]\n    sectors: false\n"
+    )
     letters = {t.letter: n for n, t in rules.terrains.items() if "buildable" in t.flags}
     land = next(iter(letters))
     loc = next(iter(rules.tiles.values())).letter
     (tmp_path / "sections" / "isle.kb").write_text(
-        f'section rock "Rock" {{\n  board: isle\n  grid:\n    | {land} {land} {land}\n    |  {land} {loc} {land}\n}}\n')
+        f'section rock "Rock" {{\n  board: isle\n  grid:\n    | {land} {land} {land}\n    |  {land} {loc} {land}\n}}\n'
+    )
     isle_rules = load(tmp_path)
     state = Game.new(isle_rules, 2, seed=1).new_state()
     text = render_board(state, highlight=["isle:0,1"])
@@ -368,10 +410,13 @@ def test_resume_restores_the_saved_seats(capsys, monkeypatch, tmp_path, rules):
     assert code == 0 and "P1 random" in out
 
 
-@pytest.mark.parametrize("argv, seats", [
-    (["--bots", "greedy,random"], ["greedy", "random"]),
-    (["--bots", "greedy", "--players", "3"], ["greedy"] * 3),
-])
+@pytest.mark.parametrize(
+    "argv, seats",
+    [
+        (["--bots", "greedy,random"], ["greedy", "random"]),
+        (["--bots", "greedy", "--players", "3"], ["greedy"] * 3),
+    ],
+)
 def test_bots_mean_one_entry_per_seat_in_play_and_simulate(capsys, monkeypatch, tmp_path, argv, seats):
     monkeypatch.setattr("sys.stdin", NoInput())
     path = tmp_path / "g.json"

@@ -44,8 +44,13 @@ def test_tasks_given_with_the_cards_are_not_dealt_again(rules):
 
 def test_the_spare_card_is_hidden_from_other_players(rules):
     game = Game.new(rules, players=2, seed=2, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
-    state = State.arrange(game, [["4,16"], []], hand=["forest", "canyon"], spare=[["grass"], []],
-                          tiles=[[{"tile": "crossroads", "at": "4,17"}], []])
+    state = State.arrange(
+        game,
+        [["4,16"], []],
+        hand=["forest", "canyon"],
+        spare=[["grass"], []],
+        tiles=[[{"tile": "crossroads", "at": "4,17"}], []],
+    )
     assert state.view(0)["spare"] == [["grass"], []]
     assert state.view(1)["spare"] == [[None], []]  # how many cards a player holds is public, not which
     assert state.view(None)["spare"] == [[None], []]
@@ -53,13 +58,20 @@ def test_the_spare_card_is_hidden_from_other_players(rules):
 
 
 def paddock_position(rules, own_tile: bool):
-    game = Game.new(rules, players=2, seed=3, sections=["lighthouse", "barracks", "city-hall", "paddock"],
-                    cards=["fishermen", "knights", "lords"], options={"meeples-move-by-own-tile": own_tile})
+    game = Game.new(
+        rules,
+        players=2,
+        seed=3,
+        sections=["lighthouse", "barracks", "city-hall", "paddock"],
+        cards=["fishermen", "knights", "lords"],
+        options={"meeples-move-by-own-tile": own_tile},
+    )
     t = game.tables
     paddock = t.names(t.locations["paddock"])[0]
     home = next(h for h in (t.ids[j] for j in t.nbr[t.index[paddock]]) if game.board.graph.nodes[h]["buildable"])
-    return State.arrange(game, [[home], []], built=3, kinds={"warrior": [["1,11"], []]},
-                         tiles=[[{"tile": "paddock", "at": paddock}], []]), home
+    return State.arrange(
+        game, [[home], []], built=3, kinds={"warrior": [["1,11"], []]}, tiles=[[{"tile": "paddock", "at": paddock}], []]
+    ), home
 
 
 def test_other_tiles_move_warriors_unless_the_house_rule_is_on(rules):
@@ -91,24 +103,37 @@ def ship_position(rules) -> State:
     """Player 0's ship on 4,5 mid-way through a Lighthouse move; settlements on 6,5 and 12,4, a
     warrior on 15,12 and a city hall on 11,2 (the positions of rules/crossroads/scenarios)."""
     game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
-    state = State.arrange(game, [["6,5", "12,4"], []], built=3,
-                          kinds={"ship": [["5,4"], []], "warrior": [["15,12"], []], "city-hall": [["11,2"], []]},
-                          tiles=[[{"tile": "lighthouse", "at": "6,6"}], []])
+    state = State.arrange(
+        game,
+        [["6,5", "12,4"], []],
+        built=3,
+        kinds={"ship": [["5,4"], []], "warrior": [["15,12"], []], "city-hall": [["11,2"], []]},
+        tiles=[[{"tile": "lighthouse", "at": "6,6"}], []],
+    )
     state.play(Move("lighthouse.move", "4,5", "5,4"))
     return state
 
 
-@pytest.mark.parametrize("move, reason", [
-    (Move("lighthouse.move", "7,4", "6,5"),
-     "6,5 holds your settlement, and the Lighthouse action moves only your ship"
-     " [move up-to 3 ship to terrain(water) & next-to(origin)]"),
-    (Move("lighthouse.move", "15,13", "15,12"),
-     "15,12 holds your warrior, and the Lighthouse action moves only your ship"
-     " [move up-to 3 ship to terrain(water) & next-to(origin)]"),
-    (Move("lighthouse.move", "4,7", "4,5"),
-     "4,7 (Water) is not a hex the Lighthouse action allows: terrain(water) & next-to(origin)"),
-    (Move("lighthouse.move", "3,3", "3,4"), "3,4 holds no piece of yours for the Lighthouse action to move"),
-])
+@pytest.mark.parametrize(
+    "move, reason",
+    [
+        (
+            Move("lighthouse.move", "7,4", "6,5"),
+            "6,5 holds your settlement, and the Lighthouse action moves only your ship"
+            " [move up-to 3 ship to terrain(water) & next-to(origin)]",
+        ),
+        (
+            Move("lighthouse.move", "15,13", "15,12"),
+            "15,12 holds your warrior, and the Lighthouse action moves only your ship"
+            " [move up-to 3 ship to terrain(water) & next-to(origin)]",
+        ),
+        (
+            Move("lighthouse.move", "4,7", "4,5"),
+            "4,7 (Water) is not a hex the Lighthouse action allows: terrain(water) & next-to(origin)",
+        ),
+        (Move("lighthouse.move", "3,3", "3,4"), "3,4 holds no piece of yours for the Lighthouse action to move"),
+    ],
+)
 def test_a_wrong_step_in_the_middle_of_a_tile_action_names_the_piece_and_the_rule(rules, move, reason):
     state = ship_position(rules)
     before = state.to_json()
@@ -120,23 +145,33 @@ def test_a_wrong_step_in_the_middle_of_a_tile_action_names_the_piece_and_the_rul
 
 def test_an_unfinished_action_names_what_is_still_due_and_its_rule(rules):
     game = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
-    state = State.arrange(game, [["16,5"], []], built=3, hand=["grass", "grass"],
-                          tiles=[[{"tile": "fort", "at": "16,6"}], []])
+    state = State.arrange(
+        game, [["16,5"], []], built=3, hand=["grass", "grass"], tiles=[[{"tile": "fort", "at": "16,6"}], []]
+    )
     state.play(Move("fort"))
     with pytest.raises(IllegalMove) as info:
         state.play(Move("end"))
     assert str(info.value) == (
         "illegal move end: the Fort action is not finished (1 settlement still to build), and a tile's action"
-        " is done in full first [Fort: build on terrain(drawn) adjacent-if-possible]")
+        " is done in full first [Fort: build on terrain(drawn) adjacent-if-possible]"
+    )
 
 
 def test_a_piece_that_never_moves_is_refused_by_name(rules):
     state, home = paddock_position(rules, own_tile=False)
-    state = State.arrange(state.game, [[home], []], built=3, kinds={"city-hall": [["11,2"], []]},
-                          tiles=[[{"tile": "paddock", "at": state.to_json()["tiles"][0][0]["at"]}], []])
+    state = State.arrange(
+        state.game,
+        [[home], []],
+        built=3,
+        kinds={"city-hall": [["11,2"], []]},
+        tiles=[[{"tile": "paddock", "at": state.to_json()["tiles"][0][0]["at"]}], []],
+    )
     with pytest.raises(IllegalMove) as info:
         state.play(Move("paddock", "11,4", "11,2"))
-    assert str(info.value) == "illegal move paddock 11,2 11,4: your city hall on 11,2 never moves [piece city-hall: movable: no]"
+    assert (
+        str(info.value)
+        == "illegal move paddock 11,2 11,4: your city hall on 11,2 never moves [piece city-hall: movable: no]"
+    )
 
 
 def terrains_of(game: Game, mask: int) -> set[str]:
@@ -150,8 +185,14 @@ def test_the_engine_bounds_where_each_piece_kind_can_stand(rules):
     assert terrains_of(game, game.standable("wagon")) == land | {"water", "mountain"}
     assert terrains_of(game, game.standable("city-hall")) == land  # never moved: only where it is placed
     assert not game.standable("city-hall") & (game.tables.location | game.tables.special)
-    ruled = Game.new(rules, players=2, seed=1, sections=SECTIONS, cards=["fishermen", "knights", "lords"],
-                     options={"meeples-move-by-own-tile": True})
+    ruled = Game.new(
+        rules,
+        players=2,
+        seed=1,
+        sections=SECTIONS,
+        cards=["fishermen", "knights", "lords"],
+        options={"meeples-move-by-own-tile": True},
+    )
     assert terrains_of(ruled, ruled.standable("ship")) == {"water"}  # only the Lighthouse moves it
     assert terrains_of(ruled, ruled.standable("warrior")) == land  # placed by the Barracks, never moved
 
@@ -160,8 +201,13 @@ def test_the_terminal_status_shows_the_spare_card_to_its_holder_only(rules):
     from kbdsl.render.terminal import render_status
 
     game = Game.new(rules, players=2, seed=2, sections=SECTIONS, cards=["fishermen", "knights", "lords"])
-    state = State.arrange(game, [["4,16"], []], hand=["forest", "canyon"], spare=[["grass"], []],
-                          tiles=[[{"tile": "crossroads", "at": "4,17"}], []])
+    state = State.arrange(
+        game,
+        [["4,16"], []],
+        hand=["forest", "canyon"],
+        spare=[["grass"], []],
+        tiles=[[{"tile": "crossroads", "at": "4,17"}], []],
+    )
     mine, theirs = (render_status(state, ["", ""], v, False, state.view(v)).splitlines()[0] for v in (0, 1))
     assert "card: Forest or Grass" in mine
     assert "Forest" not in theirs and "Grass" not in theirs and "P0 to move" in theirs

@@ -29,15 +29,18 @@ def test_every_code_in_the_engine_is_in_the_table_and_back():
     assert used and used == table
 
 
-@pytest.mark.parametrize("word, names, hit", [
-    ("biuld", ["build", "move"], "build"),
-    ("mountian", ["mountain", "grass"], "mountain"),
-    ("preset", ["presets", "players"], "presets"),
-    ("bass", ["base", "island"], "base"),
-    ("tiel", ["tile", "terrain", "turn"], "tile"),
-    ("xyz", ["own", "edge"], None),
-    ("a", ["b"], "b"),
-])
+@pytest.mark.parametrize(
+    "word, names, hit",
+    [
+        ("biuld", ["build", "move"], "build"),
+        ("mountian", ["mountain", "grass"], "mountain"),
+        ("preset", ["presets", "players"], "presets"),
+        ("bass", ["base", "island"], "base"),
+        ("tiel", ["tile", "terrain", "turn"], "tile"),
+        ("xyz", ["own", "edge"], None),
+        ("a", ["b"], "b"),
+    ],
+)
 def test_closest_name(word, names, hit):
     assert closest(word, names) == hit
 
@@ -166,15 +169,18 @@ def test_expected_tokens_use_the_languages_words_never_grammar_names():
     assert _describe("TEXT_KEY") == ["'text'", "'note'"] and _describe("FLAG") == ["'buildable'", "'special'"]
 
 
-@pytest.mark.parametrize("argv, hint", [
-    (["render", "--preset", "first-gam"], "(did you mean 'first-game'?)"),
-    (["render", "--rules", "bass"], "(did you mean 'base'?)"),
-    (["render", "--sections", "tavern,padock,oasis,farm"], "(did you mean 'paddock'?)"),
-    (["render", "--cards", "lord,knights,farmers"], "(did you mean 'lords'?)"),
-    (["render", "--option", "move-may-sty=true"], "(did you mean 'move-may-stay'?)"),
-    (["render", "--board", "iland=island-tree-house", "--rules", "island"], "(did you mean 'island'?)"),
-    (["show", "islnd"], "(did you mean 'island'?)"),
-])
+@pytest.mark.parametrize(
+    "argv, hint",
+    [
+        (["render", "--preset", "first-gam"], "(did you mean 'first-game'?)"),
+        (["render", "--rules", "bass"], "(did you mean 'base'?)"),
+        (["render", "--sections", "tavern,padock,oasis,farm"], "(did you mean 'paddock'?)"),
+        (["render", "--cards", "lord,knights,farmers"], "(did you mean 'lords'?)"),
+        (["render", "--option", "move-may-sty=true"], "(did you mean 'move-may-stay'?)"),
+        (["render", "--board", "iland=island-tree-house", "--rules", "island"], "(did you mean 'island'?)"),
+        (["show", "islnd"], "(did you mean 'island'?)"),
+    ],
+)
 def test_command_line_names_get_suggestions(capsys, argv, hint):
     assert main(argv) == 2
     err = capsys.readouterr().err

@@ -13,6 +13,7 @@
 
 `python3 -m kbdsl` commands run in-process through kbdsl.cli.main, so the test is fast.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -111,7 +112,7 @@ def run(cmd: str, cwd: Path) -> tuple[int, str]:
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
             try:
-                code = main(shlex.split(cmd[len(KBDSL):], comments=True))
+                code = main(shlex.split(cmd[len(KBDSL) :], comments=True))
             except SystemExit as e:  # argparse usage errors
                 code = e.code if isinstance(e.code, int) else 2
         return code, buf.getvalue()
@@ -137,7 +138,8 @@ def test_walkthrough_runs(tmp_path, monkeypatch):
                 code, out = run(cmd, tmp_path)
                 assert code == want_code, f"$ {cmd}\nexited with {code}, the guide says {want_code}:\n{out}"
                 assert output_pattern(want_out).fullmatch(normalise(out)), (
-                    f"$ {cmd}\nprinted:\n{out}\nthe guide shows:\n" + "\n".join(want_out))
+                    f"$ {cmd}\nprinted:\n{out}\nthe guide shows:\n" + "\n".join(want_out)
+                )
                 commands += 1
         elif lang == "python":
             buf = io.StringIO()
@@ -152,7 +154,7 @@ def test_walkthrough_files_are_the_shipped_example():
     for _, body in blocks():
         written = file_block(body)
         if written and written[0].startswith(WALK):
-            shown[written[0][len(WALK):]] = written[1]
+            shown[written[0][len(WALK) :]] = written[1]
     assert {"game.yaml", "tiles.kb", "cards.kb", "sections/hamlet.kb"} <= set(shown)
     for rel, content in shown.items():
         shipped = (EXAMPLE / rel).read_text(encoding="utf-8")
@@ -187,8 +189,22 @@ def grammar_literals() -> set[str]:
 
 def test_grammar_literals_are_found():
     lits = grammar_literals()
-    assert {"terrain", "tile", "card", "scoring", "section", "define", "turn", "mandatory", "build", "move",
-            "adjacent-if-possible", "pays", "//", ">="} <= lits
+    assert {
+        "terrain",
+        "tile",
+        "card",
+        "scoring",
+        "section",
+        "define",
+        "turn",
+        "mandatory",
+        "build",
+        "move",
+        "adjacent-if-possible",
+        "pays",
+        "//",
+        ">=",
+    } <= lits
 
 
 @pytest.mark.parametrize("table", ["HEX_WORDS", "FUNCTIONS", "DOMAINS", "AGGREGATES"])
@@ -200,7 +216,14 @@ def test_reference_names_the_vocabulary(table):
 
 @pytest.mark.parametrize(
     "table",
-    ["LIFECYCLE_SETTINGS", "TURN_SETTINGS", "PIECE_KIND_SETTINGS", "PIECE_SETTINGS", "GRANT_SETTINGS", "PLACEMENT_SETTINGS"],
+    [
+        "LIFECYCLE_SETTINGS",
+        "TURN_SETTINGS",
+        "PIECE_KIND_SETTINGS",
+        "PIECE_SETTINGS",
+        "GRANT_SETTINGS",
+        "PLACEMENT_SETTINGS",
+    ],
 )
 def test_reference_names_every_setting_and_value(table):
     from kbdsl import ruleset

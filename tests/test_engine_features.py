@@ -37,7 +37,9 @@ def meadow_game(tmp_path: Path, tile: str, action: str, settlements: list[list[s
     """A game on the all-grass test section, the player to move holding `tile` (its hex is 2,2)."""
     kb = f'tile {tile} "{tile.title()}" {{ letter: x  supply: 2\n  action: {action} }}\n' + GRASS_SECTION
     game = Game.new(
-        load(folder(tmp_path, kb)), players=2, sections=["meadow", "oasis", "farm", "tavern"],
+        load(folder(tmp_path, kb)),
+        players=2,
+        sections=["meadow", "oasis", "farm", "tavern"],
         cards=["fishermen", "knights", "lords"],
     )
     return State.arrange(game, settlements, tiles=[[{"tile": tile, "at": "2,2"}]], hand=["desert", "desert"])

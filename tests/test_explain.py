@@ -32,24 +32,42 @@ def test_every_shipped_tile_and_card_reads_as_a_sentence(rule_set, decl):
         assert word in ("card", "drawn") or rules.terrains[word].title in text
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("oracle", "Tile 'Oracle' (oracle): location letter o, 2 tiles on each location hex. Once per turn, its "
-               "holder may build one settlement from their supply on hexes of the terrain of the card they played, "
-               "next to their own settlements if possible."),
-    ("paddock", "Tile 'Paddock' (paddock): location letter p, 2 tiles on each location hex. Once per turn, its "
-                "holder may move one of their settlements to buildable hexes, among them only hexes exactly 2 steps "
-                "in a straight line from the moved settlement."),
-    ("hermits", "Kingdom Builder card 'Hermits' (hermits): at the end of the game each player scores 1 for each of "
-                "their settlement areas."),
-    ("citizens", "Kingdom Builder card 'Citizens' (citizens): at the end of the game each player scores (the largest "
-                 "value of the number of their settlements over each of their settlement areas) divided by 2, "
-                 "rounded down."),
-    ("lords", "Kingdom Builder card 'Lords' (lords): at the end of the game each player scores for each sector where "
-              "(not (the rule option 'lords-presence-required' is on)) or (the number of their settlements is at "
-              "least 1), ranking the players by the number of their settlements there: 12 to each player with the "
-              "most, 6 to each player with the second most."),
-    ("site", "Definition 'site': location hexes (of any tile) or Castle hexes."),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        (
+            "oracle",
+            "Tile 'Oracle' (oracle): location letter o, 2 tiles on each location hex. Once per turn, its "
+            "holder may build one settlement from their supply on hexes of the terrain of the card they played, "
+            "next to their own settlements if possible.",
+        ),
+        (
+            "paddock",
+            "Tile 'Paddock' (paddock): location letter p, 2 tiles on each location hex. Once per turn, its "
+            "holder may move one of their settlements to buildable hexes, among them only hexes exactly 2 steps "
+            "in a straight line from the moved settlement.",
+        ),
+        (
+            "hermits",
+            "Kingdom Builder card 'Hermits' (hermits): at the end of the game each player scores 1 for each of "
+            "their settlement areas.",
+        ),
+        (
+            "citizens",
+            "Kingdom Builder card 'Citizens' (citizens): at the end of the game each player scores (the largest "
+            "value of the number of their settlements over each of their settlement areas) divided by 2, "
+            "rounded down.",
+        ),
+        (
+            "lords",
+            "Kingdom Builder card 'Lords' (lords): at the end of the game each player scores for each sector where "
+            "(not (the rule option 'lords-presence-required' is on)) or (the number of their settlements is at "
+            "least 1), ranking the players by the number of their settlements there: 12 to each player with the "
+            "most, 6 to each player with the second most.",
+        ),
+        ("site", "Definition 'site': location hexes (of any tile) or Castle hexes."),
+    ],
+)
 def test_explanations_follow_the_syntax_tree(name, expected):
     assert English(shipped("base")).explain(name)[0] == expected
 
@@ -91,7 +109,13 @@ def test_show_lists_piece_kinds_task_decks_hand_tiles_and_options(capsys):
     assert re.search(r"^  crossroads +u +Crossroads +x2 +hand: 2$", out, re.M)
     deck = out.split("\nDeck tasks (one card for each of barracks, city-hall, lighthouse, monastery in play)\n")[1]
     assert [line.split()[0] for line in deck.split("\n\n")[0].splitlines()] == [
-        "advance", "compass-points", "fortress", "home-country", "place-of-refuge", "road"]
+        "advance",
+        "compass-points",
+        "fortress",
+        "home-country",
+        "place-of-refuge",
+        "road",
+    ]
     cards = out.split("\nCards\n")[1].split("\n\n")[0]
     assert "advance" not in cards and "fishermen" in cards
     for option in ("meeples-move-by-own-tile", "placements-past-warriors", "meeple-placements-pay-nothing"):
@@ -105,31 +129,52 @@ def test_version(capsys):
     assert capsys.readouterr().out == f"kbdsl {__version__}\n"
 
 
-@pytest.mark.parametrize("rule_set, name, expected", [
-    ("crossroads", "lighthouse",
-     "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its holder "
-     "may place one ship from their supply on Water hexes, next to their own settlements if possible; or move their "
-     "ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up to 3 times; or take "
-     "one ship of theirs back from the board to their supply."),
-    ("crossroads", "fort",
-     "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw the "
-     "top terrain card and put it face up on the discard pile, then build one settlement from their supply on hexes "
-     "of the terrain of the card the action drew, next to their own settlements if possible."),
-    ("crossroads", "crossroads",
-     "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 terrain "
-     "cards at the end of each turn and plays one of them."),
-    ("nomads", "quarry",
-     "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may place "
-     "one stone wall from the shared supply on hexes of the terrain of the card they played, among them only hexes "
-     "next to their settlements, up to 2 times."),
-    ("nomads", "treasure",
-     "Tile 'Treasure' (treasure): 2 copies in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
-     "holder may gain 3 gold."),
-    ("nomads", "sword",
-     "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the game, "
-     "its holder may remove one piece of each other player standing on other players' settlements, back to its "
-     "owner's supply."),
-])
+@pytest.mark.parametrize(
+    "rule_set, name, expected",
+    [
+        (
+            "crossroads",
+            "lighthouse",
+            "Tile 'Lighthouse' (lighthouse): location letter l, 2 tiles on each location hex. Once per turn, its "
+            "holder may place one ship from their supply on Water hexes, next to their own settlements if possible; "
+            "or move their ship to Water hexes, among them only hexes next to the hex the moved ship starts from, up "
+            "to 3 times; or take one ship of theirs back from the board to their supply.",
+        ),
+        (
+            "crossroads",
+            "fort",
+            "Tile 'Fort' (fort): location letter z, 2 tiles on each location hex. Once per turn, its holder may draw "
+            "the top terrain card and put it face up on the discard pile, then build one settlement from their supply "
+            "on hexes of the terrain of the card the action drew, next to their own settlements if possible.",
+        ),
+        (
+            "crossroads",
+            "crossroads",
+            "Tile 'Crossroads' (crossroads): location letter u, 2 tiles on each location hex. Its holder draws 2 "
+            "terrain cards at the end of each turn and plays one of them.",
+        ),
+        (
+            "nomads",
+            "quarry",
+            "Tile 'Quarry' (quarry): location letter q, 2 tiles on each location hex. Once per turn, its holder may "
+            "place one stone wall from the shared supply on hexes of the terrain of the card they played, among them "
+            "only hexes next to their settlements, up to 2 times.",
+        ),
+        (
+            "nomads",
+            "treasure",
+            "Tile 'Treasure' (treasure): 2 copies in the nomad-tiles pool, dealt at setup. The moment it is taken, its "
+            "holder may gain 3 gold.",
+        ),
+        (
+            "nomads",
+            "sword",
+            "Tile 'Sword' (sword): 2 copies in the nomad-tiles pool, dealt at setup. Once, and then it leaves the "
+            "game, its holder may remove one piece of each other player standing on other players' settlements, back "
+            "to its owner's supply.",
+        ),
+    ],
+)
 def test_expansion_tiles_name_their_piece_kinds_choices_and_lifecycles(rule_set, name, expected):
     assert English(shipped(rule_set)).explain(name)[0] == expected
 
@@ -188,7 +233,9 @@ def test_distinct_trees_never_give_the_same_sentence():
     for name in (*RULE_SETS, "combined"):
         rules = shipped(name)
         english = English(rules)
-        cases = [*expressions_of(rules), *(tree(t) for t in nested_cases())] if name == "base" else expressions_of(rules)
+        cases = (
+            [*expressions_of(rules), *(tree(t) for t in nested_cases())] if name == "base" else expressions_of(rules)
+        )
         for node in cases:
             sentence, shape = f"{name}: {english.expr(node)}", unparse(node)
             assert seen.setdefault(sentence, shape) == shape, f"{shape!r} and {seen[sentence]!r} both read {sentence!r}"

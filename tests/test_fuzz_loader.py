@@ -4,6 +4,7 @@ exception, never a hang. Random expressions that do load are also evaluated on a
 
 KBDSL_TEST_SCALE=20 python3 -m pytest tests/test_fuzz_loader.py   # a longer fuzzing run
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,16 @@ from kbdsl.lang.parser import parse
 from kbdsl.ruleset import RuleSet, load
 from kbdsl.yamlio import parse_yaml, validate
 
-RULE_FILES = ["terrain.kb", "turn.kb", "tiles.kb", "cards.kb", "sections/oracle.kb", "sections/farm.kb",
-              "sections/tavern.kb", "game.yaml"]
+RULE_FILES = [
+    "terrain.kb",
+    "turn.kb",
+    "tiles.kb",
+    "cards.kb",
+    "sections/oracle.kb",
+    "sections/farm.kb",
+    "sections/tavern.kb",
+    "game.yaml",
+]
 LAYOUT = ["oracle", "paddock", "harbor", "farm"]
 
 
@@ -68,8 +77,22 @@ ODD = list("{}()[]|&!:;,\"'#@*-_=<>/\\ \n\t0123456789GoKw") + ["\x00", "é", "\u
 @st.composite
 def mutated(draw, text: str) -> str:
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(["delete", "duplicate", "replace", "insert", "tok-delete", "tok-replace",
-                                   "tok-insert", "tok-swap", "line-delete", "line-duplicate"]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "delete",
+                    "duplicate",
+                    "replace",
+                    "insert",
+                    "tok-delete",
+                    "tok-replace",
+                    "tok-insert",
+                    "tok-swap",
+                    "line-delete",
+                    "line-duplicate",
+                ]
+            )
+        )
         n = len(text)
         if op in ("delete", "duplicate", "replace", "insert"):
             i = draw(st.integers(0, max(n - 1, 0)))
@@ -79,7 +102,7 @@ def mutated(draw, text: str) -> str:
             elif op == "duplicate":
                 text = text[:j] + text[i:j] * draw(st.integers(1, 3)) + text[j:]
             elif op == "replace":
-                text = text[:i] + draw(st.sampled_from(ODD)) + text[i + 1:]
+                text = text[:i] + draw(st.sampled_from(ODD)) + text[i + 1 :]
             else:
                 text = text[:i] + draw(st.text(st.sampled_from(ODD), min_size=1, max_size=4)) + text[i:]
         elif op.startswith("tok"):
@@ -153,11 +176,64 @@ def test_random_text_as_a_rule_file_in_a_rule_set(fuzz_root, text):
 
 # ---- random text at the parser and at the YAML reader -------------------------------------------
 
-WORDS = ["terrain", "tile", "card", "scoring", "section", "define", "turn", "letter:", "supply:", "action:",
-         "score:", "grid:", "board:", "mandatory:", "text:", "build", "move", "on", "to", "from", "per", "over",
-         "where", "pays", "adjacent-if-possible", "buildable", "special", "own", "empty", "next-to(", "count(",
-         "max(", "rank(", ")", "(", "{", "}", "|", "&", "!", "==", ">=", "//", "+", "*", ",", ";", "1", "3", "99",
-         '"t"', "\n| G G\n", "x", "=", "#", "\n"]
+WORDS = [
+    "terrain",
+    "tile",
+    "card",
+    "scoring",
+    "section",
+    "define",
+    "turn",
+    "letter:",
+    "supply:",
+    "action:",
+    "score:",
+    "grid:",
+    "board:",
+    "mandatory:",
+    "text:",
+    "build",
+    "move",
+    "on",
+    "to",
+    "from",
+    "per",
+    "over",
+    "where",
+    "pays",
+    "adjacent-if-possible",
+    "buildable",
+    "special",
+    "own",
+    "empty",
+    "next-to(",
+    "count(",
+    "max(",
+    "rank(",
+    ")",
+    "(",
+    "{",
+    "}",
+    "|",
+    "&",
+    "!",
+    "==",
+    ">=",
+    "//",
+    "+",
+    "*",
+    ",",
+    ";",
+    "1",
+    "3",
+    "99",
+    '"t"',
+    "\n| G G\n",
+    "x",
+    "=",
+    "#",
+    "\n",
+]
 
 
 @settings(max_examples=scaled(300))
@@ -172,9 +248,48 @@ def test_token_soup_parses_or_fails_cleanly(words):
     clean_outcome(lambda: parse(" ".join(words), "fuzz.kb"))
 
 
-YAML_BITS = ["name:", "files:", "boards:", "deck:", "players:", "min:", "max:", "- ", "  ", "\n", "[", "]", "{", "}",
-             ",", "&a", "*a", "!!str", "!!python/name:os.system", "---", "...", "%YAML 1.1\n", "? ", ": ", "|", ">",
-             "'", '"', "#", "1", "-1", "1e999", ".nan", "~", "true", "2024-01-01", "x", "é", "\t", "\x00"]
+YAML_BITS = [
+    "name:",
+    "files:",
+    "boards:",
+    "deck:",
+    "players:",
+    "min:",
+    "max:",
+    "- ",
+    "  ",
+    "\n",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "&a",
+    "*a",
+    "!!str",
+    "!!python/name:os.system",
+    "---",
+    "...",
+    "%YAML 1.1\n",
+    "? ",
+    ": ",
+    "|",
+    ">",
+    "'",
+    '"',
+    "#",
+    "1",
+    "-1",
+    "1e999",
+    ".nan",
+    "~",
+    "true",
+    "2024-01-01",
+    "x",
+    "é",
+    "\t",
+    "\x00",
+]
 
 
 @settings(max_examples=scaled(200))
@@ -188,23 +303,56 @@ flags = st.one_of(st.booleans(), st.fixed_dictionaries({"option": st.sampled_fro
 manifests = st.fixed_dictionaries(
     {"name": st.sampled_from(["base", "x-1"])},
     optional={
-        "files": st.lists(st.sampled_from(["terrain.kb", "turn.kb", "tiles.kb", "cards.kb", "sections/*.kb",
-                                           "nothing.kb", "*.kb", "**/*.kb", "sections/farm.kb"]), max_size=6),
+        "files": st.lists(
+            st.sampled_from(
+                [
+                    "terrain.kb",
+                    "turn.kb",
+                    "tiles.kb",
+                    "cards.kb",
+                    "sections/*.kb",
+                    "nothing.kb",
+                    "*.kb",
+                    "**/*.kb",
+                    "sections/farm.kb",
+                ]
+            ),
+            max_size=6,
+        ),
         "players": st.fixed_dictionaries({}, optional={"min": st.integers(1, 16), "max": st.integers(1, 16)}),
         "settlements": st.integers(1, 1000),
         "cards_in_play": st.integers(0, 100),
         "deck": st.dictionaries(st.sampled_from(["grass", "canyon", "lava", "water"]), st.integers(0, 1000)),
-        "boards": st.lists(st.fixed_dictionaries(
-            {"name": st.sampled_from(["main", "moon"])},
-            optional={"grid": st.tuples(st.integers(1, 8), st.integers(1, 8)).map(list), "sectors": flags,
-                      "edge": flags, "turnable": st.booleans()}), max_size=3),
-        "presets": st.dictionaries(st.sampled_from(["p", "q"]), st.fixed_dictionaries(
-            {}, optional={"sections": st.dictionaries(st.sampled_from(["main", "moon"]),
-                                                      st.lists(st.sampled_from(LAYOUT + ["moon", "farm@180"]))),
-                          "cards": st.lists(st.sampled_from(["knights", "castles", "nope"]))})),
-        "options": st.dictionaries(st.sampled_from(["move-may-stay", "lords-presence-required", "z"]),
-                                   st.fixed_dictionaries({"default": st.booleans(), "text": st.just("t")})),
-    })
+        "boards": st.lists(
+            st.fixed_dictionaries(
+                {"name": st.sampled_from(["main", "moon"])},
+                optional={
+                    "grid": st.tuples(st.integers(1, 8), st.integers(1, 8)).map(list),
+                    "sectors": flags,
+                    "edge": flags,
+                    "turnable": st.booleans(),
+                },
+            ),
+            max_size=3,
+        ),
+        "presets": st.dictionaries(
+            st.sampled_from(["p", "q"]),
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "sections": st.dictionaries(
+                        st.sampled_from(["main", "moon"]), st.lists(st.sampled_from(LAYOUT + ["moon", "farm@180"]))
+                    ),
+                    "cards": st.lists(st.sampled_from(["knights", "castles", "nope"])),
+                },
+            ),
+        ),
+        "options": st.dictionaries(
+            st.sampled_from(["move-may-stay", "lords-presence-required", "z"]),
+            st.fixed_dictionaries({"default": st.booleans(), "text": st.just("t")}),
+        ),
+    },
+)
 
 
 @settings(max_examples=scaled(60))
@@ -215,13 +363,46 @@ def test_schema_shaped_manifests_load_or_fail_cleanly(fuzz_root, manifest):
 
 # ---- random expressions: type-checked at load, and evaluated when they load -----------------------
 
-HEX_ATOMS = ["own", "other", "occupied", "empty", "buildable", "edge", "location", "special", "all", "site",
-             "terrain(grass)", "terrain(water, mountain)", "terrain(card)", "location(oracle)", "location(farm, tower)"]
-ODD_ATOMS = ["card", "line", "hex", "nothing", "terrain(lava)", "option(lords-presence-required)", "option(nope)",
-             "straight(2)"]
+HEX_ATOMS = [
+    "own",
+    "other",
+    "occupied",
+    "empty",
+    "buildable",
+    "edge",
+    "location",
+    "special",
+    "all",
+    "site",
+    "terrain(grass)",
+    "terrain(water, mountain)",
+    "terrain(card)",
+    "location(oracle)",
+    "location(farm, tower)",
+]
+ODD_ATOMS = [
+    "card",
+    "line",
+    "hex",
+    "nothing",
+    "terrain(lava)",
+    "option(lords-presence-required)",
+    "option(nope)",
+    "straight(2)",
+]
 NUM_ATOMS = ["0", "1", "2", "3"]
-FUNCS = ["next-to", "within", "line-end", "count", "connected-by-own-to", "straight", "terrain", "location", "option",
-         "frobnicate"]
+FUNCS = [
+    "next-to",
+    "within",
+    "line-end",
+    "count",
+    "connected-by-own-to",
+    "straight",
+    "terrain",
+    "location",
+    "option",
+    "frobnicate",
+]
 OPS = ["|", "&", "+", "-", "*", "//", ">=", "==", "!=", "<"]
 DOMAINS = ["settlement", "hex", "line", "sector", "area", "row"]
 
@@ -231,7 +412,8 @@ plain = st.recursive(
         st.tuples(kids, st.sampled_from(OPS), kids).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         kids.map(lambda k: f"!{k}"),
         st.tuples(st.sampled_from(FUNCS), st.lists(kids, min_size=0, max_size=3)).map(
-            lambda t: f"{t[0]}({', '.join(t[1])})"),
+            lambda t: f"{t[0]}({', '.join(t[1])})"
+        ),
     ),
     max_leaves=6,
 )

@@ -21,7 +21,9 @@ from conftest import no_hang, scaled
 from kbdsl.protocol import Server, validator
 from kbdsl.yamlio import schema
 
-REQUESTS = {name[: -len("_request")]: spec for name, spec in schema("protocol")["$defs"].items() if name.endswith("_request")}
+REQUESTS = {
+    name[: -len("_request")]: spec for name, spec in schema("protocol")["$defs"].items() if name.endswith("_request")
+}
 FIELDS = {cmd: [k for k in spec["properties"] if k != "cmd"] for cmd, spec in REQUESTS.items()}
 REQUIRED = {cmd: set(spec.get("required", ())) for cmd, spec in REQUESTS.items()}
 
@@ -76,13 +78,16 @@ def plausible(field: str, server: Server) -> st.SearchStrategy:
         "player": st.sampled_from(["current", "current", 0, 1, -1, 2, None]),
         "action": actions,
         "from": hexes,
-        "move": st.sampled_from(moves) | st.builds(lambda m: " ".join(str(v) for v in m.values()), st.sampled_from(moves))
+        "move": st.sampled_from(moves)
+        | st.builds(lambda m: " ".join(str(v) for v in m.values()), st.sampled_from(moves))
         | st.fixed_dictionaries({"do": actions}, optional={"to": hexes, "from": hexes, "discard": json_values}),
         "bot": st.sampled_from(["random", "random", "greedy", "x"]),
         "until": st.sampled_from(["move", "move", "turn", "over", "x"]),
         "save": st.just(save)
         | st.builds(lambda k, v: {**save, k: v}, st.sampled_from(sorted(save)), json_values)
-        | st.builds(lambda k, v: {**save, "setup": {**save["setup"], k: v}}, st.sampled_from(sorted(save["setup"])), json_values),
+        | st.builds(
+            lambda k, v: {**save, "setup": {**save["setup"], k: v}}, st.sampled_from(sorted(save["setup"])), json_values
+        ),
     }
     return choices[field]
 

@@ -8,6 +8,7 @@ count with the turn's delayed extras, conservation
 of location tiles and terrain cards, the engine's caches, JSON round-trip, replay of the move log
 from a fresh state, and that a random illegal move raises IllegalMove and changes nothing.
 """
+
 from __future__ import annotations
 
 import functools
@@ -36,6 +37,7 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 # ---- invariants -------------------------------------------------------------------------------
+
 
 def check_cheap(state: State, *, tiles_for: set[int] | None = None, extra: int = 0) -> None:
     """Invariants cheap enough to check after every move. `extra`: the settlements that delayed
@@ -102,7 +104,7 @@ def check_cheap(state: State, *, tiles_for: set[int] | None = None, extra: int =
     assert cards == sum(rules.deck.values())
     assert 0 <= state.current < n and 0 <= state.start_player < n
     mandatory = max([g.mandatory.count, *g.face_count.values()]) + extra if g.mandatory else 0
-    assert 0 <= state.mand_left and state.mand_left + state.built <= mandatory
+    assert state.mand_left >= 0 and state.mand_left + state.built <= mandatory
     if min(state.supply) == 0:
         assert state.ending, "a player placed the last settlement but the end is not set (RULINGS 28)"
     if state.over:
@@ -287,6 +289,7 @@ def play_checked(game: Game, bot_seed: int, *, turn_start_tiles_only: bool = Fal
 
 # ---- the properties -----------------------------------------------------------------------------
 
+
 @settings(max_examples=scaled(200))
 @given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds)
 def test_random_games_keep_the_invariants(players, seed, bot_seed):
@@ -299,11 +302,22 @@ def test_random_games_keep_the_invariants(players, seed, bot_seed):
 
 
 @settings(max_examples=scaled(30))
-@given(players=st.integers(2, 4), seed=seeds, bot_seed=seeds, lose_late=st.booleans(), stay=st.booleans(),
-       lords=st.booleans(), back=st.booleans())
+@given(
+    players=st.integers(2, 4),
+    seed=seeds,
+    bot_seed=seeds,
+    lose_late=st.booleans(),
+    stay=st.booleans(),
+    lords=st.booleans(),
+    back=st.booleans(),
+)
 def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay, lords, back):
-    options = {"lose-tile-at-end-of-turn": lose_late, "move-may-stay": stay, "lords-presence-required": lords,
-               "tiles-return-to-hex": back}
+    options = {
+        "lose-tile-at-end-of-turn": lose_late,
+        "move-may-stay": stay,
+        "lords-presence-required": lords,
+        "tiles-return-to-hex": back,
+    }
     game = Game.new(shipped("base"), players=players, seed=seed, options=options)
     tiles = set(game.tile_names)
     assert (game.lose_later == tiles, game.lose_now == tiles, game.may_stay) == (lose_late, not lose_late, stay)
@@ -311,8 +325,12 @@ def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay
     # with tiles lost at the end of the turn, the current player may hold one without a settlement by it.
     # A move that stays on its hex is offered but not played: it deletes the settlement
     # (see test_a_move_that_stays_keeps_the_settlement).
-    play_checked(game, bot_seed, turn_start_tiles_only=lose_late,
-                 avoid=(lambda m: m.frm is not None and m.frm == m.to) if stay else None)
+    play_checked(
+        game,
+        bot_seed,
+        turn_start_tiles_only=lose_late,
+        avoid=(lambda m: m.frm is not None and m.frm == m.to) if stay else None,
+    )
 
 
 @settings(max_examples=scaled(200))
@@ -506,8 +524,14 @@ def test_a_game_without_rule_options_uses_the_defaults(base_rules):
 def stay_position(rules, *, stay: bool):
     """Player 0 holds an unused Barn tile and a lone settlement next to the Barn hex, on the
     terrain of the played card; the mandatory builds are done."""
-    game = Game.new(rules, players=2, sections=["barn", "paddock", "oasis", "farm"], cards=["knights", "lords", "miners"],
-                    seed=3, options={"move-may-stay": stay})
+    game = Game.new(
+        rules,
+        players=2,
+        sections=["barn", "paddock", "oasis", "farm"],
+        cards=["knights", "lords", "miners"],
+        seed=3,
+        options={"move-may-stay": stay},
+    )
     t = game.tables
     barn = t.names(t.locations["barn"])[0]
     home = next(h for h in (t.ids[j] for j in t.nbr[t.index[barn]]) if game.board.graph.nodes[h]["buildable"])

@@ -63,13 +63,16 @@ def test_reactions_hand_the_move_to_other_players_and_back():
 def test_a_last_tile_taken_in_a_reaction_starts_no_reaction():
     """Reactions do not nest: the queue of the first goes on as it was, then the turn's player."""
     game = Game.new(load(REACTIONS), players=3, seed=0, sections=["tavern", "paddock", "oasis", "farm"])
-    state = State.arrange(game, [[], ["8,8"], ["5,5"]], hand=["grass", "forest", "flower"],
-                          location_supply={"11,17": 1, "6,7": 1})
+    state = State.arrange(
+        game, [[], ["8,8"], ["5,5"]], hand=["grass", "forest", "flower"], location_supply={"11,17": 1, "6,7": 1}
+    )
     state.play({"do": "build", "to": "11,18"})
     assert (state.current, state.react_queue) == (1, (2,))  # the players after the turn's, from its left
     state.play({"do": "alarm", "to": "7,7"})  # the Tavern hex's last tile
     assert state.loc_supply[game.tables.index["6,7"]] == 0 and not state.reacting
-    with pytest.raises(IllegalMove, match=r"mandatory build is not used in a reaction: player 1 is reacting in player 0's turn"):
+    with pytest.raises(
+        IllegalMove, match=r"mandatory build is not used in a reaction: player 1 is reacting in player 0's turn"
+    ):
         state.play({"do": "build", "to": "10,18"})
     order = []
     while state.turn_player == 0 and state.react_saved is not None:
@@ -150,7 +153,11 @@ def test_a_mandatory_choice_is_offered_and_played_in_random_games(players):
 def test_a_mandatory_choice_shows_in_describe_and_explain():
     rules = load(CHOICE)
     d = describe(rules)["mandatory"]
-    assert d == {"count": 3, "text": "build 3 on terrain(card) adjacent-if-possible or resettle", "instead": ["resettle"]}
+    assert d == {
+        "count": 3,
+        "text": "build 3 on terrain(card) adjacent-if-possible or resettle",
+        "instead": ["resettle"],
+    }
     assert "instead" not in describe(load("base"))["mandatory"]
 
 

@@ -8,15 +8,13 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, random_position, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import dilate, grower, shift_table, shifter
 from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_each, _touching, _walk_each_code
 from kbdsl.game import Game
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 @settings(max_examples=40, deadline=None)
@@ -80,11 +78,7 @@ def footprint_targets(state, kind: str, p: int, allowed: int, adjacent: bool, re
 @given(st.integers(0, 10**6), st.integers(0, 120), st.booleans(), st.booleans())
 def test_footprint_targets_are_the_per_hex_definition(seed, moves, adjacent, required):
     rules = shipped("crossroads")
-    state = Game.new(rules, players=2, seed=seed).new_state()
-    rng = random.Random(seed)
-    while moves and not state.over:
-        state.apply_action(state.sample_action(rng))
-        moves -= 1
+    state, rng = random_position(rules, 2, seed, moves)
     t, p = state.game.tables, state.current
     for kind in state.game.footprints:
         for _ in range(5):

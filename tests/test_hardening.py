@@ -221,7 +221,9 @@ def barn_position(base_rules):
     and loses the first in the same move."""
     from kbdsl.game import State
 
-    game = Game.new(base_rules, 3, sections=["barn", "tavern", "oasis", "farm"], cards=["lords", "knights", "fishermen"], seed=1)
+    game = Game.new(
+        base_rules, 3, sections=["barn", "tavern", "oasis", "farm"], cards=["lords", "knights", "fishermen"], seed=1
+    )
     tiles = [[{"tile": "barn", "at": "2,6"}], [], []]
     return State.arrange(game, [["1,5"]], hand=["canyon", "grass", "grass"], built=3, tiles=tiles)
 
@@ -266,7 +268,10 @@ TAMPERINGS = {
     "tile nobody touches": (lambda d: d["settlements"].__setitem__(0, d["settlements"][0][:0]), "tiles"),
     "tile never taken": (lambda d: d["taken"].__setitem__(0, []), "tiles"),
     "taken from a plain hex": (lambda d: d["taken"][1].append("0,0"), "taken"),
-    "location supply too big": (lambda d: d["location_supply"].update({next(iter(d["location_supply"])): 9}), "location_supply"),
+    "location supply too big": (
+        lambda d: d["location_supply"].update({next(iter(d["location_supply"])): 9}),
+        "location_supply",
+    ),
     "turn 0": (lambda d: d.__setitem__("turn", 0), "turn"),
     "turn 2.0": (lambda d: d.__setitem__("turn", 2.0), "turn"),
     "ending is 1": (lambda d: d.__setitem__("ending", 1), "ending"),
@@ -325,7 +330,11 @@ def test_9_replay_of_a_save_with_float_players_is_a_located_error(tmp_path, base
     path.write_text(json.dumps(data))
     assert main(["replay", str(path)]) != 0
     err = capsys.readouterr().err
-    assert f"{path}:" in err and "the key 'setup/players' must be a whole number, not a number (2.0)" in err and "Traceback" not in err
+    assert (
+        f"{path}:" in err
+        and "the key 'setup/players' must be a whole number, not a number (2.0)" in err
+        and "Traceback" not in err
+    )
 
 
 def test_9_manifest_integers_refuse_floats(mini):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +15,6 @@ from kbdsl.expr import Compiler, Ctx, Vocabulary
 from kbdsl.game import Game
 from kbdsl.lang.parser import parse
 
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 #: (aggregate with a board-only conjunct, the same whose conjunct also reads the pieces); TERRAIN
 #: is replaced by a terrain of the rule set. `count(own) < 0` never holds: the second form has the

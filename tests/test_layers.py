@@ -37,8 +37,28 @@ def test_no_import_cycles():
 
 def test_engine_layers_import_downward():
     g = import_graph()
-    order = ["phases", "placements", "setup", "pieces", "kinds", "zones", "hand", "gold", "later", "tiles", "given", "grants", "groups",
-             "targets", "compiled", "turn", "explain", "events", "possible", "state"]
+    order = [
+        "phases",
+        "placements",
+        "setup",
+        "pieces",
+        "kinds",
+        "zones",
+        "hand",
+        "gold",
+        "later",
+        "tiles",
+        "given",
+        "grants",
+        "groups",
+        "targets",
+        "compiled",
+        "turn",
+        "explain",
+        "events",
+        "possible",
+        "state",
+    ]
     for i, name in enumerate(order):
         below = {f"kbdsl.engine.{m}" for m in order[:i]}
         above = {f"kbdsl.engine.{m}" for m in order[i:]} - {f"kbdsl.engine.{name}"}

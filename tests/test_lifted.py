@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import random
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bitset import bit_list
 from kbdsl.bots import RandomBot
 from kbdsl.game import Game
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 def _moves(rules) -> list:

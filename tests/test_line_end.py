@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,8 +14,6 @@ from kbdsl.expr import _line_end
 from kbdsl.game import Game
 from kbdsl.position import Board, Layout
 from kbdsl.tables import Tables
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 def walked(t, mask: int, n: int) -> int:

@@ -1,5 +1,6 @@
 """Loading rule folders that are wrong: every mistake is a RuleError whose Diagnostics name
 file:line:col and say what is wrong; a bad folder never half-loads."""
+
 from __future__ import annotations
 
 import time
@@ -28,6 +29,7 @@ def codes(err: RuleError) -> list[str]:
 
 # ---- the mini rule set itself ------------------------------------------------------
 
+
 def test_mini_rule_set_loads(mini):
     rs = mini.load()
     assert isinstance(rs, RuleSet)
@@ -36,6 +38,7 @@ def test_mini_rule_set_loads(mini):
 
 
 # ---- syntax errors through the loader -------------------------------------------------
+
 
 def test_syntax_error(mini):
     text = mini.write("zz.kb", 'terrain lava "Lava" {\n  letter L\n}\n')
@@ -75,8 +78,10 @@ def test_syntax_errors_in_two_files_are_reported_together_and_name_errors_after_
     t2 = mini.edit("rules.kb", "supply: 1", "supply 1")
     err = mini.error()
     got = {(d.code, where(d)) for d in err.diagnostics}
-    assert got == {("E001", (mini.file("terrain.kb"), *locate(t1, "W }"))),
-                   ("E001", (mini.file("rules.kb"), *locate(t2, "1\n")))}
+    assert got == {
+        ("E001", (mini.file("terrain.kb"), *locate(t1, "W }"))),
+        ("E001", (mini.file("rules.kb"), *locate(t2, "1\n"))),
+    }
     mini.edit("terrain.kb", "letter W", "letter: W")
     mini.edit("rules.kb", "supply 1", "supply: 1")
     t3 = mini.edit("rules.kb", "per area", "per areas")
@@ -86,18 +91,38 @@ def test_syntax_errors_in_two_files_are_reported_together_and_name_errors_after_
 
 # ---- unknown names -----------------------------------------------------------------
 
-@pytest.mark.parametrize("old, new, needle, code, message", [
-    ("terrain(grass)", "terrain(gras)", "gras)", "E101", "unknown terrain 'gras' (did you mean 'grass'?)"),
-    ("terrain(water)", "terrain(lava, water)", "lava", "E101", "unknown terrain 'lava'"),
-    ("1 per area", "1 per hex where owned", "owned", "E101", "unknown name 'owned'"),
-    ("next-to(terrain", "near(terrain", "near", "E101", "unknown function 'near'"),
-    ("1 per area", "1 per row", "row", "E101",
-     "unknown domain 'row'; expected one of settlement, hex, line, sector, area, side, field, board"),
-    ("1 per area", "avg(count(own) over line)", "avg", "E101",
-     "unknown aggregate 'avg'; expected one of max, min, sum, rank"),
-    ("1 per area", "1 per hex where option(no-such-option)", "no-such-option", "E101", "unknown option 'no-such-option'"),
-    ("terrain(card) adjacent", "location(spring) adjacent", "spring", "E101", "unknown tile 'spring'"),
-])
+
+@pytest.mark.parametrize(
+    "old, new, needle, code, message",
+    [
+        ("terrain(grass)", "terrain(gras)", "gras)", "E101", "unknown terrain 'gras' (did you mean 'grass'?)"),
+        ("terrain(water)", "terrain(lava, water)", "lava", "E101", "unknown terrain 'lava'"),
+        ("1 per area", "1 per hex where owned", "owned", "E101", "unknown name 'owned'"),
+        ("next-to(terrain", "near(terrain", "near", "E101", "unknown function 'near'"),
+        (
+            "1 per area",
+            "1 per row",
+            "row",
+            "E101",
+            "unknown domain 'row'; expected one of settlement, hex, line, sector, area, side, field, board",
+        ),
+        (
+            "1 per area",
+            "avg(count(own) over line)",
+            "avg",
+            "E101",
+            "unknown aggregate 'avg'; expected one of max, min, sum, rank",
+        ),
+        (
+            "1 per area",
+            "1 per hex where option(no-such-option)",
+            "no-such-option",
+            "E101",
+            "unknown option 'no-such-option'",
+        ),
+        ("terrain(card) adjacent", "location(spring) adjacent", "spring", "E101", "unknown tile 'spring'"),
+    ],
+)
 def test_unknown_names(mini, old, new, needle, code, message):
     text = mini.edit("rules.kb", old, new)
     d = only(mini.error(), code)
@@ -128,7 +153,11 @@ def test_deck_names_unknown_terrain(mini):
 
 
 def test_turn_setting_names_unknown_option(mini):
-    text = mini.edit("rules.kb", "card) adjacent-if-possible\n", "card) adjacent-if-possible\n  moves: may-stay when option(no-such)\n")
+    text = mini.edit(
+        "rules.kb",
+        "card) adjacent-if-possible\n",
+        "card) adjacent-if-possible\n  moves: may-stay when option(no-such)\n",
+    )
     d = only(mini.error(), "E101")
     assert where(d) == (mini.file("rules.kb"), *locate(text, "no-such"))
     assert d.message == "unknown option 'no-such'"
@@ -138,7 +167,12 @@ def test_turn_setting_names_unknown_option(mini):
     "line, needle, code, message",
     [
         ("moves: sideways", "sideways", "E105", "moves is one of must-leave, may-stay, not 'sideways'"),
-        ("keep: for-good", "keep", "E101", "'keep' is not a setting of the turn block (hand, draw, discard, identical, moves, end)"),
+        (
+            "keep: for-good",
+            "keep",
+            "E101",
+            "'keep' is not a setting of the turn block (hand, draw, discard, identical, moves, end)",
+        ),
         ("hand: 0", "0", "E105", "hand is a number from 1 to 9, not 0"),
         ("hand: 12 when option(no-such)", "12", "E105", "hand is a number from 1 to 9, not 12"),
         ("discard: some", "some", "E105", "discard is one of all, played, not 'some'"),
@@ -163,7 +197,10 @@ def test_lifecycle_settings_are_checked(mini):
         ("E105", "keep is one of while-touching, for-good, until-end-of-next-turn, not 'sometimes'"),
         ("E101", "'moves' is not a setting of a lifecycle (keep, check, lost, use, first-use, window, forced)"),
     }
-    assert where(next(d for d in err.diagnostics if d.code == "E105")) == (mini.file("rules.kb"), *locate(text, "sometimes"))
+    assert where(next(d for d in err.diagnostics if d.code == "E105")) == (
+        mini.file("rules.kb"),
+        *locate(text, "sometimes"),
+    )
 
 
 def test_a_tile_restates_card_zone_settings_but_not_when_hands_are_filled(mini):
@@ -189,24 +226,31 @@ def test_a_tile_follows_the_lifecycle_it_names_or_the_first(mini):
 
 
 def test_preset_names_unknown_section_and_card(mini):
-    text = mini.edit("game.yaml", "options:", "presets:\n  p:\n    sections: {main: [moon]}\n    cards: [hermits, fools]\n"
-                                              "options:")
+    text = mini.edit(
+        "game.yaml", "options:", "presets:\n  p:\n    sections: {main: [moon]}\n    cards: [hermits, fools]\noptions:"
+    )
     err = mini.error()
     got = {d.message: where(d) for d in err.diagnostics}
-    assert got == {"preset 'p' names unknown section 'moon'": (mini.file("game.yaml"), *locate(text, "moon")),
-                   "preset 'p' names unknown card 'fools'": (mini.file("game.yaml"), *locate(text, "fools"))}
+    assert got == {
+        "preset 'p' names unknown section 'moon'": (mini.file("game.yaml"), *locate(text, "moon")),
+        "preset 'p' names unknown card 'fools'": (mini.file("game.yaml"), *locate(text, "fools")),
+    }
 
 
 # ---- duplicates ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("file, extra, kind, name, first_file, first_needle", [
-    ("zz.kb", 'terrain grass { letter: Q buildable }', "terrain", "grass", "terrain.kb", "grass "),
-    ("zz.kb", "tile well { letter: v supply: 1 action: build on own }", "tile", "well", "rules.kb", "well"),
-    ("zz.kb", "card hermits { score: 1 per area }", "card or scoring", "hermits", "rules.kb", "hermits"),
-    ("zz.kb", "scoring hermits { score: 1 per area }", "card or scoring", "hermits", "rules.kb", "hermits"),
-    ("zz.kb", "section one { grid:\n | G G G\n | G G G\n}", "section", "one", "section.kb", "one"),
-    ("zz.kb", "define wet = own", "definition", "wet", "rules.kb", "wet"),
-])
+
+@pytest.mark.parametrize(
+    "file, extra, kind, name, first_file, first_needle",
+    [
+        ("zz.kb", "terrain grass { letter: Q buildable }", "terrain", "grass", "terrain.kb", "grass "),
+        ("zz.kb", "tile well { letter: v supply: 1 action: build on own }", "tile", "well", "rules.kb", "well"),
+        ("zz.kb", "card hermits { score: 1 per area }", "card or scoring", "hermits", "rules.kb", "hermits"),
+        ("zz.kb", "scoring hermits { score: 1 per area }", "card or scoring", "hermits", "rules.kb", "hermits"),
+        ("zz.kb", "section one { grid:\n | G G G\n | G G G\n}", "section", "one", "section.kb", "one"),
+        ("zz.kb", "define wet = own", "definition", "wet", "rules.kb", "wet"),
+    ],
+)
 def test_duplicate_ids(mini, file, extra, kind, name, first_file, first_needle):
     text = mini.write(file, extra)
     d = only(mini.error(), "E102")
@@ -216,7 +260,7 @@ def test_duplicate_ids(mini, file, extra, kind, name, first_file, first_needle):
 
 
 def test_duplicate_id_within_one_file(mini):
-    text = mini.edit("terrain.kb", 'terrain water', 'terrain desert "Dry" { letter: Y buildable }\nterrain water')
+    text = mini.edit("terrain.kb", "terrain water", 'terrain desert "Dry" { letter: Y buildable }\nterrain water')
     d = only(mini.error(), "E102")
     assert where(d) == (mini.file("terrain.kb"), *locate(text, "desert", 1))
     assert d.message.startswith("duplicate terrain 'desert' (first declared at ")
@@ -233,8 +277,11 @@ def test_duplicate_letter(mini):
 def test_letter_must_be_one_character(mini):
     text = mini.edit("terrain.kb", "letter: W", "letter: WW")
     err = mini.error()
-    assert ("E103", (mini.file("terrain.kb"), *locate(text, "water")),
-            "letter 'WW' of 'water' must be a single letter") in {(d.code, where(d), d.message) for d in err.diagnostics}
+    assert (
+        "E103",
+        (mini.file("terrain.kb"), *locate(text, "water")),
+        "letter 'WW' of 'water' must be a single letter",
+    ) in {(d.code, where(d), d.message) for d in err.diagnostics}
 
 
 def test_two_turn_blocks(mini):
@@ -254,6 +301,7 @@ def test_tile_with_the_name_of_a_terrain(mini):
 
 
 # ---- grids ------------------------------------------------------------------------------
+
 
 def test_grid_rows_of_different_lengths(mini):
     text = mini.edit("section.kb", "|  D w G", "|  D w G D")
@@ -277,7 +325,7 @@ def test_letter_missing_from_the_legend_in_the_real_rules(rules_copy):
 
 
 def test_row_length_in_the_real_rules(rules_copy):
-    text = rules_copy.edit("sections/oasis.kb", "grid:\n    | ", "grid:\n    | G ")
+    rules_copy.edit("sections/oasis.kb", "grid:\n    | ", "grid:\n    | G ")
     err = rules_copy.error()
     # row 0 is now 11 wide: only it is reported (the other nine agree), at its first cell
     assert codes(err) == ["E103"]
@@ -311,7 +359,8 @@ def test_odd_rows_on_a_turnable_board(rules_copy):
     text = rules_copy.edit("sections/farm.kb", "    |  T T T W W W W W W W\n", "")
     err = rules_copy.error()
     assert {(d.code, where(d)) for d in err.diagnostics} == {
-        ("E103", (rules_copy.file("sections/farm.kb"), *locate(text, "section farm", offset=len("section "))))}
+        ("E103", (rules_copy.file("sections/farm.kb"), *locate(text, "section farm", offset=len("section "))))
+    }
     assert any("odd number of rows, so it cannot be turned" in d.message for d in err.diagnostics)
 
 
@@ -325,23 +374,31 @@ def test_too_large_grid(mini):
 
 # ---- types ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("old, new, needle, message", [
-    ("build on terrain(grass)", "build on 3", "3 adj", "expected a hex set here, found a number"),
-    ("1 per area", "own", "own", "expected a number here, found a hex set"),
-    ("1 per area", "1 + option(some-option)", "option", "expected a number here, found a truth value"),
-    ("1 per area", "1 per hex where own & 2", "own & 2", "'&' combines hex sets or truth values, not numbers"),
-    ("1 per area", "!3", "!", "'!' needs a hex set or a truth value, found a number"),
-    ("1 per area", "count(own, own)", "count", "count() takes 1 argument, got 2"),
-    ("terrain(grass)", "next-to(own, own)", "own)", "next-to() needs a whole number as argument 2"),
-    ("terrain(grass)", "terrain(1)", "1)", "terrain() takes terrain names"),
-    ("terrain(grass)", "straight(2)", "straight", "straight() only makes sense in the target of a move"),
-    ("1 per area", "1 per hex where line", "line", "'line' is a domain; use it after 'per' or 'over'"),
-    ("1 per area", "rank(count(own) over area pays 1)", "rank",
-     "rank() compares players: use it over hexes, lines or sectors, not inside another domain"),
-    ("1 per area", "rank(count(own) over line)", "rank", "rank() needs payouts: rank(E over D pays a, b)"),
-    ("1 per area", "max(count(own) over line pays 1)", "max", "'pays' belongs to rank(), not max()"),
-    ("build 1 on", "build 0 on", "build 0", "build count must be between 1 and 100"),
-])
+
+@pytest.mark.parametrize(
+    "old, new, needle, message",
+    [
+        ("build on terrain(grass)", "build on 3", "3 adj", "expected a hex set here, found a number"),
+        ("1 per area", "own", "own", "expected a number here, found a hex set"),
+        ("1 per area", "1 + option(some-option)", "option", "expected a number here, found a truth value"),
+        ("1 per area", "1 per hex where own & 2", "own & 2", "'&' combines hex sets or truth values, not numbers"),
+        ("1 per area", "!3", "!", "'!' needs a hex set or a truth value, found a number"),
+        ("1 per area", "count(own, own)", "count", "count() takes 1 argument, got 2"),
+        ("terrain(grass)", "next-to(own, own)", "own)", "next-to() needs a whole number as argument 2"),
+        ("terrain(grass)", "terrain(1)", "1)", "terrain() takes terrain names"),
+        ("terrain(grass)", "straight(2)", "straight", "straight() only makes sense in the target of a move"),
+        ("1 per area", "1 per hex where line", "line", "'line' is a domain; use it after 'per' or 'over'"),
+        (
+            "1 per area",
+            "rank(count(own) over area pays 1)",
+            "rank",
+            "rank() compares players: use it over hexes, lines or sectors, not inside another domain",
+        ),
+        ("1 per area", "rank(count(own) over line)", "rank", "rank() needs payouts: rank(E over D pays a, b)"),
+        ("1 per area", "max(count(own) over line pays 1)", "max", "'pays' belongs to rank(), not max()"),
+        ("build 1 on", "build 0 on", "build 0", "build count must be between 1 and 100"),
+    ],
+)
 def test_type_and_shape_errors(mini, old, new, needle, message):
     text = mini.edit("rules.kb", old, new)
     d = only(mini.error())
@@ -364,12 +421,19 @@ def test_definition_that_refers_to_itself(mini):
     assert d.message == "definition 'wet' refers to itself"
 
 
-@pytest.mark.parametrize("old, new, needle, message", [
-    ("  action: build on terrain(grass) adjacent-if-possible\n", "", "well",
-     "tile 'well' has no action, no card setting, and no rule reads it with held()"),
-    ("letter: w  supply: 1", "letter: w", "well", "tile 'well' has no supply (tiles per location hex)"),
-    ("  score: 1 per area\n", "", "hermits", "card 'hermits' has no score"),
-])
+@pytest.mark.parametrize(
+    "old, new, needle, message",
+    [
+        (
+            "  action: build on terrain(grass) adjacent-if-possible\n",
+            "",
+            "well",
+            "tile 'well' has no action, no card setting, and no rule reads it with held()",
+        ),
+        ("letter: w  supply: 1", "letter: w", "well", "tile 'well' has no supply (tiles per location hex)"),
+        ("  score: 1 per area\n", "", "hermits", "card 'hermits' has no score"),
+    ],
+)
 def test_missing_properties(mini, old, new, needle, message):
     text = mini.edit("rules.kb", old, new)
     d = only(mini.error(), "E107")
@@ -413,21 +477,47 @@ def test_more_cards_in_play_than_cards(mini):
 
 # ---- manifests: schema and YAML ------------------------------------------------------
 
-@pytest.mark.parametrize("old, new, needle, message", [
-    ("settlements: 6", "settlements: six", "six", "the key 'settlements' must be a whole number, not the text 'six'"),
-    ("settlements: 6", "settlements: 0", "0\n", "the key 'settlements' must be at least 1, not 0"),
-    ("settlements: 6", "settlements: .nan", ".nan", "the key 'settlements' must be a whole number, not a number (NaN)"),
-    ("{min: 2, max: 3}", "{min: two, max: 3}", "two",
-     "the key 'players/min' must be a whole number, not the text 'two'"),
-    ("default: false", "default: nope", "nope",
-     "the key 'options/some-option/default' must be true or false, not the text 'nope'"),
-    ("grid: [1, 1]", "grid: [1]", "[1]", "the key 'boards/0/grid' must list at least 2 items, not 1"),
-    ("name: mini", "name: Mini Game", "Mini",
-     "the key 'name' must be a name of lower-case letters, digits, - and _ that starts with a letter, "
-     "not the text 'Mini Game'"),
-    ('files: ["*.kb"]', "files: '*.kb'", "'*.kb'", "the key 'files' must be a list, not the text '*.kb'"),
-    ("  - name: main\n", "  - text: main\n", "text: main", "item 1 of 'boards' needs the key 'name'"),
-])
+
+@pytest.mark.parametrize(
+    "old, new, needle, message",
+    [
+        (
+            "settlements: 6",
+            "settlements: six",
+            "six",
+            "the key 'settlements' must be a whole number, not the text 'six'",
+        ),
+        ("settlements: 6", "settlements: 0", "0\n", "the key 'settlements' must be at least 1, not 0"),
+        (
+            "settlements: 6",
+            "settlements: .nan",
+            ".nan",
+            "the key 'settlements' must be a whole number, not a number (NaN)",
+        ),
+        (
+            "{min: 2, max: 3}",
+            "{min: two, max: 3}",
+            "two",
+            "the key 'players/min' must be a whole number, not the text 'two'",
+        ),
+        (
+            "default: false",
+            "default: nope",
+            "nope",
+            "the key 'options/some-option/default' must be true or false, not the text 'nope'",
+        ),
+        ("grid: [1, 1]", "grid: [1]", "[1]", "the key 'boards/0/grid' must list at least 2 items, not 1"),
+        (
+            "name: mini",
+            "name: Mini Game",
+            "Mini",
+            "the key 'name' must be a name of lower-case letters, digits, - and _ that starts with a letter, "
+            "not the text 'Mini Game'",
+        ),
+        ('files: ["*.kb"]', "files: '*.kb'", "'*.kb'", "the key 'files' must be a list, not the text '*.kb'"),
+        ("  - name: main\n", "  - text: main\n", "text: main", "item 1 of 'boards' needs the key 'name'"),
+    ],
+)
 def test_schema_violations_name_file_line_col(mini, old, new, needle, message):
     text = mini.edit("game.yaml", old, new)
     d = only(mini.error(), "E202")
@@ -461,7 +551,10 @@ def test_several_schema_violations_are_reported_together(mini):
     mini.edit("game.yaml", "cards_in_play: 1", "cards_in_play: -1")
     err = mini.error()
     assert codes(err) == ["E202", "E202"]
-    assert {d.message.split(" must")[0] for d in err.diagnostics} == {"the key 'settlements'", "the key 'cards_in_play'"}
+    assert {d.message.split(" must")[0] for d in err.diagnostics} == {
+        "the key 'settlements'",
+        "the key 'cards_in_play'",
+    }
 
 
 def test_invalid_yaml(mini):
@@ -481,7 +574,8 @@ def test_duplicate_yaml_key(mini):
 
 def test_yaml_aliases_are_refused(mini):
     text = mini.edit("game.yaml", "settlements: 6\n", "settlements: &n 6\ncards_in_play: *n\n").replace(
-        "cards_in_play: 1\n", "")
+        "cards_in_play: 1\n", ""
+    )
     mini.write("game.yaml", text)
     d = only(mini.error(), "E201")
     assert where(d) == (mini.file("game.yaml"), *locate(text, "&n"))
@@ -559,11 +653,17 @@ def test_deep_expression_without_parentheses(mini):
     assert d.message == "expression nested too deeply"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "the document is empty, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
-    ("- name: mini\n", "the document is a list, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
-    ("just words\n", "the document is a text, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "the document is empty, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+        (
+            "- name: mini\n",
+            "the document is a list, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)",
+        ),
+        ("just words\n", "the document is a text, not a mapping of keys: it is not a kbdsl game manifest (game.yaml)"),
+    ],
+)
 def test_manifest_that_is_not_a_mapping(mini, text, message):
     mini.write("game.yaml", text)
     d = only(mini.error(), "E202")
@@ -582,7 +682,8 @@ def test_a_folder_of_a_shipped_name_without_a_manifest_does_not_hide_the_shipped
     monkeypatch.chdir(tmp_path)
     assert load("base").title == load(rules_path("base")).title
     (tmp_path / "base" / "game.yaml").write_text("title: [\n", encoding="utf-8")
-    assert only(load_error("base"), "E201").pos.path == "base/game.yaml"  # a folder with a manifest is read, even broken
+    # a folder with a manifest is read, even broken
+    assert only(load_error("base"), "E201").pos.path == "base/game.yaml"
 
 
 def test_extends_a_missing_folder(mini):
@@ -600,8 +701,10 @@ def test_extends_cycle(mini, tmp_path):
     d = only(mini.error(), "E203")
     other_file = str((other / "game.yaml").resolve())
     assert where(d) == (other_file, 2, 10)  # the `extends` that closes the loop
-    assert d.message == (f"extends '../mini': manifests extend each other in a cycle "
-                         f"({mini.file('game.yaml')} -> {other_file} -> {mini.file('game.yaml')})")
+    assert d.message == (
+        f"extends '../mini': manifests extend each other in a cycle "
+        f"({mini.file('game.yaml')} -> {other_file} -> {mini.file('game.yaml')})"
+    )
 
 
 def test_extends_itself(mini):
@@ -612,11 +715,15 @@ def test_extends_itself(mini):
 
 # ---- unreadable files ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, data, line, col", [
-    ("bad.kb", b"terrain lava {\xff\xfe }", 1, 15),
-    ("bad.kb", b"# fine\nterrain lava {\n  letter: L \xe9 }", 3, 13),
-    ("game.yaml", b"name: mini\n\xff\n", 2, 1),
-])
+
+@pytest.mark.parametrize(
+    "name, data, line, col",
+    [
+        ("bad.kb", b"terrain lava {\xff\xfe }", 1, 15),
+        ("bad.kb", b"# fine\nterrain lava {\n  letter: L \xe9 }", 3, 13),
+        ("game.yaml", b"name: mini\n\xff\n", 2, 1),
+    ],
+)
 def test_non_utf8_files_name_the_first_bad_byte(mini, name, data, line, col):
     mini.path(name).write_bytes(data)
     d = only(mini.error(), "E200")
@@ -627,15 +734,28 @@ def test_non_utf8_files_name_the_first_bad_byte(mini, name, data, line, col):
 
 # ---- manifest `files` patterns that would leave the folder or that pathlib refuses ------------------
 
-@pytest.mark.parametrize("pattern, code, message", [
-    ("/etc/*.kb", "E202", "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
-                          "not . or ..), not the text '/etc/*.kb'"),
-    (".", "E202", "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
-                  "not . or ..), not the text '.'"),
-    ("x" * 300, "E202", "item 2 of 'files' must be at most 200 characters long"),
-    ("./.", "E204", "bad file pattern './.': tuple index out of range"),
-    ("extra/*.kb", "E204", "no rule file matches 'extra/*.kb'"),
-], ids=["absolute", "dot", "long", "dot-slash-dot", "no-match"])
+
+@pytest.mark.parametrize(
+    "pattern, code, message",
+    [
+        (
+            "/etc/*.kb",
+            "E202",
+            "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
+            "not . or ..), not the text '/etc/*.kb'",
+        ),
+        (
+            ".",
+            "E202",
+            "item 2 of 'files' must be a file pattern inside this folder (not starting with / or a backslash, "
+            "not . or ..), not the text '.'",
+        ),
+        ("x" * 300, "E202", "item 2 of 'files' must be at most 200 characters long"),
+        ("./.", "E204", "bad file pattern './.': tuple index out of range"),
+        ("extra/*.kb", "E204", "no rule file matches 'extra/*.kb'"),
+    ],
+    ids=["absolute", "dot", "long", "dot-slash-dot", "no-match"],
+)
 def test_bad_files_patterns_are_rule_errors(mini, pattern, code, message):
     text = mini.edit("game.yaml", 'files: ["*.kb"]', f'files: ["*.kb", "{pattern}"]')
     d = only(mini.error(), code)
@@ -651,6 +771,7 @@ def test_empty_files_pattern(mini):
 
 
 # ---- all or nothing ---------------------------------------------------------------------
+
 
 def test_many_findings_come_in_one_error(mini):
     mini.edit("rules.kb", "terrain(grass)", "terrain(gras)")

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # A plug-in bot that plays as the random bot, but whose process kills itself with SIGKILL on its
 # first move: every time (KILLER_ALWAYS), or only in the first process to claim the marker file.
-KILLER = '''
+KILLER = """
 import os, signal
 from kbdsl.bots import RandomBot
 
@@ -33,7 +33,7 @@ def _claim(path):
     except FileExistsError:
         return False
     return True
-'''
+"""
 
 
 def simulate(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:

@@ -58,7 +58,9 @@ def test_scouts_takes_a_terrain_out_of_the_deck(marsh):
     state = game.new_state()
     cards = state.deck + [c for c in state.hand if c is not None]
     assert not [c for c in cards if gone in marsh.card_terrains(c)]
-    assert sorted(state.removed) == sorted(c for c, n in marsh.deck.items() if gone in marsh.card_terrains(c) for _ in range(n))
+    assert sorted(state.removed) == sorted(
+        c for c, n in marsh.deck.items() if gone in marsh.card_terrains(c) for _ in range(n)
+    )
     with pytest.raises(SetupError):  # no card of that terrain is left to put in a hand
         State.arrange(game, hand=[gone, None])
 
@@ -71,7 +73,13 @@ def test_without_scouts_the_deck_is_whole(marsh):
 
 
 def test_double_card_view_hides_the_card_behind_the_terrain(marsh):
-    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
+    game = Game.new(
+        marsh,
+        players=2,
+        seed=0,
+        sections=["temple", "canoe", "refuge", "oracle"],
+        cards=["scouts", "fishermen", "lords"],
+    )
     state = State.arrange(game, [["7,3"], []], hand=["swamp-grass", "grass"])
     state.play({"do": "build", "to": "6,4"})
     assert state.hand[0] == "swamp" and state.wild == "swamp-grass"
@@ -84,9 +92,20 @@ def test_double_card_view_hides_the_card_behind_the_terrain(marsh):
 def test_the_card_behind_the_terrain_is_the_turn_players_in_a_reaction(marsh):
     """Player 0 plays swamp-grass as grass and takes the Refuge hex's last tile: player 1 reacts with
     the Canoe inside player 0's turn. The card stays player 0's (views, saves, determinisations)."""
-    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
-    state = State.arrange(game, [[], ["6,11", "7,11"]], hand=["swamp-grass", "grass"],
-                          tiles=[[], [{"tile": "canoe", "at": "7,12"}]], location_supply={"13,7": 1})
+    game = Game.new(
+        marsh,
+        players=2,
+        seed=0,
+        sections=["temple", "canoe", "refuge", "oracle"],
+        cards=["scouts", "fishermen", "lords"],
+    )
+    state = State.arrange(
+        game,
+        [[], ["6,11", "7,11"]],
+        hand=["swamp-grass", "grass"],
+        tiles=[[], [{"tile": "canoe", "at": "7,12"}]],
+        location_supply={"13,7": 1},
+    )
     state.play({"do": "build", "to": "13,6"})
     assert (state.current, state.turn_player, state.wild, state.hand[0]) == (1, 0, "swamp-grass", "grass")
     assert state.played_card(0) == "swamp-grass" and state.played_card(1) == "grass"
@@ -106,7 +125,13 @@ def test_a_determinisation_plays_a_hidden_card_as_another_terrain_too(marsh):
     """An opponent plays a double card as one of its terrains: the view says so (`wild: null`) but
     not which card. A determinisation deals them a double card of the deck's unseen ones, played as
     the terrain they built on, so its view is the real one's."""
-    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
+    game = Game.new(
+        marsh,
+        players=2,
+        seed=0,
+        sections=["temple", "canoe", "refuge", "oracle"],
+        cards=["scouts", "fishermen", "lords"],
+    )
     state = State.arrange(game, [["7,3"], []], hand=["swamp-grass", "grass"])
     state.play({"do": "build", "to": "6,4"})  # a swamp hex: the card is played as swamp
     view = state.view(1)
@@ -201,7 +226,9 @@ def test_held_in_a_target(tmp_path):
         }
         """,
     )
-    game = Game.new(rules, players=2, seed=0, sections=["look", "farm", "oasis", "tower"], cards=["lords", "miners", "knights"])
+    game = Game.new(
+        rules, players=2, seed=0, sections=["look", "farm", "oasis", "tower"], cards=["lords", "miners", "knights"]
+    )
     one = State.arrange(game, [["4,5"], []], hand=["grass", "grass"], tiles=[[{"tile": "lookout", "at": "4,4"}], []])
     assert "4,6" not in one.targets("lookout") and "0,0" in one.targets("lookout")
     two = State.arrange(
@@ -212,8 +239,16 @@ def test_held_in_a_target(tmp_path):
 
 
 def test_next_turn_modifiers_add_up_and_round_trip(marsh):
-    game = Game.new(marsh, players=2, seed=0, sections=["temple", "canoe", "refuge", "oracle"], cards=["scouts", "fishermen", "lords"])
-    state = State.arrange(game, [["2,1", "1,1"], ["8,1"]], hand=["grass", "grass"], built=3, tiles=[[{"tile": "temple", "at": "2,2"}], []])
+    game = Game.new(
+        marsh,
+        players=2,
+        seed=0,
+        sections=["temple", "canoe", "refuge", "oracle"],
+        cards=["scouts", "fishermen", "lords"],
+    )
+    state = State.arrange(
+        game, [["2,1", "1,1"], ["8,1"]], hand=["grass", "grass"], built=3, tiles=[[{"tile": "temple", "at": "2,2"}], []]
+    )
     state.play({"do": "temple", "to": "1,1"})
     state.play({"do": "temple.later"})
     state.delay(0, 2, True)
@@ -242,7 +277,9 @@ def test_next_turn_ignore_frees_the_first_settlement_of_the_next_turn(tmp_path):
         }
         """,
     )
-    game = Game.new(rules, players=2, seed=0, sections=["look", "farm", "oasis", "tower"], cards=["lords", "miners", "knights"])
+    game = Game.new(
+        rules, players=2, seed=0, sections=["look", "farm", "oasis", "tower"], cards=["lords", "miners", "knights"]
+    )
     state = State.arrange(
         game, [["4,5"], ["19,19"]], hand=["grass", "grass"], built=3, tiles=[[{"tile": "herald", "at": "4,4"}], []],
         deck=["grass", "grass"],
@@ -264,7 +301,9 @@ def test_forced_use_names_the_tile(tmp_path):
     nomads = load("nomads")
     game = Game.new(nomads, players=2, seed=0, sections=["caravan", "garden", "quarry", "village"],
                     cards=["lords", "miners", "knights"], options={"nomad-tiles-forced": True})  # fmt: skip
-    state = State.arrange(game, [["2,3"], []], hand=["grass", "grass"], built=3, tiles=[[{"tile": "outpost", "at": "3,3"}], []])
+    state = State.arrange(
+        game, [["2,3"], []], hand=["grass", "grass"], built=3, tiles=[[{"tile": "outpost", "at": "3,3"}], []]
+    )
     assert {m.do for m in state.legal_moves()} == {"outpost"}
     with pytest.raises(IllegalMove, match="Outpost tile must be used"):
         state.play({"do": "end"})

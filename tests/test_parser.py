@@ -1,4 +1,5 @@
 """The rule-language parser: the AST it builds, where it says things are, and how it refuses."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,6 +35,7 @@ def at(d: Diagnostic) -> tuple[str, int, int]:
 
 # ---- declarations ----------------------------------------------------------------
 
+
 def test_terrain_declaration():
     t = one('terrain grass "Grass" { letter: G  buildable }')
     assert t == ast.Terrain("grass", "Grass", "G", frozenset({"buildable"}), (), pos=Pos("t.kb", 1, 9))
@@ -66,8 +68,11 @@ def test_move_with_source_and_build_count():
 
 
 def test_card_and_scoring():
-    c, s = parse('card lords "Lords" { score: rank(count(own) over sector pays 12, 6) }\n'
-                 'scoring castles { score: 3 per hex where terrain(castle) & next-to(own) }', "t.kb")
+    c, s = parse(
+        'card lords "Lords" { score: rank(count(own) over sector pays 12, 6) }\n'
+        "scoring castles { score: 3 per hex where terrain(castle) & next-to(own) }",
+        "t.kb",
+    )
     assert isinstance(c, ast.Card) and not c.always and c.title == "Lords"
     assert isinstance(s, ast.Card) and s.always
     agg = c.score
@@ -100,8 +105,19 @@ def test_shipped_rule_files_parse():
     assert len(kinds["Terrain"]) == 8
     assert len(kinds["Tile"]) == 8
     assert sorted(c.name for c in kinds["Card"] if not c.always) == sorted(
-        ["fishermen", "merchants", "discoverers", "hermits", "citizens", "miners", "workers", "knights", "lords",
-         "farmers"])
+        [
+            "fishermen",
+            "merchants",
+            "discoverers",
+            "hermits",
+            "citizens",
+            "miners",
+            "workers",
+            "knights",
+            "lords",
+            "farmers",
+        ]
+    )
     assert [c.name for c in kinds["Card"] if c.always] == ["castles"]
     assert len(kinds["Section"]) == 8
     for s in kinds["Section"]:
@@ -122,38 +138,68 @@ def N(v):
     return ast.Num(v, pos=P)
 
 
-@pytest.mark.parametrize("text, tree", [
-    ("a | b & c", ast.BoolOp("|", R("a"), ast.BoolOp("&", R("b"), R("c"), pos=P), pos=P)),
-    ("(a | b) & c", ast.BoolOp("&", ast.BoolOp("|", R("a"), R("b"), pos=P), R("c"), pos=P)),
-    ("!a & b", ast.BoolOp("&", ast.Not(R("a"), pos=P), R("b"), pos=P)),
-    ("!(a & b)", ast.Not(ast.BoolOp("&", R("a"), R("b"), pos=P), pos=P)),
-    ("a | b | c", ast.BoolOp("|", ast.BoolOp("|", R("a"), R("b"), pos=P), R("c"), pos=P)),
-    ("1 + 2 * 3", ast.BinOp("+", N(1), ast.BinOp("*", N(2), N(3), pos=P), pos=P)),
-    ("1 - 2 - 3", ast.BinOp("-", ast.BinOp("-", N(1), N(2), pos=P), N(3), pos=P)),
-    ("7 // 2", ast.BinOp("//", N(7), N(2), pos=P)),
-    ("count(own) >= 1", ast.Compare(">=", ast.Call("count", (R("own"),), pos=P), N(1), pos=P)),
-    ("next-to(own, 2)", ast.Call("next-to", (R("own"), N(2)), pos=P)),
-    ("line-end(own, 3)", ast.Call("line-end", (R("own"), N(3)), pos=P)),
-    ("2 * max(count(own) over line)", ast.BinOp("*", N(2), ast.Aggregate("max", ast.Call("count", (R("own"),), pos=P),
-                                                                         "line", pos=P), pos=P)),
-    ("1 per area", ast.Per(1, "area", pos=P)),
-    ("1 per settlement where next-to(own) & !own",
-     ast.Per(1, "settlement", ast.BoolOp("&", ast.Call("next-to", (R("own"),), pos=P), ast.Not(R("own"), pos=P),
-                                         pos=P), pos=P)),
-    ("min(count(own) over sector where count(own) > 0)",
-     ast.Aggregate("min", ast.Call("count", (R("own"),), pos=P), "sector",
-                   ast.Compare(">", ast.Call("count", (R("own"),), pos=P), N(0), pos=P), pos=P)),
-])
+@pytest.mark.parametrize(
+    "text, tree",
+    [
+        ("a | b & c", ast.BoolOp("|", R("a"), ast.BoolOp("&", R("b"), R("c"), pos=P), pos=P)),
+        ("(a | b) & c", ast.BoolOp("&", ast.BoolOp("|", R("a"), R("b"), pos=P), R("c"), pos=P)),
+        ("!a & b", ast.BoolOp("&", ast.Not(R("a"), pos=P), R("b"), pos=P)),
+        ("!(a & b)", ast.Not(ast.BoolOp("&", R("a"), R("b"), pos=P), pos=P)),
+        ("a | b | c", ast.BoolOp("|", ast.BoolOp("|", R("a"), R("b"), pos=P), R("c"), pos=P)),
+        ("1 + 2 * 3", ast.BinOp("+", N(1), ast.BinOp("*", N(2), N(3), pos=P), pos=P)),
+        ("1 - 2 - 3", ast.BinOp("-", ast.BinOp("-", N(1), N(2), pos=P), N(3), pos=P)),
+        ("7 // 2", ast.BinOp("//", N(7), N(2), pos=P)),
+        ("count(own) >= 1", ast.Compare(">=", ast.Call("count", (R("own"),), pos=P), N(1), pos=P)),
+        ("next-to(own, 2)", ast.Call("next-to", (R("own"), N(2)), pos=P)),
+        ("line-end(own, 3)", ast.Call("line-end", (R("own"), N(3)), pos=P)),
+        (
+            "2 * max(count(own) over line)",
+            ast.BinOp("*", N(2), ast.Aggregate("max", ast.Call("count", (R("own"),), pos=P), "line", pos=P), pos=P),
+        ),
+        ("1 per area", ast.Per(1, "area", pos=P)),
+        (
+            "1 per settlement where next-to(own) & !own",
+            ast.Per(
+                1,
+                "settlement",
+                ast.BoolOp("&", ast.Call("next-to", (R("own"),), pos=P), ast.Not(R("own"), pos=P), pos=P),
+                pos=P,
+            ),
+        ),
+        (
+            "min(count(own) over sector where count(own) > 0)",
+            ast.Aggregate(
+                "min",
+                ast.Call("count", (R("own"),), pos=P),
+                "sector",
+                ast.Compare(">", ast.Call("count", (R("own"),), pos=P), N(0), pos=P),
+                pos=P,
+            ),
+        ),
+    ],
+)
 def test_expression_trees(text, tree):
     assert expr(text) == tree
 
 
-@pytest.mark.parametrize("text", [
-    "a | b & c", "(a | b) & c", "!a & b", "!(a & b)", "1 + 2 * 3", "(1 + 2) * 3", "1 - (2 - 3)",
-    "count(own) >= 1", "next-to(terrain(water), 2)", "2 * max(count(own) over line)",
-    "rank(count(own) over sector where !option(x) | count(own) >= 1 pays 12, 6)",
-    "3 per hex where terrain(castle) & next-to(own)", "sum(count(own) over area where count(own) > 1)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a | b & c",
+        "(a | b) & c",
+        "!a & b",
+        "!(a & b)",
+        "1 + 2 * 3",
+        "(1 + 2) * 3",
+        "1 - (2 - 3)",
+        "count(own) >= 1",
+        "next-to(terrain(water), 2)",
+        "2 * max(count(own) over line)",
+        "rank(count(own) over sector where !option(x) | count(own) >= 1 pays 12, 6)",
+        "3 per hex where terrain(castle) & next-to(own)",
+        "sum(count(own) over area where count(own) > 1)",
+    ],
+)
 def test_unparse_round_trips(text):
     tree = expr(text)
     assert expr(unparse(tree)) == tree
@@ -170,8 +216,11 @@ def test_expression_positions():
 
 
 def test_walk_visits_every_node():
-    names = {n.name for n in walk(expr("next-to(a) & !b | max(count(c) over line where d) >= 1 per hex where e"))
-             if isinstance(n, ast.Ref)}
+    names = {
+        n.name
+        for n in walk(expr("next-to(a) & !b | max(count(c) over line where d) >= 1 per hex where e"))
+        if isinstance(n, ast.Ref)
+    }
     assert names == {"a", "b", "c", "d", "e"}
 
 
@@ -182,15 +231,19 @@ def test_names_may_have_dashes_and_digits():
 
 # ---- syntax errors -----------------------------------------------------------------
 
-@pytest.mark.parametrize("text, needle, message", [
-    ("terrain grass { letter G }", "G }", "unexpected 'G'; expected ':'"),
-    ("terrain 1grass { }", "1grass", "unexpected '1'; expected a name"),
-    ('terrain "grass" { }', '"grass"', "unexpected '\"grass\"'; expected a name"),
-    ("card x {\n  score: 1 +\n}", "}", "unexpected '}'; expected"),
-    ("tile t { supply: two }", "two", "unexpected 'two'; expected a number"),
-    ("turn { mandatory: build 3 on terrain(card) nearby }", "nearby", "unexpected 'nearby'"),
-    ("define x = own own", "own", "unexpected 'own'"),
-])
+
+@pytest.mark.parametrize(
+    "text, needle, message",
+    [
+        ("terrain grass { letter G }", "G }", "unexpected 'G'; expected ':'"),
+        ("terrain 1grass { }", "1grass", "unexpected '1'; expected a name"),
+        ('terrain "grass" { }', '"grass"', "unexpected '\"grass\"'; expected a name"),
+        ("card x {\n  score: 1 +\n}", "}", "unexpected '}'; expected"),
+        ("tile t { supply: two }", "two", "unexpected 'two'; expected a number"),
+        ("turn { mandatory: build 3 on terrain(card) nearby }", "nearby", "unexpected 'nearby'"),
+        ("define x = own own", "own", "unexpected 'own'"),
+    ],
+)
 def test_syntax_errors_name_file_line_col(text, needle, message):
     d = err(text)
     nth = 1 if text.startswith("define x = own own") else 0
@@ -199,8 +252,15 @@ def test_syntax_errors_name_file_line_col(text, needle, message):
     assert d.message.startswith(message), d.message
 
 
-@pytest.mark.parametrize("text, ch", [("terrain grass @ { }", "@"), ("\x00", "\x00"), ("define x = own $ own", "$"),
-                                      ('terrain t { text: "a\nb" }', '"')])
+@pytest.mark.parametrize(
+    "text, ch",
+    [
+        ("terrain grass @ { }", "@"),
+        ("\x00", "\x00"),
+        ("define x = own $ own", "$"),
+        ('terrain t { text: "a\nb" }', '"'),
+    ],
+)
 def test_unexpected_character(text, ch):
     d = err(text)
     assert d.code == "E001"
@@ -233,13 +293,25 @@ def test_diagnostic_render_shows_source_and_caret(tmp_path):
     with pytest.raises(RuleError) as info:
         parse(f.read_text(encoding="utf-8"), str(f))
     (d,) = info.value.diagnostics
-    assert d.render().splitlines() == [f"{f}:2:24: E001 {d.message}", "    terrain grass { letter G }",
-                                       "    " + " " * 23 + "^"]
-    assert d.to_json() == {"code": "E001", "severity": "error", "message": d.message, "file": str(f),
-                           "line": 2, "column": 24, "end_line": 2, "end_column": 25}
+    assert d.render().splitlines() == [
+        f"{f}:2:24: E001 {d.message}",
+        "    terrain grass { letter G }",
+        "    " + " " * 23 + "^",
+    ]
+    assert d.to_json() == {
+        "code": "E001",
+        "severity": "error",
+        "message": d.message,
+        "file": str(f),
+        "line": 2,
+        "column": 24,
+        "end_line": 2,
+        "end_column": 25,
+    }
 
 
 # ---- limits ---------------------------------------------------------------------------
+
 
 def test_nesting_limit_is_exact():
     ok = "define x = " + "(" * MAX_NESTING + "own" + ")" * MAX_NESTING
@@ -284,14 +356,31 @@ def test_empty_and_comment_only_files():
     assert parse("# nothing\n\n   \n", "t.kb") == []
 
 
-@pytest.mark.parametrize("text, block, begun, seen", [
-    ('tile well "Well" {\n  letter: w  supply: 2\n  action: build on buildable\n\ntile hut { supply: 1 }\n',
-     "tile 'well'", "1:1", "'tile'"),
-    ('override card x "A {" { # a { in a comment\n  score: 1 per area\ncard y { score: 2 }\n', "card 'x'", "1:10", "'card'"),
-    ("section s {\n  grid:\n    | G } D\n    | D G\n\nterrain lava { letter: L }\n", "section 's'", "1:1", "'terrain'"),
-    ("terrain grass { letter: G }\nturn {\n  mandatory: build 3 on terrain(card)\n", "turn", "2:1", "end of file"),
-    ("card a { score: 1 per settlement where own\n  | edge\ndefine x = own\n", "card 'a'", "1:1", "'define'"),
-])
+@pytest.mark.parametrize(
+    "text, block, begun, seen",
+    [
+        (
+            'tile well "Well" {\n  letter: w  supply: 2\n  action: build on buildable\n\ntile hut { supply: 1 }\n',
+            "tile 'well'",
+            "1:1",
+            "'tile'",
+        ),
+        (
+            'override card x "A {" { # a { in a comment\n  score: 1 per area\ncard y { score: 2 }\n',
+            "card 'x'",
+            "1:10",
+            "'card'",
+        ),
+        (
+            "section s {\n  grid:\n    | G } D\n    | D G\n\nterrain lava { letter: L }\n",
+            "section 's'",
+            "1:1",
+            "'terrain'",
+        ),
+        ("terrain grass { letter: G }\nturn {\n  mandatory: build 3 on terrain(card)\n", "turn", "2:1", "end of file"),
+        ("card a { score: 1 per settlement where own\n  | edge\ndefine x = own\n", "card 'a'", "1:1", "'define'"),
+    ],
+)
 def test_a_missing_brace_names_the_block_left_open_and_where_it_began(text, block, begun, seen):
     """Issue 20, item 17: not `unexpected 'tile'` with 33 expected tokens."""
     d = err(text)

@@ -24,8 +24,11 @@ def played(rules: str = "base", moves: int = 12):
 
 def hex_of(game, terrain: str | None = None, location: bool = False) -> str:
     t = game.tables
-    return next(t.ids[i] for i in range(t.n) if (t.location_of[i] is not None) == location
-                and (terrain is None or t.terrain_at(i) == terrain))
+    return next(
+        t.ids[i]
+        for i in range(t.n)
+        if (t.location_of[i] is not None) == location and (terrain is None or t.terrain_at(i) == terrain)
+    )
 
 
 def tamper(data: dict, change) -> dict:
@@ -39,18 +42,39 @@ def put(where):
 
 
 CASES = {
-    "a settlement on water": (put(lambda g: hex_of(g, "water")), "settlements: player 0 has a settlement on .* \\(water\\)"),
+    "a settlement on water": (
+        put(lambda g: hex_of(g, "water")),
+        "settlements: player 0 has a settlement on .* \\(water\\)",
+    ),
     "a settlement on a castle": (put(lambda g: hex_of(g, "castle")), "settlements: .* \\(castle\\)"),
-    "a settlement on a location hex": (put(lambda g: hex_of(g, location=True)), "settlements: .* where no action puts one"),
+    "a settlement on a location hex": (
+        put(lambda g: hex_of(g, location=True)),
+        "settlements: .* where no action puts one",
+    ),
     "a settlement on a mountain": (put(lambda g: hex_of(g, "mountain")), "settlements: .* \\(mountain\\)"),
-    "the same hex twice": (lambda g: lambda d: d["settlements"][0].append(d["settlements"][0][0]), "settlements: .* named twice"),
-    "a taken hex twice": (lambda g: lambda d: d["taken"][0].extend([hex_of(g, location=True)] * 2), "taken: .* named twice"),
+    "the same hex twice": (
+        lambda g: lambda d: d["settlements"][0].append(d["settlements"][0][0]),
+        "settlements: .* named twice",
+    ),
+    "a taken hex twice": (
+        lambda g: lambda d: d["taken"][0].extend([hex_of(g, location=True)] * 2),
+        "taken: .* named twice",
+    ),
     "over with nobody finished": (lambda g: lambda d: d.__setitem__("over", True), "over: a game ends after"),
-    "an empty log with pieces": (lambda g: lambda d: d.__setitem__("log", []), "log: pieces on the board that no move put"),
+    "an empty log with pieces": (
+        lambda g: lambda d: d.__setitem__("log", []),
+        "log: pieces on the board that no move put",
+    ),
     "idle_turns of 10^9": (lambda g: lambda d: d.__setitem__("idle_turns", 10**9), "idle_turns must be 0 to 2"),
     "a round of idle turns not over": (lambda g: lambda d: d.__setitem__("idle_turns", 2), "idle_turns must be 0 to 2"),
-    "the wrong seat to move": (lambda g: lambda d: d.__setitem__("current", 1), "current: seat 1 is not to move in turn"),
-    "too many mandatory builds left": (lambda g: lambda d: d.__setitem__("mandatory_left", 4), "mandatory_left must be 0 to 3"),
+    "the wrong seat to move": (
+        lambda g: lambda d: d.__setitem__("current", 1),
+        "current: seat 1 is not to move in turn",
+    ),
+    "too many mandatory builds left": (
+        lambda g: lambda d: d.__setitem__("mandatory_left", 4),
+        "mandatory_left must be 0 to 3",
+    ),
 }
 
 

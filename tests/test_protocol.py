@@ -86,24 +86,34 @@ def test_rules_describes_piece_kinds_with_their_own_supplies_and_settings(server
     assert pieces["settlement"]["supply"] == rules["settlements"] == 40  # the deprecated field agrees
     assert (pieces["wall"]["role"], pieces["wall"]["owner"], pieces["wall"]["supply"]) == ("neutral", "none", 25)
     assert {k: pieces[k]["supply"] for k in ("warrior", "ship", "wagon", "city-hall")} == {
-        "warrior": 2, "ship": 1, "wagon": 1, "city-hall": 1}
+        "warrior": 2,
+        "ship": 1,
+        "wagon": 1,
+        "city-hall": 1,
+    }
     assert {"key": "aura", "value": "blocks-next-to", "when": None} in pieces["warrior"]["settings"]
     assert {"key": "footprint", "value": "hex-and-neighbours", "when": None} in pieces["city-hall"]["settings"]
     assert {"key": "placement", "value": "past-auras", "when": "option(placements-past-warriors)"} in (
-        pieces["ship"]["settings"])
+        pieces["ship"]["settings"]
+    )
     assert not any(st["key"] == "placement" for st in pieces["warrior"]["settings"])
 
 
 def test_rules_describes_tile_parts_hands_and_task_decks(server: Server):
     rules = ask(server, cmd="rules", rules="crossroads")
     tiles = {t["name"]: t for t in rules["tiles"]}
-    assert [p["name"] for p in tiles["lighthouse"]["parts"]] == ["lighthouse.place", "lighthouse.move",
-                                                                 "lighthouse.return"]
+    assert [p["name"] for p in tiles["lighthouse"]["parts"]] == [
+        "lighthouse.place",
+        "lighthouse.move",
+        "lighthouse.return",
+    ]
     move = tiles["lighthouse"]["parts"][1]
     assert (move["kind"], move["count"], move["up_to"], move["piece"]) == ("move", 3, True, "ship")
     assert tiles["lighthouse"]["action"]["kind"] == "or" and " or " in tiles["lighthouse"]["action"]["text"]
     assert [(p["name"], p["kind"], p["text"]) for p in tiles["fort"]["parts"]] == [
-        ("fort", "draw", "draw"), ("fort.build", "build", "build on terrain(drawn) adjacent-if-possible")]
+        ("fort", "draw", "draw"),
+        ("fort.build", "build", "build on terrain(drawn) adjacent-if-possible"),
+    ]
     assert tiles["crossroads"]["action"] is None and tiles["crossroads"]["hand"] == 2
     assert tiles["oracle"]["hand"] is None and [p["name"] for p in tiles["oracle"]["parts"]] == ["oracle"]
     tasks = rules["decks"]["tasks"]

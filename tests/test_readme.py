@@ -1,4 +1,5 @@
 """The README stays true: its quickstart is what CI runs, and its API example runs."""
+
 import re
 from pathlib import Path
 

@@ -51,7 +51,10 @@ def test_a_scenario_position_with_legal_targets(capsys, tmp_path):
     legal = {e.get("data-hex") for e in hexes(root) if "legal" in e.get("class").split()}
     assert legal == {"1,3", "3,2"}  # what the scenario expects
     assert sorted((e.get("data-hex"), e.get("data-player")) for e in pieces(root)) == [
-        ("1,2", "0"), ("2,3", "0"), ("3,3", "1"), ("4,3", "0"),
+        ("1,2", "0"),
+        ("2,3", "0"),
+        ("3,3", "1"),
+        ("4,3", "0"),
     ]
 
 

@@ -13,7 +13,7 @@ from operator import or_
 
 import pytest
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,8 +21,6 @@ from kbdsl.expr import Ctx
 from kbdsl.game import Game
 from kbdsl.lang import ast
 from kbdsl.scoring import score
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 @dataclass(frozen=True)
@@ -293,12 +291,18 @@ def gold_during_play(rules, game, own, owned, neutral, tiles, picks, cards, rng,
 
 @pytest.mark.parametrize("part", [final_scoring, gold_during_play])
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6))
-def test_gold_is_the_reference(part, name, seed):
+@given(st.data(), st.integers(0, 10**6))
+def test_gold_is_the_reference(part, data, seed):
+    # gold during play is drawn from the rule sets with triggers only (3 of 16): the others give nothing to compare
+    names = st.sampled_from(RULE_SETS)
+    name = data.draw(names if part is final_scoring else names.filter(lambda n: shipped(n).triggers), label="rules")
     rules = shipped(name)
     game, own, neutral, tiles, picks, cards, rng = position(rules, seed)
+    compared = 0
     for got, want, what in part(rules, game, own, _union(own), neutral, tiles, picks, cards, rng, seed):
         assert got == want, (name, seed, what)
+        compared += 1
+    assert compared, name
 
 
 #: Expressions no shipped rule writes, for the shortcuts of kbdsl.expr.Compiler._over: K is a

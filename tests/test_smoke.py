@@ -1,4 +1,5 @@
 """End-to-end: the shipped rules lint clean and their scenarios pass, through the CLI."""
+
 from kbdsl.cli import main
 
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import random
 
-from conftest import ROOT, shipped
+from conftest import RULE_SETS, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.expr import AXES, DIAGONALS, RUN_SHIFTS_FROM, _straight_run
 from kbdsl.game import Game
-
-RULE_SETS = sorted(str(p.parent.relative_to(ROOT / "rules")) for p in (ROOT / "rules").rglob("game.yaml"))
 
 
 def walked(t, mask: int, n: int, axes: tuple[int, ...]) -> int:

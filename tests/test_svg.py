@@ -99,11 +99,19 @@ def test_terrains_get_distinct_safe_colours_and_size_scales():
 def test_each_piece_kind_of_a_game_has_its_own_outline_glyph_and_tooltip():
     from kbdsl.game import State
 
-    game = Game.new(shipped("combined"), 2, seed=1, sections=["lighthouse", "barracks", "city-hall", "quarry"],
-                    cards=["fishermen", "knights", "lords"])
-    state = State.arrange(game, [["6,5"], ["3,12"]], neutral={"wall": ["0,0"]},
-                          kinds={"warrior": [["1,11"], []], "ship": [["5,4"], []], "wagon": [[], ["18,0"]],
-                                 "city-hall": [["11,2"], []]})
+    game = Game.new(
+        shipped("combined"),
+        2,
+        seed=1,
+        sections=["lighthouse", "barracks", "city-hall", "quarry"],
+        cards=["fishermen", "knights", "lords"],
+    )
+    state = State.arrange(
+        game,
+        [["6,5"], ["3,12"]],
+        neutral={"wall": ["0,0"]},
+        kinds={"warrior": [["1,11"], []], "ship": [["5,4"], []], "wagon": [[], ["18,0"]], "city-hall": [["11,2"], []]},
+    )
     root = parse(svg.board(state))
 
     def outline(e: ET.Element) -> tuple:  # the shape relative to its first corner: the same for every hex

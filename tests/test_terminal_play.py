@@ -30,8 +30,14 @@ def test_everything_a_person_sees_fits_80_columns(rule_set):
     grid = grid_for(state, 80)
     assert grid == COMPACT and grid_for(state, 120) == WIDE
     seats = ["human", "random", "greedy", "random"]
-    text = render(state, seats, 0, highlight=state.targets("build") if state.mand_left else (),
-                  last=last_turn_hexes(state), grid=grid)
+    text = render(
+        state,
+        seats,
+        0,
+        highlight=state.targets("build") if state.mand_left else (),
+        last=last_turn_hexes(state),
+        grid=grid,
+    )
     text += "\n" + render_legend(rules, width=80)
     assert max(len(line) for line in text.splitlines()) <= 80
     assert max(len(line) for line in render(state, seats, 0, grid=WIDE).splitlines()) > 80  # why compact exists
@@ -62,8 +68,10 @@ def test_a_whole_session_at_80_columns_never_wraps(capsys, monkeypatch):
 def test_the_last_turns_moves_are_marked(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
     # a bot in seat 0 plays first; the person in seat 1 then sees its three builds marked
-    code, out, _ = run(capsys, ["play", "--preset", "first-game", "--seed", "2", "--bots", "random,human",
-                                "--no-color", "--width", "80"])
+    code, out, _ = run(
+        capsys,
+        ["play", "--preset", "first-game", "--seed", "2", "--bots", "random,human", "--no-color", "--width", "80"],
+    )
     assert code == 0
     bot_moves = [x.split(": ", 1)[1] for x in out.splitlines() if x.startswith("P0 random: build")]
     assert len(bot_moves) == 3
@@ -79,8 +87,14 @@ def test_save_is_checked_before_the_game_and_written_every_turn(capsys, monkeypa
     saved_turns = []
     game = Game.new(base_rules, 2, seed=4)
     bots = {0: make_bot("random", "a"), 1: make_bot("random", "b")}
-    session = Session(game.new_state(), ["random", "random"], bots, quiet=True, out=io.StringIO(),
-                      on_turn=lambda s: saved_turns.append(s.turn))
+    session = Session(
+        game.new_state(),
+        ["random", "random"],
+        bots,
+        quiet=True,
+        out=io.StringIO(),
+        on_turn=lambda s: saved_turns.append(s.turn),
+    )
     assert session.run()
     assert saved_turns == list(range(2, session.state.turn + 1))  # after every finished turn
     code, out, _ = run(capsys, ["play", "--bots", "random,random", "--quiet", "--save", str(path)])

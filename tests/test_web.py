@@ -477,7 +477,8 @@ def test_serve_http_without_the_web_extra_says_how_to_get_it(capsys, monkeypatch
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
     assert main(["serve", "--http"]) == 2
     assert (
-        capsys.readouterr().err.strip() == 'kbdsl serve --http needs the web extra: python3 -m pip install ".[web]" in the kbdsl folder'
+        capsys.readouterr().err.strip()
+        == 'kbdsl serve --http needs the web extra: python3 -m pip install ".[web]" in the kbdsl folder'
     )
 
 

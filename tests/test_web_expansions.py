@@ -138,7 +138,9 @@ def holds_a_hand_tile_and_may_end(state: dict, legal: list[dict]) -> bool:
 
 def test_a_hand_of_two_cards_is_seen_only_by_its_holder(client):
     call = caller(client)
-    (table, toks), _ = table_where(lambda: open_table(client, CROSSROADS), call, "crossroads", holds_a_hand_tile_and_may_end)
+    (table, toks), _ = table_where(
+        lambda: open_table(client, CROSSROADS), call, "crossroads", holds_a_hand_tile_and_may_end
+    )
     with client.websocket_connect(f"/ws/{table}") as ws1, client.websocket_connect(f"/ws/{table}") as spy:
         for ws, tok in ((ws1, toks[1]), (spy, None)):
             ws.send_text(json.dumps({"join": tok}))

@@ -37,7 +37,9 @@ def new_table(client, seats, **setup) -> dict:
 
 
 def play(client, table, move, tok):
-    return client.post("/api", json={"cmd": "play", "game": table, "move": move}, headers={"Authorization": f"Bearer {tok}"})
+    return client.post(
+        "/api", json={"cmd": "play", "game": table, "move": move}, headers={"Authorization": f"Bearer {tok}"}
+    )
 
 
 def test_the_lobby_lists_open_tables_and_a_free_seat_is_taken_under_a_name(client):
@@ -110,15 +112,21 @@ def test_a_rematch_of_people_gives_each_seat_its_own_new_link_and_only_to_that_s
     tables = client.app.state.tables
     table = tables.get(t["table"])
     state = tables.server.games[table.game]
-    early = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
+    early = client.post(
+        f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"}
+    )
     assert early.status_code == 403 and "follows a finished game" in early.json()["error"]["message"]
     rng = random.Random(2)
     while not state.over:  # the whole game, on the server's own state
         state.apply_action(rng.choice(state.legal_actions()))
     nobody = client.post(f"/api/tables/{t['table']}/rematch", json={})
     assert nobody.status_code == 403
-    ann = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"})
-    bo = client.post(f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][1])}"})
+    ann = client.post(
+        f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][0])}"}
+    )
+    bo = client.post(
+        f"/api/tables/{t['table']}/rematch", json={}, headers={"Authorization": f"Bearer {token(t['seats'][1])}"}
+    )
     assert ann.json()["table"] == bo.json()["table"] != t["table"]
     new = tables.get(ann.json()["table"])
     assert [s.name for s in new.seats] == ["Ann", "Bo"]
@@ -181,8 +189,10 @@ def test_names_set_ups_and_rematches_survive_a_restart(tmp_path):
 def test_lobby_seats_and_rematches_refuse_what_another_site_could_send(client):
     """Taking a seat and asking for a rematch are POSTs a page of another site could send without a
     preflight: as table creation, they need this server's Origin and a JSON body."""
-    t = client.post("/api/tables", json={"rules": "base", "seats": [{"kind": "person", "open": True},
-                                                                      {"kind": "bot", "bot": "random"}]}).json()
+    t = client.post(
+        "/api/tables",
+        json={"rules": "base", "seats": [{"kind": "person", "open": True}, {"kind": "bot", "bot": "random"}]},
+    ).json()
     seats = f"/api/tables/{t['table']}/seats"
     plain = client.post(seats, content='{"name": "Eve"}', headers={"Content-Type": "text/plain"})
     assert plain.status_code == 415 and plain.json()["error"]["code"] == "bad_request"

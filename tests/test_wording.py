@@ -17,19 +17,34 @@ from kbdsl.wording import counted, plural
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("n, noun, text", [
-    (1, "check", "1 check"), (2, "check", "2 checks"), (0, "move", "0 moves"),
-    (1, "copy", "1 copy"), (3, "copy", "3 copies"), (2, "day", "2 days"), (2, "hex", "2 hexes"),
-    (2, "mandatory build", "2 mandatory builds"), (1, "Kingdom Builder card", "1 Kingdom Builder card"),
-    (2, "person", "2 people"),
-])
+@pytest.mark.parametrize(
+    "n, noun, text",
+    [
+        (1, "check", "1 check"),
+        (2, "check", "2 checks"),
+        (0, "move", "0 moves"),
+        (1, "copy", "1 copy"),
+        (3, "copy", "3 copies"),
+        (2, "day", "2 days"),
+        (2, "hex", "2 hexes"),
+        (2, "mandatory build", "2 mandatory builds"),
+        (1, "Kingdom Builder card", "1 Kingdom Builder card"),
+        (2, "person", "2 people"),
+    ],
+)
 def test_counted(n, noun, text):
     assert counted(n, noun, "people" if noun == "person" else None) == text
 
 
 def test_plural_of_the_nouns_the_messages_use():
     assert [plural(w) for w in ("tile", "city", "box", "match", "wish", "key")] == [
-        "tiles", "cities", "boxes", "matches", "wishes", "keys"]
+        "tiles",
+        "cities",
+        "boxes",
+        "matches",
+        "wishes",
+        "keys",
+    ]
 
 
 def test_no_generated_text_hedges_a_plural():
