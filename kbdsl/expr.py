@@ -636,7 +636,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each, _slide_firsts))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -1396,14 +1396,20 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 #: A walk from each of a move's sources at once: (sources, through, tables, free) -> the
 #: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
 Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
+#: A walk's first steps from many sources: (sources, through, tables) -> per direction, the sources
+#: whose walk that way ends on a hex (see _slide_firsts).
+Firsts = Callable[[int, int, Any], tuple[int, ...]]
 
 
-def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: Each) -> Fn:
+def _once_a_move(
+    f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: Each, firsts: Firsts | None = None
+) -> Fn:
     """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
     which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
     engine while it lifts each source in turn), then walked from each. When the move's whole
     target is that walk, the engine walks from all its sources in one call: `once.each` is
-    (S's function, the walk over sources: `_slide_each`, `_ray_each`)."""
+    (S's function, the walk over sources: `_slide_each`, `_ray_each`), and `once.firsts` the
+    walk's first steps by direction where they count its ends (`_slide_firsts`; else None)."""
 
     def once(c: Ctx) -> int:
         memo = c.lifted
@@ -1416,6 +1422,7 @@ def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: 
         return walk(c.origin, through, c.t)
 
     once.each = (f, each)  # type: ignore[attr-defined]
+    once.firsts = firsts  # type: ignore[attr-defined]
     return once
 
 
@@ -1458,6 +1465,43 @@ def _ray_each(sources: int, through: int, t, free: int) -> list[tuple[int, int]]
     return _walk_each(t, False)(sources, through, t, free)
 
 
+def _slide_firsts(sources: int, through: int, t) -> tuple[int, ...] | None:
+    """Per direction, the sources whose neighbour that way is of `through`: a slide through it
+    from each goes that way, and ends on a hex of `through` (the last before a hex not of it, or
+    the edge), another hex for each direction, so a slide's targets from many sources are counted
+    by bit counts (kbdsl.engine.groups.WalkRun) without walking from any. None on a board shape
+    where two directions' rays from one hex meet (their slides may end on one hex)."""
+    try:  # (a subscript is cheaper than .get)
+        firsts = t.cache[_FIRSTS]
+    except KeyError:
+        firsts = _of_shape(t, _FIRSTS, _firsts_code)
+    return None if firsts is None else firsts(sources, through)
+
+
+def _firsts_code(steps: list[list[int]]) -> Callable[[int, int], tuple[int, ...]] | None:
+    """_slide_firsts on one board shape as one expression: per direction, `through` moved back one
+    step (its masked shifts, _back_text), of `sources`; None if two rays from one hex meet."""
+    for i in range(len(steps[0])):
+        seen = 0
+        for step in steps:
+            ray = _ray_mask(i, step)
+            if ray & seen:
+                return None
+            seen |= ray
+    terms = ", ".join(f"sources & ({_back_text(step)})" for step in steps)
+    return eval(f"lambda sources, through: ({terms},)")  # only ints: the board's own masks and offsets
+
+
+def _back_text(step: list[int]) -> str:
+    """The expression of the hexes whose neighbour in the direction of `step` is of `through`:
+    `through` moved back one step, as masked shifts."""
+    back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
+    return " | ".join(back) or "0"
+
+
+_FIRSTS = ("slide-firsts",)
+
+
 def _walk_each(t, slide: bool) -> Each:
     """The board shape's compiled walk from many sources (_walk_each_code), made once per shape."""
     key = _SLIDE_EACH if slide else _RAY_EACH
@@ -1493,8 +1537,7 @@ def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
             lines.append(f"    k{d} = through")
             continue
         # hexes whose next hex in direction d is of `through`: `through` moved back one step
-        back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
-        lines.append(f"    k{d} = ~(through & ({' | '.join(back) or '0'}))")
+        lines.append(f"    k{d} = ~(through & ({_back_text(step)}))")
     lines += [
         "    free &= through",
         "    out = []",

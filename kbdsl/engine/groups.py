@@ -174,3 +174,67 @@ class SameMoves:
         """Append the codes of every move, in code order."""
         for s in bit_list(self.sources):
             extend_bits(out, base + s * self.stride, self.targets)
+
+
+class WalkRun:
+    """The moves of pieces on `sources` whose target is one slide from the moving piece through
+    hexes `through` (kbdsl.expr._once_a_move), none of them taken, as one run of `Turn._runs` (a
+    MoveGroup's interface): from each piece, one target per direction whose first step is onto
+    `through` (`firsts`, kbdsl.expr._slide_firsts), so the moves are counted by bit counts and
+    only a drawn move's source is walked (`each`, the board's walk from many sources)."""
+
+    __slots__ = ("sources", "firsts", "through", "free", "each", "t", "stride", "size", "bit_count")
+
+    def __init__(self, sources: int, firsts: tuple[int, ...], through: int, free: int, each, t, stride: int):
+        self.sources = sources
+        self.firsts = firsts
+        self.through = through
+        self.free = free
+        self.each = each
+        self.t = t
+        self.stride = stride
+        size = 0
+        for first in firsts:
+            size += first.bit_count()
+        self.size = size
+        self.bit_count: Callable[[], int] = size.__index__  # (as MoveGroup's)
+
+    def targets(self, s: int) -> int:
+        """The targets of the piece on s."""
+        found = self.each(1 << s, self.through, self.t, self.free)
+        return found[0][1] if found else 0
+
+    def part(self, sources: int) -> WalkRun | None:
+        """The moves of these of the run's sources alone (None if there are none)."""
+        run = WalkRun(
+            sources,
+            tuple(first & sources for first in self.firsts),
+            self.through,
+            self.free,
+            self.each,
+            self.t,
+            self.stride,
+        )
+        return run if run.size else None
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order: the number
+        of moves from each source kept bit-sliced (c0 + 2 c1 + 4 c2: its first steps, at most 6),
+        the source found by halving the hexes below which the moves are counted."""
+        c0 = c1 = c2 = 0
+        for first in self.firsts:
+            carry = c0 & first
+            c0 ^= first
+            c2 |= c1 & carry
+            c1 ^= carry
+        lo, hi, before = 0, self.sources.bit_length(), 0  # the moves from below lo: before <= k
+        while hi - lo > 1:
+            mid = (lo + hi) >> 1
+            m = (1 << mid) - 1
+            n = (c0 & m).bit_count() + 2 * (c1 & m).bit_count() + 4 * (c2 & m).bit_count()
+            if n <= k:
+                lo, before = mid, n
+            else:
+                hi = mid
+        targets = self.targets(lo)
+        return lo * self.stride + nth_bit(targets, k - before)
