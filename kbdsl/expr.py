@@ -1252,10 +1252,17 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
     """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of
     mask: the union of the runs of exactly n hexes of mask, each found from its first hex (by
     masked shifts from RUN_SHIFTS_FROM hexes on: a final position's pieces cost the loop about
-    six times as much)."""
+    six times as much; n hexes are looked up among the runs)."""
     k = mask.bit_count()
     if k < n:
         return 0
+    if k == n:  # all of mask or nothing: one of the board shape's runs of n (a turn's builds)
+        key = ("run-set", n, axes)
+        try:  # (a subscript is cheaper than .get)
+            found = t.cache[key]
+        except KeyError:
+            found = _of_shape(t, key, lambda steps: frozenset(r for rs in _runs(steps, n, axes) for r in rs))
+        return mask if mask in found else 0
     if k >= RUN_SHIFTS_FROM:
         key = ("run-shifts", n, axes)
         try:  # the board shape's function (a subscript is cheaper than .get)
