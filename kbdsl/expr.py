@@ -18,7 +18,7 @@ from typing import Any
 import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, shift_table
+from kbdsl.bitset import bit_list, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -1040,9 +1040,9 @@ def _near(a: int, b: int, t) -> int:
 
 def _touching(mask: int, n: int, t) -> int:
     """Hexes with at least n neighbours in mask: per direction, the hexes whose neighbour that way
-    is in mask are a masked shift of it (Tables.shifts), counted bit-sliced up to n (ge[k]: the
-    hexes with k such neighbours so far); a hex with a neighbour in no direction (Tables.odd) is
-    counted hex by hex."""
+    is in mask are a masked shift of it (Tables.shifts), counted bit-sliced up to n (_touching_code,
+    once per board shape and n); a hex with a neighbour in no direction (Tables.odd) is counted hex
+    by hex."""
     if n <= 1:
         return t.grow(mask)
     if n == len(t.shifts):  # a neighbour in every direction: the shifts' intersection
@@ -1052,13 +1052,12 @@ def _touching(mask: int, n: int, t) -> int:
             if not out:
                 break
     else:
-        ge = [t.all] + [0] * n
-        for shift in t.shifts:
-            s = shift(mask)
-            if s:
-                for k in range(n, 0, -1):
-                    ge[k] |= ge[k - 1] & s
-        out = ge[n]
+        key = ("touching", n)
+        try:  # the board shape's function (a subscript is cheaper than .get)
+            counted = t.cache[key]
+        except KeyError:
+            counted = _of_shape(t, key, lambda steps: _touching_code(steps, n))
+        out = counted(mask)
     if t.odd:
         nbrs = t.nbr_mask
         out ^= out & t.odd
@@ -1066,6 +1065,21 @@ def _touching(mask: int, n: int, t) -> int:
             if (nbrs[i] & mask).bit_count() >= n:
                 out |= 1 << i
     return out
+
+
+def _touching_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
+    """_touching's count on one board shape as straight-line code: per direction, mask's masked
+    shift, added bit-sliced up to n (g{k}: the hexes with at least k such neighbours so far; after
+    d directions a hex has at most d)."""
+    lines = ["def touching(mask):", f"    {' = '.join(f'g{k}' for k in range(1, n + 1))} = 0"]
+    for d, step in enumerate(steps):
+        lines.append(f"    s = {shift_text('mask', shift_table(step))}")
+        lines += [f"    g{k} |= g{k - 1} & s" for k in range(min(n, d + 1), 1, -1)]
+        lines.append("    g1 |= s")
+    lines.append(f"    return g{n}")
+    space: dict[str, Any] = {}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["touching"]
 
 
 def _within(mask: int, n: int, t) -> int:

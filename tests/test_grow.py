@@ -56,7 +56,9 @@ def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():
     nbr[7] |= 1 << 0
     grow = grower(steps, nbr)
     shifts = [shifter(shift_table(step)) for step in steps]
-    t = SimpleNamespace(nbr_mask=nbr, grow=grow, shifts=shifts, all=255, odd=sum(1 << i for i in (0, 7)))
+    t = SimpleNamespace(
+        nbr_mask=nbr, grow=grow, shifts=shifts, steps=steps, cache={}, all=255, odd=sum(1 << i for i in (0, 7))
+    )
     for mask in range(256):
         assert grow(mask) == dilate(mask, nbr), bin(mask)
         for n in (1, 2, 3):
