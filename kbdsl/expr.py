@@ -636,7 +636,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each, _slide_firsts))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each, _slide_counter))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -1426,20 +1426,26 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 #: A walk from each of a move's sources at once: (sources, through, tables, free) -> the
 #: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
 Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
-#: A walk's first steps from many sources: (sources, through, tables) -> per direction, the sources
-#: whose walk that way ends on a hex (see _slide_firsts).
-Firsts = Callable[[int, int, Any], tuple[int, ...]]
+#: How a board shape counts slides from many sources (_slide_counter): (firsts, ends), firsts(sources,
+#: through) per direction the sources whose slide that way ends on a hex, ends[d](s, through) that
+#: hex for a source of firsts[d]; () where the shape's slides are not counted so.
+SlideCounter = tuple[Callable[[int, int], tuple[int, ...]], tuple[Callable[[int, int], int], ...]] | tuple[()]
 
 
 def _once_a_move(
-    f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: Each, firsts: Firsts | None = None
+    f: Fn,
+    key: tuple,
+    walk: Callable[[int, int, Any], int],
+    each: Each,
+    counter: Callable[[Any], SlideCounter] | None = None,
 ) -> Fn:
     """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
     which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
     engine while it lifts each source in turn), then walked from each. When the move's whole
     target is that walk, the engine walks from all its sources in one call: `once.each` is
-    (S's function, the walk over sources: `_slide_each`, `_ray_each`), and `once.firsts` the
-    walk's first steps by direction where they count its ends (`_slide_firsts`; else None)."""
+    (S's function, the walk over sources: `_slide_each`, `_ray_each`), and `once.counter` the
+    board shape's count of the walks by their first steps where they count its ends
+    (`_slide_counter`; else None)."""
 
     def once(c: Ctx) -> int:
         memo = c.lifted
@@ -1452,7 +1458,7 @@ def _once_a_move(
         return walk(c.origin, through, c.t)
 
     once.each = (f, each)  # type: ignore[attr-defined]
-    once.firsts = firsts  # type: ignore[attr-defined]
+    once.counter = counter  # type: ignore[attr-defined]
     return once
 
 
@@ -1495,31 +1501,41 @@ def _ray_each(sources: int, through: int, t, free: int) -> list[tuple[int, int]]
     return _walk_each(t, False)(sources, through, t, free)
 
 
-def _slide_firsts(sources: int, through: int, t) -> tuple[int, ...] | None:
-    """Per direction, the sources whose neighbour that way is of `through`: a slide through it
-    from each goes that way, and ends on a hex of `through` (the last before a hex not of it, or
-    the edge), another hex for each direction, so a slide's targets from many sources are counted
-    by bit counts (kbdsl.engine.groups.WalkRun) without walking from any. None on a board shape
-    where two directions' rays from one hex meet (their slides may end on one hex)."""
+def _slide_counter(t) -> SlideCounter:
+    """The board shape's SlideCounter (_counter_code), made once per shape. From a source whose
+    neighbour in a direction is of `through`, a slide through it goes that way and ends on a hex
+    of `through` (the last before a hex not of it, or the edge), another for each direction: a
+    slide's targets from many sources are counted by bit counts (kbdsl.engine.groups.WalkRun)
+    without walking from any."""
     try:  # (a subscript is cheaper than .get)
-        firsts = t.cache[_FIRSTS]
+        return t.cache[_COUNTER]
     except KeyError:
-        firsts = _of_shape(t, _FIRSTS, _firsts_code)
-    return None if firsts is None else firsts(sources, through)
+        return _of_shape(t, _COUNTER, _counter_code)
 
 
-def _firsts_code(steps: list[list[int]]) -> Callable[[int, int], tuple[int, ...]] | None:
-    """_slide_firsts on one board shape as one expression: per direction, `through` moved back one
-    step (its masked shifts, _back_text), of `sources`; None if two rays from one hex meet."""
-    for i in range(len(steps[0])):
+def _counter_code(steps: list[list[int]]) -> SlideCounter:
+    """_slide_counter on one board shape: firsts as one expression (per direction, `through` moved
+    back one step, _back_text, of `sources`), and per direction the end of a slide as the nearest
+    hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
+    step that way goes up or down the index, as in _walk_each_code); () where a direction goes
+    both ways or two rays from one hex meet (their slides may end on one hex)."""
+    rays = [[_ray_mask(i, step) for step in steps] for i in range(len(steps[0]))]
+    for from_i in rays:
         seen = 0
-        for step in steps:
-            ray = _ray_mask(i, step)
+        for ray in from_i:
             if ray & seen:
-                return None
+                return ()
             seen |= ray
+    ends = []
+    for d, step in enumerate(steps):
+        up = {j > i for i, j in enumerate(step) if j >= 0}
+        if len(up) > 1:
+            return ()
+        stop = f"table[s] & ~(through & ({_back_text(step)}))"  # the ray's hexes where a slide stops
+        end = f"(y := {stop}) & -y" if up != {False} else f"1 << (({stop}).bit_length() - 1)"
+        ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
     terms = ", ".join(f"sources & ({_back_text(step)})" for step in steps)
-    return eval(f"lambda sources, through: ({terms},)")  # only ints: the board's own masks and offsets
+    return eval(f"lambda sources, through: ({terms},)"), tuple(ends)  # only ints: the board's own masks and offsets
 
 
 def _back_text(step: list[int]) -> str:
@@ -1529,7 +1545,7 @@ def _back_text(step: list[int]) -> str:
     return " | ".join(back) or "0"
 
 
-_FIRSTS = ("slide-firsts",)
+_COUNTER = ("slide-counter",)
 
 
 def _walk_each(t, slide: bool) -> Each:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from kbdsl.bitset import bit_list, dilate, grower, shift_table, shifter
 from kbdsl.engine.groups import WalkRun
-from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_each, _slide_firsts, _touching, _walk_each_code
+from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_counter, _slide_each, _touching, _walk_each_code
 from kbdsl.game import Game
 
 
@@ -154,8 +154,8 @@ def test_slides_from_many_sources_are_counted_and_drawn_by_directions(name, seed
     rng = random.Random(seed)
     sources = sum(1 << i for i in rng.sample(range(t.n), rng.choice([1, 5, 30])))
     through = sum(1 << i for i in range(t.n) if rng.random() < density) & ~sources  # (pieces are not empty)
-    firsts = _slide_firsts(sources, through, t)
-    run = WalkRun(sources, firsts, through, t.all ^ sources, _slide_each, t, t.n)
+    firsts, ends = _slide_counter(t)
+    run = WalkRun(sources, firsts(sources, through), through, ends, t.n)
     want = []
     for s in bit_list(sources):
         m = _walk_by_definition(s, through, t.steps, True)
@@ -173,4 +173,4 @@ def test_slides_are_not_counted_by_directions_where_two_rays_from_a_hex_meet():
     # the board above: from hex 0, direction 0 and direction 1 both reach hex 2
     steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
     steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
-    assert _slide_firsts(1, 0b10110, SimpleNamespace(steps=steps, cache={})) is None
+    assert _slide_counter(SimpleNamespace(steps=steps, cache={})) == ()

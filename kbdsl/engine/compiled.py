@@ -799,7 +799,7 @@ def _shape(action, may_stay: bool) -> int:
     if "origin" in reads:
         if reads <= CARD_ORIGIN and not action.adjacent:
             return ORIGIN_CARD if "card" in reads else ORIGIN
-        if getattr(action.target, "firsts", None) is not None and not action.adjacent:
+        if getattr(action.target, "counter", None) is not None and not action.adjacent:
             return WALK
         return OTHER
     return SAME if reads <= CARD else OTHER
@@ -962,20 +962,17 @@ def walk_run(state, action, sources: int, stride: int) -> WalkRun | None:
     """The WalkRun of these sources for a move whose target is one slide from the moving piece
     (`Targets._lifted_targets`' walk from every source, no source with an aura), or None where
     the slide's hexes hold a taken one (a slide may end there, and that end is no target) or the
-    board's slides are not counted by directions (kbdsl.expr._slide_firsts)."""
-    through_of, each = action.target.each
+    board's slides are not counted by directions (kbdsl.expr._slide_counter)."""
     c = state.ctx(state.current)
     taken = state.occ
     if state.blocked:
         taken = c.occ = taken | state.blocked
-    through = through_of(c)
-    if through & taken:
+    through = action.target.each[0](c)
+    counter = action.target.counter(c.t)
+    if through & taken or not counter:
         return None
-    t = c.t
-    firsts = action.target.firsts(sources, through, t)
-    if firsts is None:
-        return None
-    return WalkRun(sources, firsts, through, t.all ^ (t.all & taken), each, t, stride)
+    firsts, ends = counter
+    return WalkRun(sources, firsts(sources, through), through, ends, stride)
 
 
 def split_run(
