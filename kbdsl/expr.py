@@ -1144,13 +1144,18 @@ def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
     """build(t.steps), made once per board shape and kept in t's cache too."""
     found = t.cache.get(key)
     if found is None:
-        hit = _BY_SHAPE.get((id(t.steps), key))
-        if hit is None or hit[0] is not t.steps:
-            if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
-                del _BY_SHAPE[next(iter(_BY_SHAPE))]
-            hit = _BY_SHAPE[(id(t.steps), key)] = (t.steps, build(t.steps))
-        found = t.cache[key] = hit[1]
+        found = t.cache[key] = _of_steps(t.steps, key, build)
     return found
+
+
+def _of_steps(steps: list[list[int]], key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
+    """build(steps), made once per board shape (what one shape's compiled functions share)."""
+    hit = _BY_SHAPE.get((id(steps), key))
+    if hit is None or hit[0] is not steps:
+        if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
+            del _BY_SHAPE[next(iter(_BY_SHAPE))]
+        hit = _BY_SHAPE[(id(steps), key)] = (steps, build(steps))
+    return hit[1]
 
 
 def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
@@ -1519,7 +1524,7 @@ def _counter_code(steps: list[list[int]]) -> SlideCounter:
     hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
     step that way goes up or down the index, as in _walk_each_code); () where a direction goes
     both ways or two rays from one hex meet (their slides may end on one hex)."""
-    rays = [[_ray_mask(i, step) for step in steps] for i in range(len(steps[0]))]
+    rays = _ray_masks(steps)
     for from_i in rays:
         seen = 0
         for ray in from_i:
@@ -1598,10 +1603,21 @@ def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
         lines.append(f"        y = r{d} & k{d}")
         lines.append("        m |= y & -y" if up else "        m |= (1 << y.bit_length()) >> 1")
     lines += ["        m &= free", "        if m:", "            out.append((bit, m))", "    return out"]
-    rays = [tuple(_ray_mask(i, step) for step in steps) for i in range(len(steps[0]))]
+    rays = _ray_masks(steps)
     space: dict[str, Any] = {"rays": rays}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["each"]
+
+
+def _ray_masks(steps: list[list[int]]) -> list[tuple[int, ...]]:
+    """Per hex, the hexes stepping from it in each direction (_ray_mask), once per board shape:
+    both walks compiled per shape (_walk_each_code, _counter_code) read them."""
+    return _of_steps(
+        steps, _RAY_MASKS, lambda steps: [tuple(_ray_mask(i, step) for step in steps) for i in range(len(steps[0]))]
+    )
+
+
+_RAY_MASKS = ("ray-masks",)
 
 
 def _ray_mask(i: int, step: list[int]) -> int:
