@@ -18,7 +18,7 @@ from typing import Any
 import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, shift_table
+from kbdsl.bitset import bit_list, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -459,7 +459,7 @@ class Compiler:
         if name == "own":
             return Compiled(HEX, _own)
         if name == "occupied":
-            return Compiled(HEX, lambda c: c.occ)
+            return Compiled(HEX, attrgetter("occ"))  # (a C function: no Python frame per call)
         if name == "empty":
             return Compiled(HEX, lambda c: (a := c.t.all) ^ (a & c.occ))
         if name == "other":
@@ -467,7 +467,7 @@ class Compiler:
         if name == "built":
             if not self._trigger:
                 return self._err(node.pos, "'built' only makes sense in a card's `on build` or `on mandatory`")
-            return Compiled(HEX, lambda c: c.built)
+            return Compiled(HEX, attrgetter("built"))
         if name == "origin":
             if not move:
                 return self._err(node.pos, "'origin' only makes sense in the target of a move")
@@ -636,7 +636,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _slide, _slide_each, _slide_counter))
             return Compiled(HEX, lambda c: _slide(c.origin, f(c), c.t))
         if name == "ray":
             if not move:
@@ -761,6 +761,13 @@ class Compiler:
     def _binop(self, node: ast.BinOp, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn
         rf = self._expect(node.right, INT, **kw).fn
+        # a number written out as a factor or divisor is read once, not called ("2 * count(...)")
+        if node.op == "*" and isinstance(node.left, ast.Num):
+            k = node.left.value
+            return Compiled(INT, lambda c: k * rf(c))
+        if node.op in ("*", "//") and isinstance(node.right, ast.Num) and node.right.value:
+            k = node.right.value
+            return Compiled(INT, (lambda c: lf(c) * k) if node.op == "*" else (lambda c: lf(c) // k))
         if node.op == "+":
             return Compiled(INT, lambda c: lf(c) + rf(c))
         if node.op == "-":
@@ -1025,6 +1032,8 @@ def _next_to_side(node: ast.BoolOp) -> tuple[ast.Expr, ast.Call, bool] | None:
 def _near(a: int, b: int, t) -> int:
     """`a & next-to(b)`: hex by hex of a when a is the smaller side and small (a hex costs what it
     costs t.grow's loop), else through t.grow(b) (kbdsl.bitset.grower)."""
+    if not a & (a - 1):  # one hex (a build) or none
+        return a if a and t.nbr_mask[a.bit_length() - 1] & b else 0
     n = a.bit_count()
     if n < 6 and n <= b.bit_count():
         nbrs, out = t.nbr_mask, 0
@@ -1040,9 +1049,9 @@ def _near(a: int, b: int, t) -> int:
 
 def _touching(mask: int, n: int, t) -> int:
     """Hexes with at least n neighbours in mask: per direction, the hexes whose neighbour that way
-    is in mask are a masked shift of it (Tables.shifts), counted bit-sliced up to n (ge[k]: the
-    hexes with k such neighbours so far); a hex with a neighbour in no direction (Tables.odd) is
-    counted hex by hex."""
+    is in mask are a masked shift of it (Tables.shifts), counted bit-sliced up to n (_touching_code,
+    once per board shape and n); a hex with a neighbour in no direction (Tables.odd) is counted hex
+    by hex."""
     if n <= 1:
         return t.grow(mask)
     if n == len(t.shifts):  # a neighbour in every direction: the shifts' intersection
@@ -1052,13 +1061,12 @@ def _touching(mask: int, n: int, t) -> int:
             if not out:
                 break
     else:
-        ge = [t.all] + [0] * n
-        for shift in t.shifts:
-            s = shift(mask)
-            if s:
-                for k in range(n, 0, -1):
-                    ge[k] |= ge[k - 1] & s
-        out = ge[n]
+        key = ("touching", n)
+        try:  # the board shape's function (a subscript is cheaper than .get)
+            counted = t.cache[key]
+        except KeyError:
+            counted = _of_shape(t, key, lambda steps: _touching_code(steps, n))
+        out = counted(mask)
     if t.odd:
         nbrs = t.nbr_mask
         out ^= out & t.odd
@@ -1066,6 +1074,21 @@ def _touching(mask: int, n: int, t) -> int:
             if (nbrs[i] & mask).bit_count() >= n:
                 out |= 1 << i
     return out
+
+
+def _touching_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
+    """_touching's count on one board shape as straight-line code: per direction, mask's masked
+    shift, added bit-sliced up to n (g{k}: the hexes with at least k such neighbours so far; after
+    d directions a hex has at most d)."""
+    lines = ["def touching(mask):", f"    {' = '.join(f'g{k}' for k in range(1, n + 1))} = 0"]
+    for d, step in enumerate(steps):
+        lines.append(f"    s = {shift_text('mask', shift_table(step))}")
+        lines += [f"    g{k} |= g{k - 1} & s" for k in range(min(n, d + 1), 1, -1)]
+        lines.append("    g1 |= s")
+    lines.append(f"    return g{n}")
+    space: dict[str, Any] = {}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["touching"]
 
 
 def _within(mask: int, n: int, t) -> int:
@@ -1121,13 +1144,18 @@ def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
     """build(t.steps), made once per board shape and kept in t's cache too."""
     found = t.cache.get(key)
     if found is None:
-        hit = _BY_SHAPE.get((id(t.steps), key))
-        if hit is None or hit[0] is not t.steps:
-            if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
-                del _BY_SHAPE[next(iter(_BY_SHAPE))]
-            hit = _BY_SHAPE[(id(t.steps), key)] = (t.steps, build(t.steps))
-        found = t.cache[key] = hit[1]
+        found = t.cache[key] = _of_steps(t.steps, key, build)
     return found
+
+
+def _of_steps(steps: list[list[int]], key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
+    """build(steps), made once per board shape (what one shape's compiled functions share)."""
+    hit = _BY_SHAPE.get((id(steps), key))
+    if hit is None or hit[0] is not steps:
+        if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
+            del _BY_SHAPE[next(iter(_BY_SHAPE))]
+        hit = _BY_SHAPE[(id(steps), key)] = (steps, build(steps))
+    return hit[1]
 
 
 def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
@@ -1252,10 +1280,17 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
     """Hexes of mask on a straight run (along one of `axes`) of at least n consecutive hexes of
     mask: the union of the runs of exactly n hexes of mask, each found from its first hex (by
     masked shifts from RUN_SHIFTS_FROM hexes on: a final position's pieces cost the loop about
-    six times as much)."""
+    six times as much; n hexes are looked up among the runs)."""
     k = mask.bit_count()
     if k < n:
         return 0
+    if k == n:  # all of mask or nothing: one of the board shape's runs of n (a turn's builds)
+        key = ("run-set", n, axes)
+        try:  # (a subscript is cheaper than .get)
+            found = t.cache[key]
+        except KeyError:
+            found = _of_shape(t, key, lambda steps: frozenset(r for rs in _runs(steps, n, axes) for r in rs))
+        return mask if mask in found else 0
     if k >= RUN_SHIFTS_FROM:
         key = ("run-shifts", n, axes)
         try:  # the board shape's function (a subscript is cheaper than .get)
@@ -1396,14 +1431,26 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 #: A walk from each of a move's sources at once: (sources, through, tables, free) -> the
 #: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
 Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
+#: How a board shape counts slides from many sources (_slide_counter): (firsts, ends), firsts(sources,
+#: through) per direction the sources whose slide that way ends on a hex, ends[d](s, through) that
+#: hex for a source of firsts[d]; () where the shape's slides are not counted so.
+SlideCounter = tuple[Callable[[int, int], tuple[int, ...]], tuple[Callable[[int, int], int], ...]] | tuple[()]
 
 
-def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: Each) -> Fn:
+def _once_a_move(
+    f: Fn,
+    key: tuple,
+    walk: Callable[[int, int, Any], int],
+    each: Each,
+    counter: Callable[[Any], SlideCounter] | None = None,
+) -> Fn:
     """slide(S) or ray(S) for an S that lifting the moving piece changes at most on its own hex,
     which neither reads: S is found once for all the sources of a move (Ctx.lifted, set by the
     engine while it lifts each source in turn), then walked from each. When the move's whole
     target is that walk, the engine walks from all its sources in one call: `once.each` is
-    (S's function, the walk over sources: `_slide_each`, `_ray_each`)."""
+    (S's function, the walk over sources: `_slide_each`, `_ray_each`), and `once.counter` the
+    board shape's count of the walks by their first steps where they count its ends
+    (`_slide_counter`; else None)."""
 
     def once(c: Ctx) -> int:
         memo = c.lifted
@@ -1416,6 +1463,7 @@ def _once_a_move(f: Fn, key: tuple, walk: Callable[[int, int, Any], int], each: 
         return walk(c.origin, through, c.t)
 
     once.each = (f, each)  # type: ignore[attr-defined]
+    once.counter = counter  # type: ignore[attr-defined]
     return once
 
 
@@ -1458,6 +1506,53 @@ def _ray_each(sources: int, through: int, t, free: int) -> list[tuple[int, int]]
     return _walk_each(t, False)(sources, through, t, free)
 
 
+def _slide_counter(t) -> SlideCounter:
+    """The board shape's SlideCounter (_counter_code), made once per shape. From a source whose
+    neighbour in a direction is of `through`, a slide through it goes that way and ends on a hex
+    of `through` (the last before a hex not of it, or the edge), another for each direction: a
+    slide's targets from many sources are counted by bit counts (kbdsl.engine.groups.WalkRun)
+    without walking from any."""
+    try:  # (a subscript is cheaper than .get)
+        return t.cache[_COUNTER]
+    except KeyError:
+        return _of_shape(t, _COUNTER, _counter_code)
+
+
+def _counter_code(steps: list[list[int]]) -> SlideCounter:
+    """_slide_counter on one board shape: firsts as one expression (per direction, `through` moved
+    back one step, _back_text, of `sources`), and per direction the end of a slide as the nearest
+    hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
+    step that way goes up or down the index, as in _walk_each_code); () where a direction goes
+    both ways or two rays from one hex meet (their slides may end on one hex)."""
+    rays = _ray_masks(steps)
+    for from_i in rays:
+        seen = 0
+        for ray in from_i:
+            if ray & seen:
+                return ()
+            seen |= ray
+    ends = []
+    for d, step in enumerate(steps):
+        up = {j > i for i, j in enumerate(step) if j >= 0}
+        if len(up) > 1:
+            return ()
+        stop = f"table[s] & ~(through & ({_back_text(step)}))"  # the ray's hexes where a slide stops
+        end = f"(y := {stop}) & -y" if up != {False} else f"1 << (({stop}).bit_length() - 1)"
+        ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
+    terms = ", ".join(f"sources & ({_back_text(step)})" for step in steps)
+    return eval(f"lambda sources, through: ({terms},)"), tuple(ends)  # only ints: the board's own masks and offsets
+
+
+def _back_text(step: list[int]) -> str:
+    """The expression of the hexes whose neighbour in the direction of `step` is of `through`:
+    `through` moved back one step, as masked shifts."""
+    back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
+    return " | ".join(back) or "0"
+
+
+_COUNTER = ("slide-counter",)
+
+
 def _walk_each(t, slide: bool) -> Each:
     """The board shape's compiled walk from many sources (_walk_each_code), made once per shape."""
     key = _SLIDE_EACH if slide else _RAY_EACH
@@ -1493,8 +1588,7 @@ def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
             lines.append(f"    k{d} = through")
             continue
         # hexes whose next hex in direction d is of `through`: `through` moved back one step
-        back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
-        lines.append(f"    k{d} = ~(through & ({' | '.join(back) or '0'}))")
+        lines.append(f"    k{d} = ~(through & ({_back_text(step)}))")
     lines += [
         "    free &= through",
         "    out = []",
@@ -1509,10 +1603,21 @@ def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
         lines.append(f"        y = r{d} & k{d}")
         lines.append("        m |= y & -y" if up else "        m |= (1 << y.bit_length()) >> 1")
     lines += ["        m &= free", "        if m:", "            out.append((bit, m))", "    return out"]
-    rays = [tuple(_ray_mask(i, step) for step in steps) for i in range(len(steps[0]))]
+    rays = _ray_masks(steps)
     space: dict[str, Any] = {"rays": rays}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["each"]
+
+
+def _ray_masks(steps: list[list[int]]) -> list[tuple[int, ...]]:
+    """Per hex, the hexes stepping from it in each direction (_ray_mask), once per board shape:
+    both walks compiled per shape (_walk_each_code, _counter_code) read them."""
+    return _of_steps(
+        steps, _RAY_MASKS, lambda steps: [tuple(_ray_mask(i, step) for step in steps) for i in range(len(steps[0]))]
+    )
+
+
+_RAY_MASKS = ("ray-masks",)
 
 
 def _ray_mask(i: int, step: list[int]) -> int:

@@ -1,7 +1,8 @@
 """The compiled neighbourhood of a hex set (Tables.grow, kbdsl.bitset.grower), the smaller side of
-`A & next-to(B)` (kbdsl.expr._near), `next-to(A, n)` and the footprint pieces' targets (by masked
-shifts) against the per-hex definitions, on random layouts of every
-shipped rule set and on a graph with a neighbour that lies in no direction."""
+`A & next-to(B)` (kbdsl.expr._near), `next-to(A, n)`, the footprint pieces' targets (by masked
+shifts) and walks from many sources (slides also counted by directions) against the per-hex
+definitions, on random layouts of every shipped rule set and on a graph with a neighbour that
+lies in no direction."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from conftest import RULE_SETS, random_position, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbdsl.bitset import dilate, grower, shift_table, shifter
-from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_each, _touching, _walk_each_code
+from kbdsl.bitset import bit_list, dilate, grower, shift_table, shifter
+from kbdsl.engine.groups import WalkRun
+from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_counter, _slide_each, _touching, _walk_each_code
 from kbdsl.game import Game
 
 
@@ -54,7 +56,9 @@ def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():
     nbr[7] |= 1 << 0
     grow = grower(steps, nbr)
     shifts = [shifter(shift_table(step)) for step in steps]
-    t = SimpleNamespace(nbr_mask=nbr, grow=grow, shifts=shifts, all=255, odd=sum(1 << i for i in (0, 7)))
+    t = SimpleNamespace(
+        nbr_mask=nbr, grow=grow, shifts=shifts, steps=steps, cache={}, all=255, odd=sum(1 << i for i in (0, 7))
+    )
     for mask in range(256):
         assert grow(mask) == dilate(mask, nbr), bin(mask)
         for n in (1, 2, 3):
@@ -139,3 +143,34 @@ def test_walks_from_many_sources_on_a_board_with_a_direction_going_both_ways():
                 want = [(1 << s, m) for s in range(6) if (sources >> s) & 1 and (m := one(s, through, t))]
                 assert each(sources, through, t, 63) == want
                 assert all(m == _walk_by_definition(s.bit_length() - 1, through, steps, slide) for s, m in want)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([0.1, 0.5, 0.8, 0.95]))
+def test_slides_from_many_sources_are_counted_and_drawn_by_directions(name, seed, density):
+    # a WalkRun (kbdsl.engine.groups) against the slide from each source by definition, in code order
+    rules = shipped(name)
+    t = Game.new(rules, players=rules.players[0], seed=seed).tables
+    rng = random.Random(seed)
+    sources = sum(1 << i for i in rng.sample(range(t.n), rng.choice([1, 5, 30])))
+    through = sum(1 << i for i in range(t.n) if rng.random() < density) & ~sources  # (pieces are not empty)
+    firsts, ends = _slide_counter(t)
+    run = WalkRun(sources, firsts(sources, through), through, ends, t.n)
+    want = []
+    for s in bit_list(sources):
+        m = _walk_by_definition(s, through, t.steps, True)
+        assert run.targets(s) == m
+        want += [s * t.n + j for j in bit_list(m)]
+    assert run.size == len(want)
+    assert [run.nth(k) for k in range(run.size)] == want
+    some = sources & rng.getrandbits(t.n)  # the moves of some sources alone (WalkRun.part)
+    part = run.part(some)
+    got = [part.nth(k) for k in range(part.size)] if part is not None else []
+    assert got == [code for code in want if (some >> (code // t.n)) & 1]
+
+
+def test_slides_are_not_counted_by_directions_where_two_rays_from_a_hex_meet():
+    # the board above: from hex 0, direction 0 and direction 1 both reach hex 2
+    steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
+    steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
+    assert _slide_counter(SimpleNamespace(steps=steps, cache={})) == ()

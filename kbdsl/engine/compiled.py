@@ -50,7 +50,7 @@ from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
-from kbdsl.engine.groups import MoveGroup
+from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, END_TURN
@@ -436,6 +436,13 @@ if not stop:
                     cand ^= cand & full
                     if cand and sources:
                         run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
+                elif shape == WALK:  # one slide from the moving piece: counted by directions
+                    run = walk_run(self, action, sources, stride)
+                    if run is None:  # (a slide onto taken hexes: listed)
+                        total += steps(self, name, action, out)
+                        continue
+                    if not run.size:
+                        continue
                 else:
                     ocard = hand[p] if shape == ORIGIN_CARD else None
                     free = every ^ full
@@ -721,6 +728,8 @@ def compiled(g) -> Callable | None:
             "shape_run": shape_run,
             "steps": steps,
             "SAME": SAME,
+            "WALK": WALK,
+            "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
             "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
@@ -765,9 +774,10 @@ _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
 #: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
-#: the same targets from every source (SAME, `move_targets`' board-only case), or as targets per
-#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case).
-OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD = 0, 1, 2, 3, 4
+#: the same targets from every source (SAME, `move_targets`' board-only case), as targets per
+#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
+#: from each source (WALK: `walk_run`).
+OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
 
 
@@ -789,6 +799,8 @@ def _shape(action, may_stay: bool) -> int:
     if "origin" in reads:
         if reads <= CARD_ORIGIN and not action.adjacent:
             return ORIGIN_CARD if "card" in reads else ORIGIN
+        if getattr(action.target, "counter", None) is not None and not action.adjacent:
+            return WALK
         return OTHER
     return SAME if reads <= CARD else OTHER
 
@@ -946,14 +958,33 @@ def shape_run(state, action, card: str | None, sources: int, free: int, stride: 
     return MoveGroup(origins, sources, free, size, stride) if size else None
 
 
-def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup, risky: int) -> int:
+def walk_run(state, action, sources: int, stride: int) -> WalkRun | None:
+    """The WalkRun of these sources for a move whose target is one slide from the moving piece
+    (`Targets._lifted_targets`' walk from every source, no source with an aura), or None where
+    the slide's hexes hold a taken one (a slide may end there, and that end is no target) or the
+    board's slides are not counted by directions (kbdsl.expr._slide_counter)."""
+    c = state.ctx(state.current)
+    taken = state.occ
+    if state.blocked:
+        taken = c.occ = taken | state.blocked
+    through = action.target.each[0](c)
+    counter = action.target.counter(c.t)
+    if through & taken or not counter:
+        return None
+    firsts, ends = counter
+    return WalkRun(sources, firsts(sources, through), through, ends, stride)
+
+
+def split_run(
+    state, out: list, kind: int, base: int, run: SameRun | OriginRun | MoveGroup | WalkRun, risky: int
+) -> int:
     """Append the moves of `run` (of tile action `kind`) as `_steps` lists them where pieces on
     `risky` alone touch a tile's hex: such a piece whose move may lose a tile has its moves with
     their discard variants (`_special_runs`), and the other pieces' moves are runs between them.
     Returns the number of moves appended."""
     first = len(out)
     sources, stride, gain_zone, whole = run.sources, run.stride, -1, True
-    same = run.__class__ is SameRun
+    same = run.__class__ is SameRun or run.__class__ is WalkRun  # (targets by source: run.targets)
     table = None if same else run.table if run.__class__ is OriginRun else run.origins.table
     while risky:  # lowest first
         low = risky & (risky - 1)
@@ -982,8 +1013,12 @@ def split_run(state, out: list, kind: int, base: int, run: SameRun | OriginRun |
     return total
 
 
-def _part(run: SameRun | OriginRun | MoveGroup, table: list | None, sources: int) -> SameRun | OriginRun | None:
+def _part(
+    run: SameRun | OriginRun | MoveGroup | WalkRun, table: list | None, sources: int
+) -> SameRun | OriginRun | WalkRun | None:
     """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
+    if run.__class__ is WalkRun:
+        return run.part(sources)
     if table is None:  # a SameRun: |near| targets a source, but those next to a hex of single (SameRun.nth)
         near, nbr_mask = run.near, run.nbr_mask
         if not near:

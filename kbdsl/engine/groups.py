@@ -174,3 +174,66 @@ class SameMoves:
         """Append the codes of every move, in code order."""
         for s in bit_list(self.sources):
             extend_bits(out, base + s * self.stride, self.targets)
+
+
+class WalkRun:
+    """The moves of pieces on `sources` whose target is one slide from the moving piece through
+    hexes `through` (kbdsl.expr._once_a_move), none of them taken, as one run of `Turn._runs` (a
+    MoveGroup's interface): from each piece, one target per direction whose first step is onto
+    `through` (`firsts`, `ends`: the board shape's kbdsl.expr._slide_counter), so the moves are
+    counted by bit counts and only a drawn move's source has its targets found."""
+
+    __slots__ = ("sources", "firsts", "through", "ends", "stride", "size", "bit_count")
+
+    def __init__(self, sources: int, firsts: tuple[int, ...], through: int, ends: tuple, stride: int):
+        self.sources = sources
+        self.firsts = firsts
+        self.through = through
+        self.ends = ends
+        self.stride = stride
+        size = 0
+        for first in firsts:
+            size += first.bit_count()
+        self.size = size
+        self.bit_count: Callable[[], int] = size.__index__  # (as MoveGroup's)
+
+    def targets(self, s: int) -> int:
+        """The targets of the piece on s."""
+        out, through = 0, self.through
+        for first, end in zip(self.firsts, self.ends, strict=True):
+            if first >> s & 1:
+                out |= end(s, through)
+        return out
+
+    def part(self, sources: int) -> WalkRun | None:
+        """The moves of these of the run's sources alone (None if there are none)."""
+        run = WalkRun(sources, tuple(first & sources for first in self.firsts), self.through, self.ends, self.stride)
+        return run if run.size else None
+
+    def nth(self, k: int) -> int:
+        """The code offset (source * stride + target) of the k-th move, in code order: the number
+        of moves from each source kept bit-sliced (c0 + 2 c1 + 4 c2: its first steps, at most 6),
+        the sources with a move walked from the nearer end, k counting down by their moves."""
+        c0 = c1 = c2 = 0
+        for first in self.firsts:
+            carry = c0 & first
+            c0 ^= first
+            c2 |= c1 & carry
+            c1 ^= carry
+        rest = c0 | c1 | c2
+        if 2 * k < self.size:
+            while True:
+                low = rest & (rest - 1)
+                s = (rest ^ low).bit_length() - 1  # the lowest
+                k -= (c0 >> s & 1) + 2 * (c1 >> s & 1) + 4 * (c2 >> s & 1)
+                if k < 0:  # among its moves: the last is -1
+                    targets = self.targets(s)
+                    return s * self.stride + nth_bit(targets, targets.bit_count() + k)
+                rest = low
+        k = self.size - 1 - k  # the k-th from the last move
+        while True:
+            s = rest.bit_length() - 1  # the highest
+            k -= (c0 >> s & 1) + 2 * (c1 >> s & 1) + 4 * (c2 >> s & 1)
+            if k < 0:  # among its moves: the first is -1
+                return s * self.stride + nth_bit(self.targets(s), -1 - k)
+            rest ^= 1 << s

@@ -564,11 +564,15 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._pay(p, g.on_build, 1 << i)
 
     def _pay(self, p: int, triggers, built: int) -> None:
-        """Gold of the cards whose trigger fired, for the hexes just built."""
+        """Gold of the cards whose trigger fired, for the hexes just built (`pay` in line: a call a
+        card would cost more than its two lines, at every build)."""
         c = self.ctx(p)
+        gold = self.gold[p]
         for card, fn in triggers:
             c.built = built
-            self.pay(p, card, fn(c))
+            amount = fn(c)
+            if amount:
+                gold[card] = gold.get(card, 0) + amount
 
     def _move(self, p: int, frm: int, to: int, discard: str | None) -> None:
         if frm == to:  # allowed only by the move-may-stay option: nothing changes on the board
