@@ -269,9 +269,8 @@ moves += count - 1
 self._mandatory = None
 if not supply[p]:
     self.ending = True
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?choosing
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?!choosing on_gain
-if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!choosing !on_gain
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?on_gain
+if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!on_gain
     self._settle()
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
@@ -560,11 +559,10 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
-        table = mtables[hand[p]]  # ?lean !choosing !on_gain
-        table ^= table & self.blocked  # ?lean !choosing !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !choosing !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?lean choosing
-        if not (supply[p] and self.mandatory_targets()):  # ?lean !choosing on_gain
+        table = mtables[hand[p]]  # ?lean !on_gain
+        table ^= table & self.blocked  # ?lean !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?lean on_gain
             self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
         self._react()  # ?lean reactions
@@ -610,12 +608,11 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
                     self.lose(p, None, lose_now)
                     break
     if self.mand_left > 0:
-        table = mtables[hand[p]]  # ?table !choosing !on_gain
-        table ^= table & self.blocked  # ?table !choosing !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?table !choosing !on_gain
+        table = mtables[hand[p]]  # ?table !on_gain
+        table ^= table & self.blocked  # ?table !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
         if not (supply[p] and self.mandatory_targets()):  # ?!table
-        if not (supply[p] and self.mandatory_targets()):  # ?table choosing
-        if not (supply[p] and self.mandatory_targets()):  # ?table !choosing on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?table on_gain
             self._settle()
     if self.reacting:  # ?reactions
         self._react()  # ?reactions
