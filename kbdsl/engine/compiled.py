@@ -26,7 +26,8 @@ compiles:
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike, the draw
+  from a source of board hexes, with pieces of several kinds and under auras alike, a placement
+  of a player-owned kind and a return (`place_targets`, `return_targets`, without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
   (a move's tile gains and losses as `_move` checks them);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
@@ -405,8 +406,18 @@ if not stop:
                             out.append((base, targets))
                             total += targets.bit_count()
                     continue
-                if not shape:
-                    total += steps(self, name, action, out)
+                if shape <= 0:  # OTHER, PLACE, RETURN: _steps' targets, the last two in line
+                    if shape == PLACE:
+                        if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
+                            out.append((base, targets))
+                            total += targets.bit_count()
+                    elif shape == RETURN:
+                        targets = self.return_targets(action, p)
+                        if targets:
+                            out.append((base, targets))
+                            total += targets.bit_count()
+                    else:
+                        total += steps(self, name, action, out)
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
@@ -729,6 +740,8 @@ def compiled(g) -> Callable | None:
             "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
+            "PLACE": PLACE,
+            "RETURN": RETURN,
             "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
@@ -775,6 +788,7 @@ _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
 #: from each source (WALK: `walk_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
+PLACE, RETURN = -1, -2  # a placement of a player-owned kind (`place_targets`), a return (`return_targets`)
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
 
 
@@ -783,13 +797,18 @@ def move_shapes(g) -> dict[str, int]:
     key = (id(g.rules), g.may_stay)
     seen = _SHAPES.get(key)
     if seen is None or seen[0] is not g.rules:
-        seen = _SHAPES[key] = (g.rules, {name: _shape(a, g.may_stay) for name, a in g.rules.actions.items()})
+        shapes = {name: _shape(a, g.rules.kinds, g.may_stay) for name, a in g.rules.actions.items()}
+        seen = _SHAPES[key] = (g.rules, shapes)
     return seen[1]
 
 
-def _shape(action, may_stay: bool) -> int:
+def _shape(action, kinds, may_stay: bool) -> int:
     if action.kind == "build":
         return TILE_BUILD
+    if action.kind == "place" and action.piece in kinds:
+        return PLACE
+    if action.kind == "return":
+        return RETURN
     if action.kind != "move" or may_stay or action.source_reads:  # (a source of board hexes: move_sources')
         return OTHER
     reads = action.reads
