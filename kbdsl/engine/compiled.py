@@ -27,7 +27,8 @@ compiles:
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
   from a source of board hexes, with pieces of several kinds and under auras alike, a placement
-  of a player-owned kind and a return (`place_targets`, `return_targets`, without `_steps`), the draw
+  of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
+  move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
   (a move's tile gains and losses as `_move` checks them);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
@@ -406,8 +407,10 @@ if not stop:
                             out.append((base, targets))
                             total += targets.bit_count()
                     continue
-                if shape <= 0:  # OTHER, PLACE, RETURN: _steps' targets, the last two in line
-                    if shape == PLACE:
+                if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX: _steps' targets in line
+                    if not shape:
+                        total += steps(self, name, action, out)
+                    elif shape == PLACE:
                         if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
                             out.append((base, targets))
                             total += targets.bit_count()
@@ -417,7 +420,8 @@ if not stop:
                             out.append((base, targets))
                             total += targets.bit_count()
                     else:
-                        total += steps(self, name, action, out)
+                        out.append((base, 1))
+                        total += 1
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
@@ -788,7 +792,9 @@ _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
 #: from each source (WALK: `walk_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
-PLACE, RETURN = -1, -2  # a placement of a player-owned kind (`place_targets`), a return (`return_targets`)
+#: A placement of a player-owned kind (`place_targets`), a return (`return_targets`), an action
+#: on no hex (gold, ignore, draw, later: one move).
+PLACE, RETURN, NO_HEX = -1, -2, -3
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
 
 
@@ -798,6 +804,7 @@ def move_shapes(g) -> dict[str, int]:
     seen = _SHAPES.get(key)
     if seen is None or seen[0] is not g.rules:
         shapes = {name: _shape(a, g.rules.kinds, g.may_stay) for name, a in g.rules.actions.items()}
+        shapes.update(dict.fromkeys(g.no_hex, NO_HEX))
         seen = _SHAPES[key] = (g.rules, shapes)
     return seen[1]
 
