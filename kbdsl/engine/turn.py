@@ -220,6 +220,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
         action, tables = g.mandatory, g.mandatory_tables
         if tables is not None and not self.choosing:  # the common case: a table per board
             targets = self.table_build_targets(action, tables, p)
+        elif tables is not None and id(action) in g.card_actions:  # a choice of cards: each card's table
+            targets = self._cards_board_targets(action, p, tables)
         else:
             targets = self.build_targets(action, p)
         self._mandatory = (self.occ, card, p, targets)
