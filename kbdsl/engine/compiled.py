@@ -372,9 +372,10 @@ if mand_left > 0:
     if ready:  # ?ready
         targets, ready, card = ready, 0, hand[p]  # ?ready
     else:  # ?ready
-        @@mandatory@@  # ?ready
+        @@mandatory@@  # ?ready !choosing
+        @@cards@@  # ?ready choosing
     @@mandatory@@  # ?!ready !choosing
-    @@cards@@  # ?choosing
+    @@cards@@  # ?!ready choosing
     if targets:
         out.append((build, targets))
         total += targets.bit_count()
@@ -666,8 +667,8 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
-        # the turn's start reuses its mandatory targets: a board table, no modifiers, grants nor choice
-        "ready": table and not (g.delayed or g.draw_at_start or g.grants or g.several_cards or g.faces),
+        # the turn's start reuses its mandatory targets: a board table, no modifiers nor grants
+        "ready": table and not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
