@@ -345,7 +345,7 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
     extra, self.waived = self.take_later(after)  # ?!draw_start delayed
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?!draw_start choosing
+self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
 self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
 if self.mand_left > 0:  # ?!draw_start delayed
