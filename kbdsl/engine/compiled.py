@@ -436,6 +436,8 @@ if not stop:
                             sources = self.move_sources(action, p)  # ?kinds
                 elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
                     sources = self.kind_own[action.piece][p]  # ?kinds
+                    if not sources:  # none on the board  # ?kinds
+                        continue  # ?kinds
                 else:  # ?kinds
                     sources = self.move_sources(action, p)  # ?kinds
                 full = self.occ | self.blocked  # ?auras
