@@ -416,8 +416,7 @@ if not stop:
                             out.append((base, targets))
                             total += targets.bit_count()
                     elif shape == RETURN:
-                        targets = self.return_targets(action, p)
-                        if targets:
+                        if self.kind_own[action.piece][p] and (targets := self.return_targets(action, p)):
                             out.append((base, targets))
                             total += targets.bit_count()
                     else:
@@ -797,7 +796,7 @@ _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
 #: from each source (WALK: `walk_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
-#: A placement of a player-owned kind (`place_targets`), a return (`return_targets`), an action
+#: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
 #: on no hex (gold, ignore, draw, later: one move).
 PLACE, RETURN, NO_HEX = -1, -2, -3
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
@@ -819,7 +818,7 @@ def _shape(action, kinds, may_stay: bool) -> int:
         return TILE_BUILD
     if action.kind == "place" and action.piece in kinds:
         return PLACE
-    if action.kind == "return":
+    if action.kind == "return" and action.piece in kinds:
         return RETURN
     if action.kind != "move" or may_stay or action.source_reads:  # (a source of board hexes: move_sources')
         return OTHER
