@@ -139,7 +139,8 @@ class Kinds(Pieces):
         cover = self.cover(kind, i)
         self.own[p] |= cover
         self.occ |= cover
-        self.nb[p] |= self.game.tables.grow(cover)
+        t = self.game.tables
+        self.nb[p] |= t.nbr_mask[i] if cover == 1 << i else t.grow(cover)
         self.kind_own[kind][p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
