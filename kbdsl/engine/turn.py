@@ -513,7 +513,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._move(p, frm, to, discard)
         elif what == "place" and action.piece in self.kind_supply:
             pays = self.game.on_build and action.piece not in self.game.unpaid_kinds
-            for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
+            cover = self.place_kind(p, action.piece, to)
+            for i in (to,) if cover == 1 << to else bit_list(cover):  # each hex covered arrives like a build
                 self._landed(p, i)
                 if pays:
                     self._pay(p, self.game.on_build, 1 << i)
