@@ -26,7 +26,9 @@ compiles:
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike, the draw
+  from a source of board hexes, with pieces of several kinds and under auras alike, a placement
+  of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
+  move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
   (a move's tile gains and losses as `_move` checks them);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
@@ -269,9 +271,8 @@ moves += count - 1
 self._mandatory = None
 if not supply[p]:
     self.ending = True
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?choosing
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?!choosing on_gain
-if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!choosing !on_gain
+if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?on_gain
+if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!on_gain
     self._settle()
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
@@ -344,7 +345,7 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
     extra, self.waived = self.take_later(after)  # ?!draw_start delayed
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
-self.choosing = bool(self.spare[after]) or hand[after] in faces  # ?!draw_start choosing
+self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
 self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
 if self.mand_left > 0:  # ?!draw_start delayed
@@ -371,9 +372,10 @@ if mand_left > 0:
     if ready:  # ?ready
         targets, ready, card = ready, 0, hand[p]  # ?ready
     else:  # ?ready
-        @@mandatory@@  # ?ready
+        @@mandatory@@  # ?ready !choosing
+        @@cards@@  # ?ready choosing
     @@mandatory@@  # ?!ready !choosing
-    @@cards@@  # ?choosing
+    @@cards@@  # ?!ready choosing
     if targets:
         out.append((build, targets))
         total += targets.bit_count()
@@ -406,8 +408,20 @@ if not stop:
                             out.append((base, targets))
                             total += targets.bit_count()
                     continue
-                if not shape:
-                    total += steps(self, name, action, out)
+                if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX: _steps' targets in line
+                    if not shape:
+                        total += steps(self, name, action, out)
+                    elif shape == PLACE:
+                        if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
+                            out.append((base, targets))
+                            total += targets.bit_count()
+                    elif shape == RETURN:
+                        if self.kind_own[action.piece][p] and (targets := self.return_targets(action, p)):
+                            out.append((base, targets))
+                            total += targets.bit_count()
+                    else:
+                        out.append((base, 1))
+                        total += 1
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
@@ -419,6 +433,10 @@ if not stop:
                             sources &= tcache[("source", id(action))]  # ?kinds
                         except KeyError:  # ?kinds
                             sources = self.move_sources(action, p)  # ?kinds
+                elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
+                    sources = self.kind_own[action.piece][p]  # ?kinds
+                    if not sources:  # none on the board  # ?kinds
+                        continue  # ?kinds
                 else:  # ?kinds
                     sources = self.move_sources(action, p)  # ?kinds
                 full = self.occ | self.blocked  # ?auras
@@ -560,11 +578,10 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
-        table = mtables[hand[p]]  # ?lean !choosing !on_gain
-        table ^= table & self.blocked  # ?lean !choosing !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !choosing !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?lean choosing
-        if not (supply[p] and self.mandatory_targets()):  # ?lean !choosing on_gain
+        table = mtables[hand[p]]  # ?lean !on_gain
+        table ^= table & self.blocked  # ?lean !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?lean on_gain
             self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
         self._react()  # ?lean reactions
@@ -610,12 +627,11 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
                     self.lose(p, None, lose_now)
                     break
     if self.mand_left > 0:
-        table = mtables[hand[p]]  # ?table !choosing !on_gain
-        table ^= table & self.blocked  # ?table !choosing !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?table !choosing !on_gain
+        table = mtables[hand[p]]  # ?table !on_gain
+        table ^= table & self.blocked  # ?table !on_gain auras
+        if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
         if not (supply[p] and self.mandatory_targets()):  # ?!table
-        if not (supply[p] and self.mandatory_targets()):  # ?table choosing
-        if not (supply[p] and self.mandatory_targets()):  # ?table !choosing on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?table on_gain
             self._settle()
     if self.reacting:  # ?reactions
         self._react()  # ?reactions
@@ -652,8 +668,8 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
-        # the turn's start reuses its mandatory targets: a board table, no modifiers, grants nor choice
-        "ready": table and not (g.delayed or g.draw_at_start or g.grants or g.several_cards or g.faces),
+        # the turn's start reuses its mandatory targets: a board table, no modifiers nor grants
+        "ready": table and not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
@@ -732,6 +748,8 @@ def compiled(g) -> Callable | None:
             "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
+            "PLACE": PLACE,
+            "RETURN": RETURN,
             "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
@@ -778,6 +796,9 @@ _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
 #: from each source (WALK: `walk_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
+#: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
+#: on no hex (gold, ignore, draw, later: one move).
+PLACE, RETURN, NO_HEX = -1, -2, -3
 _SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
 
 
@@ -786,13 +807,19 @@ def move_shapes(g) -> dict[str, int]:
     key = (id(g.rules), g.may_stay)
     seen = _SHAPES.get(key)
     if seen is None or seen[0] is not g.rules:
-        seen = _SHAPES[key] = (g.rules, {name: _shape(a, g.may_stay) for name, a in g.rules.actions.items()})
+        shapes = {name: _shape(a, g.rules.kinds, g.may_stay) for name, a in g.rules.actions.items()}
+        shapes.update(dict.fromkeys(g.no_hex, NO_HEX))
+        seen = _SHAPES[key] = (g.rules, shapes)
     return seen[1]
 
 
-def _shape(action, may_stay: bool) -> int:
+def _shape(action, kinds, may_stay: bool) -> int:
     if action.kind == "build":
         return TILE_BUILD
+    if action.kind == "place" and action.piece in kinds:
+        return PLACE
+    if action.kind == "return" and action.piece in kinds:
+        return RETURN
     if action.kind != "move" or may_stay or action.source_reads:  # (a source of board hexes: move_sources')
         return OTHER
     reads = action.reads

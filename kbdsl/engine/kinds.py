@@ -139,11 +139,13 @@ class Kinds(Pieces):
         cover = self.cover(kind, i)
         self.own[p] |= cover
         self.occ |= cover
-        self.nb[p] |= self.game.tables.grow(cover)
+        t = self.game.tables
+        around = t.nbr_mask[i] if cover == 1 << i else t.grow(cover)
+        self.nb[p] |= around
         self.kind_own[kind][p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
-            self._block()
+            self.blocked |= around  # (_aura's grow of every aura piece, with this one added)
         return cover
 
     def return_kind(self, p: int, i: int) -> None:

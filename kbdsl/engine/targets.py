@@ -82,15 +82,22 @@ class Targets(Kinds, Hand):
                 return near
         return cand
 
-    def _cards_board_targets(self, action: CompiledAction, p: int) -> int:
+    def _cards_board_targets(self, action: CompiledAction, p: int, tables: dict | None = None) -> int:
         """build_targets of an action whose target is a board table (it reads at most the card)
         while p chooses among cards: each card's targets with its own "adjacent if possible",
-        merged (what over_cards finds, without putting each card in p's hand)."""
+        merged (what over_cards finds, without putting each card in p's hand); `tables`, if
+        given, caches the board's targets by card (as table_build_targets')."""
         taken = self.occ | self.blocked
         adjacent = action.adjacent and not (self.waived and action.kind == "build")
         nb, out = self.nb[p], 0
         for card in self.card_choices(p):
-            cand = self.board_target(action, card)
+            if tables is None:
+                cand = self.board_target(action, card)
+            else:
+                try:  # (cheaper than tables.get, a call)
+                    cand = tables[card]
+                except KeyError:
+                    cand = tables[card] = self.board_target(action, card)
             cand ^= cand & taken  # cand & ~taken, without a negative int
             if adjacent:
                 near = cand & nb

@@ -220,6 +220,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
         action, tables = g.mandatory, g.mandatory_tables
         if tables is not None and not self.choosing:  # the common case: a table per board
             targets = self.table_build_targets(action, tables, p)
+        elif tables is not None and id(action) in g.card_actions:  # a choice of cards: each card's table
+            targets = self._cards_board_targets(action, p, tables)
         else:
             targets = self.build_targets(action, p)
         self._mandatory = (self.occ, card, p, targets)
@@ -511,7 +513,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self._move(p, frm, to, discard)
         elif what == "place" and action.piece in self.kind_supply:
             pays = self.game.on_build and action.piece not in self.game.unpaid_kinds
-            for i in bit_list(self.place_kind(p, action.piece, to)):  # each hex covered arrives like a build
+            cover = self.place_kind(p, action.piece, to)
+            for i in (to,) if cover == 1 << to else bit_list(cover):  # each hex covered arrives like a build
                 self._landed(p, i)
                 if pays:
                     self._pay(p, self.game.on_build, 1 << i)
