@@ -186,7 +186,7 @@ card = hand[p]  # ?table
 try:  # ?table
     targets = mtables[card]  # ?table
 except KeyError:  # ?table
-    targets = mtables[card] = self.board_target(maction, card)  # ?table
+    targets = self.mandatory_table(card)  # ?table
 occ = self.occ  # ?table
 targets ^= targets & (occ | self.blocked)  # ?table auras
 targets ^= targets & occ  # ?table !auras
@@ -521,7 +521,7 @@ if base == build and self.mand_left > 0:
         mand_left = self.mand_left  # ?choosing lean
         card = hand[p]  # ?choosing lean
         if card not in mtables:  # ?choosing lean
-            mtables[card] = self.board_target(maction, card)  # ?choosing lean
+            self.mandatory_table(card)  # ?choosing lean
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean

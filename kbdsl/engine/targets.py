@@ -106,7 +106,10 @@ class Targets(Kinds, Hand):
             targets = tables[self.hand[p]]
         except KeyError:
             card = self.hand[p]
-            targets = tables[card] = self.board_target(action, card)
+            if tables is self.game.mandatory_tables:
+                targets = self.mandatory_table(card)
+            else:
+                targets = tables[card] = self.board_target(action, card)
         blocked = self.blocked
         targets ^= targets & (self.occ | blocked if blocked else self.occ)  # targets & ~taken, without a negative int
         if action.adjacent and not self.waived:  # (a build: the mandatory one or a tile's, kbdsl.engine.setup)
@@ -142,6 +145,24 @@ class Targets(Kinds, Hand):
             c.card, c.origin, c.region = card, origin, None
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
+
+    def mandatory_table(self, card: str | None) -> int:
+        """board_target of the mandatory action (its target a table per board) for `card`, kept in
+        the game's `mandatory_tables`: the first look fills them for every card of the deck in one
+        context, as a game soon plays each (a board_target call a card had cost ~100 bytecodes)."""
+        g = self.game
+        tables, action, every = g.mandatory_tables, g.mandatory, g.tables.all
+        c = None
+        for other in (card, *dict.fromkeys(g.deck_cards)):
+            if other not in tables:
+                if c is None:
+                    c = self.ctx(self.current)
+                    c.origin, c.region = -1, None
+                elif c._areas or c.memo:
+                    c.forget()
+                c.card = other
+                tables[other] = action.target(c) & every
+        return tables[card]
 
     def fill_origins(self, action: CompiledAction, card: str | None, table: list[int | None], origins: int) -> None:
         """board_target of each of these origins not in `table` (its board_table) yet, in one
