@@ -52,6 +52,7 @@ from collections.abc import Callable
 from kbdsl.bitset import nth_bit
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
+from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, END_TURN
 
@@ -232,7 +233,8 @@ while True:
     own[p] |= 1 << to  # ?on_build
     near = tile_near[to]
     if near and near ^ (near & taken):
-        self.gain(p, to)  # ?!on_gain
+        self.gain(p, to)  # ?!on_gain given
+        holdings_gain(self, p, to)  # ?!on_gain !given
         self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
         self._pay(p, on_build, 1 << to)  # ?on_build
@@ -556,7 +558,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if not supply[p]:  # ?lean
         self.ending = True  # ?lean
     if tile_near[k]:  # ?lean
-        self.gain(p, k)  # ?lean !on_gain
+        self.gain(p, k)  # ?lean !on_gain given
+        holdings_gain(self, p, k)  # ?lean !on_gain !given
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
@@ -602,7 +605,8 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
             self.move_kind(p, frm, to)  # ?kinds
         near = tile_near[to]
         if near and near ^ (near & self.taken[p]):
-            self.gain(p, to)  # ?!on_gain
+            self.gain(p, to)  # ?!on_gain given
+            holdings_gain(self, p, to)  # ?!on_gain !given
             self._landed(p, to)  # ?on_gain
         if lose_now and tile_near[frm]:  # lose(), where some tile is lost
             for x in tiles_of[p]:
@@ -655,6 +659,7 @@ def _conditions(g) -> dict[str, bool]:
         # the turn's start reuses its mandatory targets: a board table, no modifiers, grants nor choice
         "ready": table and not (g.delayed or g.draw_at_start or g.grants or g.several_cards or g.faces),
         "on_gain": bool(g.on_gain),
+        "given": bool(g.given),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
@@ -732,6 +737,7 @@ def compiled(g) -> Callable | None:
             "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
+            "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
             "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
