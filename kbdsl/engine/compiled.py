@@ -187,7 +187,7 @@ card = hand[p]  # ?table
 try:  # ?table
     targets = mtables[card]  # ?table
 except KeyError:  # ?table
-    targets = self.mandatory_table(card)  # ?table
+    targets = self.card_table(maction, mtables, card)  # ?table
 occ = self.occ  # ?table
 targets ^= targets & (occ | self.blocked)  # ?table auras
 targets ^= targets & occ  # ?table !auras
@@ -479,7 +479,7 @@ if not stop:
             try:
                 targets = by_card[card]
             except KeyError:
-                targets = by_card[card] = self.board_target(action, card)
+                targets = self.card_table(action, by_card, card)
             targets ^= targets & (self.occ | self.blocked)  # ?auras
             targets ^= targets & self.occ  # ?!auras
             if action.adjacent and not self.waived:
@@ -523,7 +523,7 @@ if base == build and self.mand_left > 0:
         mand_left = self.mand_left  # ?choosing lean
         card = hand[p]  # ?choosing lean
         if card not in mtables:  # ?choosing lean
-            self.mandatory_table(card)  # ?choosing lean
+            self.card_table(maction, mtables, card)  # ?choosing lean
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
