@@ -50,6 +50,7 @@ from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
+from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.engine.tiles import Holdings
@@ -698,6 +699,10 @@ _PARTS = {
     **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
 }
 _CACHE: dict[tuple, Callable] = {}
+#: The playout of a rule set, options and cards (a new game's conditions are not read again:
+#: 1.7 us a game); an entry keeps its rule set alive and is used only for it.
+_OF_GAME: dict[tuple, tuple[object, Callable]] = {}
+_OF_GAME_KEPT = 4096
 
 
 def source(g) -> str:
@@ -711,6 +716,10 @@ def compiled(g) -> Callable | None:
     interpreter's loop must play (no mandatory action)."""
     if g.mandatory is None:
         return None
+    game_key = (id(g.rules), tuple(g.options.items()), g.setup.cards)  # what the conditions are read from
+    seen = _OF_GAME.get(game_key)
+    if seen is not None and seen[0] is g.rules:
+        return seen[1]
     conds = _conditions(g)
     key = tuple(conds.values())
     fn = _CACHE.get(key)
@@ -744,6 +753,8 @@ def compiled(g) -> Callable | None:
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
+    _OF_GAME[game_key] = (g.rules, fn)
+    trim(_OF_GAME, _OF_GAME_KEPT)
     return fn
 
 
