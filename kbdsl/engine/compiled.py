@@ -298,6 +298,17 @@ if r < 3:
     to = (targets ^ (targets - 1)).bit_length() - 1
 elif r == n - 1:
     to = targets.bit_length() - 1
+elif r < 8 and r + r < n:  # nth_bit's short cases, in line: the r lowest cleared
+    while r:
+        targets &= targets - 1
+        r -= 1
+    to = (targets ^ (targets - 1)).bit_length() - 1
+elif n - r < 9 and r + r >= n:  # ... or the n - 1 - r highest
+    r = n - 1 - r
+    while r:
+        targets ^= 1 << (targets.bit_length() - 1)
+        r -= 1
+    to = targets.bit_length() - 1
 else:
     to = nth_bit(targets, r)
 """
