@@ -52,8 +52,10 @@ from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import nth_bit
+from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
+from kbdsl.engine.tiles import Holdings
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, END_TURN
 
@@ -188,7 +190,7 @@ card = hand[p]  # ?table
 try:  # ?table
     targets = mtables[card]  # ?table
 except KeyError:  # ?table
-    targets = mtables[card] = self.board_target(maction, card)  # ?table
+    targets = self.card_table(maction, mtables, card)  # ?table
 occ = self.occ  # ?table
 targets ^= targets & (occ | self.blocked)  # ?table auras
 targets ^= targets & occ  # ?table !auras
@@ -234,7 +236,8 @@ while True:
     own[p] |= 1 << to  # ?on_build
     near = tile_near[to]
     if near and near ^ (near & taken):
-        self.gain(p, to)  # ?!on_gain
+        self.gain(p, to)  # ?!on_gain given
+        holdings_gain(self, p, to)  # ?!on_gain !given
         self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
         self._pay(p, on_build, 1 << to)  # ?on_build
@@ -296,6 +299,17 @@ if r < 3:
     to = (targets ^ (targets - 1)).bit_length() - 1
 elif r == n - 1:
     to = targets.bit_length() - 1
+elif r < 8 and r + r < n:  # nth_bit's short cases, in line: the r lowest cleared
+    while r:
+        targets &= targets - 1
+        r -= 1
+    to = (targets ^ (targets - 1)).bit_length() - 1
+elif n - r < 9 and r + r >= n:  # ... or the n - 1 - r highest
+    r = n - 1 - r
+    while r:
+        targets ^= 1 << (targets.bit_length() - 1)
+        r -= 1
+    to = targets.bit_length() - 1
 else:
     to = nth_bit(targets, r)
 """
@@ -337,8 +351,10 @@ self.turn += 1
 self._new_turn()  # ?draw_start
 self.turn_supply = supply[after]  # ?!draw_start
 self.mand_left = mcount  # ?!draw_start
-self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start
-self.pending_up_to = self.waived = False  # ?!draw_start
+self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start steps
+self.pending_up_to = self.waived = False  # ?!draw_start steps
+self.built = self.mand_built = 0  # (no action of several steps: nothing was pending)  # ?!draw_start !steps
+self.waived = False  # ?!draw_start !steps
 if self.drawn is not None:  # ?!draw_start
     self.set_drawn(None)  # ?!draw_start
 if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)  # ?!draw_start delayed
@@ -495,7 +511,7 @@ if not stop:
             try:
                 targets = by_card[card]
             except KeyError:
-                targets = by_card[card] = self.board_target(action, card)
+                targets = self.card_table(action, by_card, card)
             targets ^= targets & (self.occ | self.blocked)  # ?auras
             targets ^= targets & self.occ  # ?!auras
             if action.adjacent and not self.waived:
@@ -539,7 +555,7 @@ if base == build and self.mand_left > 0:
         mand_left = self.mand_left  # ?choosing lean
         card = hand[p]  # ?choosing lean
         if card not in mtables:  # ?choosing lean
-            mtables[card] = self.board_target(maction, card)  # ?choosing lean
+            self.card_table(maction, mtables, card)  # ?choosing lean
     moves += take_builds(self, p, k, getrandbits, max_moves - moves + 1)  # ?!lean
     if self.react_saved is not None:  # ?reactions !lean
         break  # ?reactions !lean
@@ -574,7 +590,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if not supply[p]:  # ?lean
         self.ending = True  # ?lean
     if tile_near[k]:  # ?lean
-        self.gain(p, k)  # ?lean !on_gain
+        self.gain(p, k)  # ?lean !on_gain given
+        holdings_gain(self, p, k)  # ?lean !on_gain !given
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
@@ -619,7 +636,8 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
             self.move_kind(p, frm, to)  # ?kinds
         near = tile_near[to]
         if near and near ^ (near & self.taken[p]):
-            self.gain(p, to)  # ?!on_gain
+            self.gain(p, to)  # ?!on_gain given
+            holdings_gain(self, p, to)  # ?!on_gain !given
             self._landed(p, to)  # ?on_gain
         if lose_now and tile_near[frm]:  # lose(), where some tile is lost
             for x in tiles_of[p]:
@@ -671,6 +689,9 @@ def _conditions(g) -> dict[str, bool]:
         # the turn's start reuses its mandatory targets: a board table, no modifiers nor grants
         "ready": table and not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
+        "given": bool(g.given),
+        # an action of several steps, or one due after another (else nothing is ever pending)
+        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
@@ -709,6 +730,10 @@ _PARTS = {
     **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
 }
 _CACHE: dict[tuple, Callable] = {}
+#: The playout of a rule set, options and cards (a new game's conditions are not read again:
+#: 1.7 us a game); an entry keeps its rule set alive and is used only for it.
+_OF_GAME: dict[tuple, tuple[object, Callable]] = {}
+_OF_GAME_KEPT = 4096
 
 
 def source(g) -> str:
@@ -722,6 +747,10 @@ def compiled(g) -> Callable | None:
     interpreter's loop must play (no mandatory action)."""
     if g.mandatory is None:
         return None
+    game_key = (id(g.rules), tuple(g.options.items()), g.setup.cards)  # what the conditions are read from
+    seen = _OF_GAME.get(game_key)
+    if seen is not None and seen[0] is g.rules:
+        return seen[1]
     conds = _conditions(g)
     key = tuple(conds.values())
     fn = _CACHE.get(key)
@@ -750,12 +779,15 @@ def compiled(g) -> Callable | None:
             "TILE_BUILD": TILE_BUILD,
             "PLACE": PLACE,
             "RETURN": RETURN,
+            "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
             "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
+    _OF_GAME[game_key] = (g.rules, fn)
+    trim(_OF_GAME, _OF_GAME_KEPT)
     return fn
 
 

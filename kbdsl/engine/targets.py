@@ -112,8 +112,7 @@ class Targets(Kinds, Hand):
         try:  # (cheaper than tables.get, a call)
             targets = tables[self.hand[p]]
         except KeyError:
-            card = self.hand[p]
-            targets = tables[card] = self.board_target(action, card)
+            targets = self.card_table(action, tables, self.hand[p])
         blocked = self.blocked
         targets ^= targets & (self.occ | blocked if blocked else self.occ)  # targets & ~taken, without a negative int
         if action.adjacent and not self.waived:  # (a build: the mandatory one or a tile's, kbdsl.engine.setup)
@@ -149,6 +148,33 @@ class Targets(Kinds, Hand):
             c.card, c.origin, c.region = card, origin, None
             value = table[origin] = action.target(c) & self.game.tables.all
         return value
+
+    def card_table(self, action: CompiledAction, tables: dict, card: str | None) -> int:
+        """board_target of an action whose target reads at most the card, for `card`, kept in
+        `tables` (by card; a miss): where the target reads no card, its one value for every card of
+        the deck at once, and the mandatory action's (`mandatory_tables`: a game soon plays each
+        card) for every card of the deck in one context (a board_target call a card had cost ~100
+        bytecodes); another's for this card alone."""
+        g = self.game
+        if "card" not in action.reads:
+            value = self.board_target(action, None)
+            tables.update(dict.fromkeys(g.deck_cards, value))
+            tables[card] = value
+            return value
+        if tables is not g.mandatory_tables:
+            value = tables[card] = self.board_target(action, card)
+            return value
+        every, c = g.tables.all, None
+        for other in (card, *dict.fromkeys(g.deck_cards)):
+            if other not in tables:
+                if c is None:
+                    c = self.ctx(self.current)
+                    c.origin, c.region = -1, None
+                elif c._areas or c.memo:
+                    c.forget()
+                c.card = other
+                tables[other] = action.target(c) & every
+        return tables[card]
 
     def fill_origins(self, action: CompiledAction, card: str | None, table: list[int | None], origins: int) -> None:
         """board_target of each of these origins not in `table` (its board_table) yet, in one
