@@ -105,7 +105,7 @@ class BaseGame:
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
         *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
-        *("grants", "grants_in", "gives", "with_tiles", "marks", "reactions", "instead"),
+        *("grants", "grants_in", "grants_plain", "gives", "with_tiles", "marks", "reactions", "instead"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -213,6 +213,11 @@ class BaseGame:
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # phase -> the grants of that phase, in declaration order (Grants.granted)
         self.grants_in = {ph: tuple(n for n, (at, *_) in self.grants.items() if at == ph) for ph in PHASES.values()}
+        # phase -> its grants' uses where every one is once a turn to everyone (Grants.give_grants' one update)
+        self.grants_plain = {
+            ph: dict.fromkeys(names, 1) if all(self.grants[n][1:] == (None, None, False) for n in names) else None
+            for ph, names in self.grants_in.items()
+        }
         self.instead = frozenset(rules.instead)  # grants used instead of the mandatory action (engine.grants)
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
