@@ -101,7 +101,7 @@ class BaseGame:
             "uses_card",
             "card_actions",
         ),
-        *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
+        *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "unmoved_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
         *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
@@ -201,6 +201,7 @@ class BaseGame:
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
         self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
+        self.unmoved_kinds = tuple(self.fixed_kinds | self.own_tile_kinds)  # what a move naming no kind never lifts
         self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
         self.with_tiles = frozenset(k for k, v in kind_life.items() if v["arrives"] == "with-tiles")
