@@ -15,7 +15,7 @@ from typing import Any
 from kbdsl.bitset import bit_list
 from kbdsl.deckops import deck_without, removals
 from kbdsl.engine.placements import mark
-from kbdsl.engine.phases import PHASES, REACT
+from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -105,7 +105,7 @@ class BaseGame:
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
         *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
-        *("grants", "grants_in", "grants_plain", "gives", "with_tiles", "marks", "reactions", "instead"),
+        *("grants", "grants_in", "grants_plain", "turn_grants", "gives", "with_tiles", "marks", "reactions", "instead"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -220,6 +220,8 @@ class BaseGame:
             for ph, names in self.grants_in.items()
         }
         self.instead = frozenset(rules.instead)  # grants used instead of the mandatory action (engine.grants)
+        # the grants of the players' turns where none is used instead of the mandatory action (usable_tiles)
+        self.turn_grants = () if self.instead else self.grants_in[TURNS]
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"
