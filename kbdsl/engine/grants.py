@@ -76,9 +76,6 @@ class Grants(Pieces):
         """Whether a grant may still be used instead of the mandatory action (`mandatory: A or G`)."""
         return not self.phase and self.mand_left > 0 and not self.built
 
-    def use_grant(self, p: int, name: str) -> None:
-        self.grant_left[p][name] -= 1
-
     def give_grants(self, p: int) -> None:
         """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
         g = self.game

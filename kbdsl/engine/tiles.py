@@ -113,8 +113,8 @@ class Holdings(Pieces):
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
-        if name in self.game.grants:
-            self.use_grant(p, name)
+        if name in self.game.grants:  # a use of a granted action (kbdsl.engine.grants)
+            self.grant_left[p][name] -= 1
             return
         held = self.tiles[p]
         for k, tile in enumerate(held):
