@@ -81,6 +81,7 @@ def run(self, rngs, stop_turn, max_moves):
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
     lose_now, nbrs = g.lose_now, g.tables.nbr
     instead = g.instead  # ?grants
+    unmoved = g.unmoved_kinds  # ?kinds
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -415,7 +416,11 @@ if not stop:
                 if shape == TILE_BUILD:  # a build whose target is no board table
                     if plain:
                         if action.near_own is not None:  # A & next-to(own): build_targets', in line
-                            targets = self.near_own_part(action, p) & nb[p]
+                            try:  # near_own_part's table, in line
+                                targets = tcache[("near-own", id(action), hand[p] if "card" in action.reads else None)]
+                            except KeyError:
+                                targets = self.near_own_part(action, p)
+                            targets &= nb[p]
                             targets ^= targets & (self.occ | self.blocked)  # ?auras
                             targets ^= targets & self.occ  # ?!auras
                         else:
@@ -442,7 +447,9 @@ if not stop:
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
                     if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
-                        fixed = self.unmovable(p, None)  # ?kinds
+                        fixed = 0  # unmovable(p, None), in line  # ?kinds
+                        for k in unmoved:  # ?kinds
+                            fixed |= self.kind_own[k][p]  # ?kinds
                     sources = own[p] ^ (own[p] & fixed)  # ?kinds
                     if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
                         try:  # ?kinds

@@ -76,18 +76,20 @@ class Grants(Pieces):
         """Whether a grant may still be used instead of the mandatory action (`mandatory: A or G`)."""
         return not self.phase and self.mand_left > 0 and not self.built
 
-    def use_grant(self, p: int, name: str) -> None:
-        self.grant_left[p][name] -= 1
-
     def give_grants(self, p: int) -> None:
         """The start of p's turn: the uses of the grants of this phase (`once` ones only the first time)."""
-        grants = self.game.grants
+        g = self.game
+        plain = g.grants_plain[self.phase]
+        if plain is not None:  # (the common case: each once a turn, to everyone: one C call)
+            self.grant_left[p].update(plain)
+            return
+        grants = g.grants
         left, c = self.grant_left[p], None
-        for name in self.game.grants_in[self.phase]:  # (the phase's alone: the others keep their uses)
+        for name in g.grants_in[self.phase]:  # (the phase's alone: the others keep their uses)
             _, to, times, once = grants[name]
             if once and name in left:
                 continue
-            if to is None and times is None:  # (the common case: once a turn, to everyone)
+            if to is None and times is None:
                 left[name] = 1
                 continue
             if c is None:

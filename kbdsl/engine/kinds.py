@@ -60,10 +60,8 @@ class Kinds(Pieces):
         move that names no kind) of kinds only their own tile moves; a move naming a kind moves only it."""
         if kind is not None:
             return self.own[p] & ~self.kind_own[kind][p]
-        g, kind_own, out = self.game, self.kind_own, 0
-        for k in g.fixed_kinds:
-            out |= kind_own[k][p]
-        for k in g.own_tile_kinds:
+        kind_own, out = self.kind_own, 0
+        for k in self.game.unmoved_kinds:
             out |= kind_own[k][p]
         return out
 

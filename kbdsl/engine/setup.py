@@ -15,7 +15,7 @@ from typing import Any
 from kbdsl.bitset import bit_list
 from kbdsl.deckops import deck_without, removals
 from kbdsl.engine.placements import mark
-from kbdsl.engine.phases import PHASES, REACT
+from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import hex_bound
 from kbdsl.lang import ast
@@ -101,11 +101,11 @@ class BaseGame:
             "uses_card",
             "card_actions",
         ),
-        *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "past_auras", "unpaid_kinds"),
+        *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "unmoved_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
         *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
-        *("grants", "grants_in", "gives", "with_tiles", "marks", "reactions", "instead"),
+        *("grants", "grants_in", "grants_plain", "turn_grants", "gives", "with_tiles", "marks", "reactions", "instead"),
     )
 
     def __init__(self, rules: RuleSet, setup: Setup):
@@ -201,6 +201,7 @@ class BaseGame:
         self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
         self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
         self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
+        self.unmoved_kinds = tuple(self.fixed_kinds | self.own_tile_kinds)  # what a move naming no kind never lifts
         self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
         self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
         self.with_tiles = frozenset(k for k, v in kind_life.items() if v["arrives"] == "with-tiles")
@@ -213,7 +214,14 @@ class BaseGame:
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # phase -> the grants of that phase, in declaration order (Grants.granted)
         self.grants_in = {ph: tuple(n for n, (at, *_) in self.grants.items() if at == ph) for ph in PHASES.values()}
+        # phase -> its grants' uses where every one is once a turn to everyone (Grants.give_grants' one update)
+        self.grants_plain = {
+            ph: dict.fromkeys(names, 1) if all(self.grants[n][1:] == (None, None, False) for n in names) else None
+            for ph, names in self.grants_in.items()
+        }
         self.instead = frozenset(rules.instead)  # grants used instead of the mandatory action (engine.grants)
+        # the grants of the players' turns where none is used instead of the mandatory action (usable_tiles)
+        self.turn_grants = () if self.instead else self.grants_in[TURNS]
         # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
         self.hand_size = int(turn["hand"])
         self.draw_at_start = turn["draw"] == "start-of-turn"

@@ -10,7 +10,6 @@ from __future__ import annotations
 from operator import attrgetter
 
 from kbdsl.bitset import bit_list
-from kbdsl.engine.phases import TURNS
 from kbdsl.engine.pieces import Pieces
 from kbdsl.moves import DISCARDS
 
@@ -104,18 +103,18 @@ class Holdings(Pieces):
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
         seen = list(_fromkeys(filter(None, map(_usable_kind, self.tiles[p]))))  # (in C: no loop in Python)
+        turns = self.game.turn_grants  # and the actions the board grants
+        if turns and not self.phase:  # granted(p), inline (none used instead of the mandatory action):
+            seen += filter(self.grant_left[p].get, turns)  # those with uses left
+            return seen
         g = self.game
-        if g.grants:  # and the actions the board grants (in a phase of grants, only they)
-            if self.phase or g.instead:
-                return seen + self.granted(p) if not self.phase else self.granted(p)
-            turns = g.grants_in[TURNS]  # granted(p), inline (none used instead of the mandatory action):
-            if turns:  # those with uses left
-                seen += filter(self.grant_left[p].get, turns)
+        if g.grants and (self.phase or g.instead):  # (in a phase of grants, only they)
+            return seen + self.granted(p) if not self.phase else self.granted(p)
         return seen
 
     def mark_used(self, p: int, name: str) -> None:
-        if name in self.game.grants:
-            self.use_grant(p, name)
+        if name in self.game.grants:  # a use of a granted action (kbdsl.engine.grants)
+            self.grant_left[p][name] -= 1
             return
         held = self.tiles[p]
         for k, tile in enumerate(held):
