@@ -667,6 +667,11 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
         self._react()  # ?reactions
         break  # ?reactions
     continue
+if base == end:  # apply_action of the end of the turn, in line
+    self._mandatory = None
+    log.append(end)
+    @@end_turn@@
+    break
 kind_tile = plain_kinds.get(base)  # ?kinds
 if kind_tile is not None:  # apply_action of a placement or return of a player-owned kind, in line  # ?kinds
     self._mandatory = None  # ?kinds
@@ -687,7 +692,8 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         cover = self.place_kind(p, piece, k)  # ?kinds
         pays = g.on_build and piece not in g.unpaid_kinds  # ?kinds on_build
         for i in (k,) if cover == 1 << k else bit_list(cover):  # each hex covered arrives like a build  # ?kinds
-            self._landed(p, i)  # ?kinds
+            if tile_near[i]:  # (as _build: gain takes nothing elsewhere)  # ?kinds
+                self._landed(p, i)  # ?kinds
             if pays:  # ?kinds on_build
                 self._pay(p, g.on_build, 1 << i)  # ?kinds on_build
     else:  # ?kinds
@@ -700,11 +706,6 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         self._react()  # ?kinds reactions
         break  # ?kinds reactions
     continue  # ?kinds
-if base == end:  # apply_action of the end of the turn, in line
-    self._mandatory = None
-    log.append(end)
-    @@end_turn@@
-    break
 self.apply_action(base + k)
 if self.pending_left:  # ?!reactions
 if self.pending_left or self.react_saved is not None:  # ?reactions
