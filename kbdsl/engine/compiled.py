@@ -51,7 +51,7 @@ import linecache
 from operator import attrgetter
 from collections.abc import Callable
 
-from kbdsl.bitset import nth_bit
+from kbdsl.bitset import bit_list, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
@@ -79,6 +79,7 @@ def run(self, rngs, stop_turn, max_moves):
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     instead = g.instead  # ?grants
     unmoved = g.unmoved_kinds  # ?kinds
@@ -639,8 +640,12 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
             if not nbr_mask[j] & mine:
                 around ^= 1 << j
         nb[p] = around | nbr_mask[to]
-        if self.kind_own:  # ?kinds
-            self.move_kind(p, frm, to)  # ?kinds
+        for kind, masks in self.kind_own.items():  # move_kind, in line  # ?kinds
+            if (masks[p] >> frm) & 1:  # ?kinds
+                masks[p] ^= swap  # ?kinds
+                if kind in auras:  # ?kinds auras
+                    self._block()  # ?kinds auras
+                break  # ?kinds
         near = tile_near[to]
         if near and near ^ (near & self.taken[p]):
             self.gain(p, to)  # ?!on_gain given
@@ -667,6 +672,40 @@ if base == end:  # apply_action of the end of the turn, in line
     log.append(end)
     @@end_turn@@
     break
+kind_tile = plain_kinds.get(base)  # ?kinds
+if kind_tile is not None:  # apply_action of a placement or return of a player-owned kind, in line  # ?kinds
+    self._mandatory = None  # ?kinds
+    log.append(base + k)  # ?kinds
+    tile, piece, placing = kind_tile  # ?kinds
+    self.mark_used(p, tile)  # ?kinds grants
+    if tile in instead:  # ?kinds grants
+        self.mand_left = 0  # ?kinds grants
+    held = tiles_of[p]  # ?kinds !grants
+    for i, x in enumerate(held):  # ?kinds !grants
+        if x.usable == tile:  # mark_used, written out  # ?kinds !grants
+            break  # ?kinds !grants
+    if tile in single_use:  # ?kinds !grants
+        del held[i]  # ?kinds !grants
+    else:  # ?kinds !grants
+        held[i] = x.spent  # ?kinds !grants
+    if placing:  # _do's, in line  # ?kinds
+        cover = self.place_kind(p, piece, k)  # ?kinds
+        pays = g.on_build and piece not in g.unpaid_kinds  # ?kinds on_build
+        for i in (k,) if cover == 1 << k else bit_list(cover):  # each hex covered arrives like a build  # ?kinds
+            if tile_near[i]:  # (as _build: gain takes nothing elsewhere)  # ?kinds
+                self._landed(p, i)  # ?kinds
+            if pays:  # ?kinds on_build
+                self._pay(p, g.on_build, 1 << i)  # ?kinds on_build
+    else:  # ?kinds
+        self.return_kind(p, k)  # ?kinds
+        if lose_now:  # ?kinds
+            self.lose(p, None, lose_now)  # ?kinds
+    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?kinds
+        self._settle()  # ?kinds
+    if self.reacting:  # ?kinds reactions
+        self._react()  # ?kinds reactions
+        break  # ?kinds reactions
+    continue  # ?kinds
 self.apply_action(base + k)
 if self.pending_left:  # ?!reactions
 if self.pending_left or self.react_saved is not None:  # ?reactions
@@ -770,6 +809,8 @@ def compiled(g) -> Callable | None:
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,
             "plain_tile_actions": plain_tile_actions,
+            "plain_kind_actions": plain_kind_actions,
+            "bit_list": bit_list,
             "fromkeys": dict.fromkeys,
             "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
@@ -827,6 +868,33 @@ def plain_tile_actions(g, kind: str) -> dict[int, str]:
 
 
 _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
+
+
+def plain_kind_actions(g) -> dict[int, tuple[str, str, bool]]:
+    """Code base -> (tile, kind, placing), of the tile actions placing or returning a player-owned
+    piece kind that `apply_action` applies as one `_do`: of one step, nothing due after, no card
+    played (cached per rule set, board size and card-locked actions)."""
+    key = (id(g.rules), g.tables.n, g.card_actions)
+    seen = _PLAIN_KINDS.get(key)
+    if seen is None or seen[0] is not g.rules:
+        plain: dict[int, tuple[str, str, bool]] = {}
+        kinds = g.rules.kinds
+        for k, row in enumerate(g.kind_rows):
+            if row is not None:
+                _, action, tile, after = row
+                if (
+                    action.kind in ("place", "return")
+                    and action.piece in kinds
+                    and not action.steps
+                    and after is None
+                    and id(action) not in g.card_actions
+                ):
+                    plain[g.code_base[k]] = (tile, action.piece, action.kind == "place")
+        seen = _PLAIN_KINDS[key] = (g.rules, plain)
+    return seen[1]
+
+
+_PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
