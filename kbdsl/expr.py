@@ -154,11 +154,19 @@ class Ctx:
         return found
 
 
+#: 1 << i for every hex index i of the boards seen so far: `_areas` clears a ring's hexes with
+#: these rather than shifting (a shift makes a new big int; a subscript reads one).
+_BIT: list[int] = []
+
+
 def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
     """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown ring by ring,
     each ring's hexes one by one in one loop (a grow() call per ring cost twice as much on a game's
-    settlements): a ring's neighbours are gathered before they meet the mask, and an area is what
-    it took out of the mask."""
+    settlements, masked shifts of whole rings no less): a ring's neighbours are gathered before
+    they meet the mask, and an area is what it took out of the mask."""
+    bit = _BIT
+    if len(bit) < len(nbr_mask):
+        bit.extend(1 << i for i in range(len(bit), len(nbr_mask)))
     out = []
     while mask:
         rest = mask & (mask - 1)
@@ -170,7 +178,7 @@ def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
             grown = 0
             while ring:
                 i = ring.bit_length() - 1
-                ring ^= 1 << i
+                ring ^= bit[i]
                 grown |= nbr_mask[i]
             ring = grown & mask
         out.append(seed | (before ^ mask))
