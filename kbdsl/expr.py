@@ -18,7 +18,7 @@ from typing import Any
 import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, shift_table, shift_text
+from kbdsl.bitset import bit_list, bits, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -154,19 +154,12 @@ class Ctx:
         return found
 
 
-#: 1 << i for every hex index i of the boards seen so far: `_areas` clears a ring's hexes with
-#: these rather than shifting (a shift makes a new big int; a subscript reads one).
-_BIT: list[int] = []
-
-
 def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
     """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown ring by ring,
     each ring's hexes one by one in one loop (a grow() call per ring cost twice as much on a game's
     settlements, masked shifts of whole rings no less): a ring's neighbours are gathered before
     they meet the mask, and an area is what it took out of the mask."""
-    bit = _BIT
-    if len(bit) < len(nbr_mask):
-        bit.extend(1 << i for i in range(len(bit), len(nbr_mask)))
+    bit = bits(len(nbr_mask))  # (a ring's hexes cleared without a shift)
     out = []
     while mask:
         rest = mask & (mask - 1)
