@@ -11,6 +11,19 @@ from collections.abc import Callable, Sequence
 Shift = tuple[tuple[int, int], ...]
 
 
+#: 1 << i for every bit index i asked for so far (`bits`).
+_BITS: list[int] = []
+
+
+def bits(n: int) -> list[int]:
+    """A list whose item i is 1 << i, for every i < n at least (shared by all: never changed but
+    grown). Hot loops read a hex's bit from it: a shift makes a new big int, a subscript reads one
+    (about a third of `occ | 1 << i` on a 400-hex board)."""
+    if len(_BITS) < n:
+        _BITS.extend(1 << i for i in range(len(_BITS), n))
+    return _BITS
+
+
 def bit_list(mask: int) -> list[int]:
     """Indexes of the set bits, lowest first (found highest first: clearing the top bit costs
     fewer big-int operations than isolating the lowest with `mask & -mask`)."""

@@ -18,7 +18,7 @@ from typing import Any
 import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, shift_table, shift_text
+from kbdsl.bitset import bit_list, bits, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -157,8 +157,9 @@ class Ctx:
 def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
     """The connected parts of mask, by lowest hex (kbdsl.bitset.components), grown ring by ring,
     each ring's hexes one by one in one loop (a grow() call per ring cost twice as much on a game's
-    settlements): a ring's neighbours are gathered before they meet the mask, and an area is what
-    it took out of the mask."""
+    settlements, masked shifts of whole rings no less): a ring's neighbours are gathered before
+    they meet the mask, and an area is what it took out of the mask."""
+    bit = bits(len(nbr_mask))  # (a ring's hexes cleared without a shift)
     out = []
     while mask:
         rest = mask & (mask - 1)
@@ -170,7 +171,7 @@ def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
             grown = 0
             while ring:
                 i = ring.bit_length() - 1
-                ring ^= 1 << i
+                ring ^= bit[i]
                 grown |= nbr_mask[i]
             ring = grown & mask
         out.append(seed | (before ^ mask))

@@ -13,7 +13,7 @@ from kbdsl.ruleset import RuleSet
 
 def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
     """Columns of a score sheet: the game's cards in order, then every always-on scoring."""
-    return list(cards) + list(rules.scorings)
+    return [*cards, *rules.scorings]
 
 
 def score(
@@ -47,7 +47,3 @@ def score(
         ctx.p = p
         sheets.append({name: 0 if fn is None else fn(ctx) for name, fn in fns})
     return sheets
-
-
-def totals(sheets: Sequence[Mapping[str, int]]) -> list[int]:
-    return [sum(s.values()) for s in sheets]

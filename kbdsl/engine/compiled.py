@@ -51,7 +51,7 @@ import linecache
 from operator import attrgetter
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, nth_bit
+from kbdsl.bitset import bit_list, bits, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
@@ -74,6 +74,7 @@ def run(self, rngs, stop_turn, max_moves):
     hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
+    bit_of = hex_bits(stride)  # 1 << i by hex (kbdsl.bitset.bits: read, not shifted)
     grants = g.grants  # ?grants
     any_time = g.any_time  # ?any_time
     players = len(own)
@@ -231,7 +232,7 @@ while True:
     if to < 0:
         @@draw@@
     log.append(build + to)
-    occ |= 1 << to
+    occ |= bit_of[to]
     around |= nbr_mask[to]
     count += 1
     self.occ, nb[p] = occ, around  # ?on_build
@@ -589,7 +590,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
         del held[i]  # ?lean !grants
     else:  # ?lean !grants
         held[i] = x.spent  # ?lean !grants
-    bit = 1 << k  # ?lean
+    bit = bit_of[k]  # ?lean
     own[p] |= bit  # ?lean
     self.occ |= bit  # ?lean
     nb[p] |= nbr_mask[k]  # ?lean
@@ -631,14 +632,14 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
     frm = k // stride
     to = k - frm * stride
     if frm != to:  # (else, by the move-may-stay option, nothing changes on the board)
-        swap = (1 << frm) | (1 << to)
+        swap = bit_of[frm] | bit_of[to]
         mine = own[p] ^ swap
         own[p] = mine
         self.occ ^= swap
         around = nb[p]
         for j in nbrs[frm]:  # the hexes next to frm alone drop out
             if not nbr_mask[j] & mine:
-                around ^= 1 << j
+                around ^= bit_of[j]
         nb[p] = around | nbr_mask[to]
         for kind, masks in self.kind_own.items():  # move_kind, in line  # ?kinds
             if (masks[p] >> frm) & 1:  # ?kinds
@@ -805,6 +806,7 @@ def compiled(g) -> Callable | None:
             "BUILD": BUILD,
             "END_TURN": END_TURN,
             "nth_bit": nth_bit,
+            "hex_bits": bits,
             "MoveGroup": MoveGroup,
             "KbdslError": KbdslError,
             "move_shapes": move_shapes,

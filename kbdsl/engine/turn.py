@@ -19,7 +19,7 @@ from kbdsl.engine.phases import END, REACT, START, TURNS
 from kbdsl.engine.targets import Targets
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
-from kbdsl.scoring import score, totals
+from kbdsl.scoring import score
 from kbdsl.seeds import below
 
 
@@ -76,8 +76,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
         for sheet, won in zip(sheets, self.gold, strict=True):
             for source, amount in won.items():
                 sheet[source] = sheet.get(source, 0) + amount
-        for sheet, total in zip(sheets, totals(sheets), strict=True):
-            sheet["total"] = total
+            sheet["total"] = sum(sheet.values())
         return sheets
 
     def winners(self) -> list[int]:
