@@ -51,7 +51,7 @@ import linecache
 from operator import attrgetter
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, bits, nth_bit
+from kbdsl.bitset import bit_list, bits, dilate, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
@@ -966,12 +966,7 @@ class SameRun:
         single, nbr_mask, stride = self.single, self.nbr_mask, self.stride  # (single is part of near)
         # the sources next to no hex of single (most) have targets near: counted a stretch at a time
         # up to each source that is (whose targets are counted as self.targets does)
-        apart, x = 0, single
-        while x:
-            low = x & (x - 1)
-            apart |= nbr_mask[(x ^ low).bit_length() - 1]
-            x = low
-        apart &= rest
+        apart = dilate(single, nbr_mask) & rest
         m = near.bit_count()
         while apart:
             low = apart & (apart - 1)
@@ -1162,12 +1157,7 @@ def _part(
         else:
             m = near.bit_count()
             size = sources.bit_count() * m
-            apart, x = 0, run.single
-            while x:
-                low = x & (x - 1)
-                apart |= nbr_mask[(x ^ low).bit_length() - 1]
-                x = low
-            apart &= sources
+            apart = dilate(run.single, nbr_mask) & sources
             while apart:
                 low = apart & (apart - 1)
                 size += run.targets((apart ^ low).bit_length() - 1).bit_count() - m

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from kbdsl.bitset import bit_list
+from kbdsl.bitset import bit_list, dilate
 from kbdsl.engine.groups import OriginTable, shape_origins
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
@@ -294,12 +294,7 @@ class Targets(Kinds, Hand):
             lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
             kept, edge = part & nb, part & lone
             if not adjacent:  # kept from every source but those next to a hex of edge: blocks between them
-                apart, x = 0, edge
-                while x:
-                    low = x & (x - 1)
-                    apart |= nbr_mask[(x ^ low).bit_length() - 1]
-                    x = low
-                apart &= sources
+                apart = dilate(edge, nbr_mask) & sources
                 while apart:  # (cand is not kept: the edge hexes next to s are kept's)
                     low = apart & (apart - 1)
                     s = (apart ^ low).bit_length() - 1
