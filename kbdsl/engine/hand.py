@@ -135,15 +135,6 @@ class Hand(Cards):
         """The end of p's turn: the played card goes to the discard pile, the others too unless the
         rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
         draw at the start of the turn, `draw: start-of-turn`)."""
-        g = self.game
-        if g.hand_size == 1 and not (self.spare[p] or self.wild is not None or g.draw_at_start):
-            hand_tiles = g.hand_tiles  # the common case: one card and no tile held that restates it
-            for x in self.tiles[p]:
-                if x.kind in hand_tiles:
-                    break
-            else:
-                self.discard_and_draw(p)
-                return
         size, keep = self.hand_rules(p)
         if size == 1 and not self.spare[p] and self.wild is None and not self.game.draw_at_start:
             self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
