@@ -171,25 +171,15 @@ class Holdings(Pieces):
         return zone
 
     def gain(self, p: int, i: int) -> None:
-        """p's piece arrived on hex i: p takes a tile from each hex of `gains(p, i)`, lowest first
-        (found here as gains finds them, without its list: a build calls this for every new hex)."""
+        """p's piece arrived on hex i: p takes a tile from each hex of `gains(p, i)`, lowest first."""
         g = self.game
-        near = g.tile_near[i]
-        taken = self.taken[p]
-        near ^= near & taken
         supply = self.loc_supply
-        while near:
-            rest = near & (near - 1)
-            loc = (near ^ rest).bit_length() - 1
-            near = rest
-            left = supply.get(loc, 0)
-            if left <= 0:
-                continue
+        for loc in self.gains(p, i):
+            left = supply[loc]
             supply[loc] = left - 1
             if left == 1 and g.reactions and not self.phase:  # the last tile: reactions are due
                 self.reacting = True
-            taken |= 1 << loc
-            self.taken[p] = taken
+            self.taken[p] |= 1 << loc
             kind = g.tables.location_of[loc] or self.dealt.pop(loc)
             self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))
             if kind in g.gives:  # the pieces that come with the tile
