@@ -1208,7 +1208,7 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
             near.append((x, o))
             far.append((x, -len(ks) * o))
         elif p == 2 <= n:  # the odd steps: x pulled one step back once is read by plain shifts at both ends
-            temps.append(f"y = {_pull(x, back[1], sum(1 << i for i in range(size) if back[1][i] >= 0))}")
+            temps.append(f"y = {_pull(x, back[1])}")
             near.append(("y", o))
             far.append(("y", -((ks[-1] - 1) // 2) * o))
         else:
@@ -1240,11 +1240,12 @@ def _shift(var: str, o: int) -> str:
     return var if not o else f"({var} >> {o})" if o > 0 else f"({var} << {-o})"
 
 
-def _pull(var: str, far: list[int], valid: int) -> str:
-    """The Python expression whose bit h, for h in `valid`, is bit far[h] of `var` (else 0)."""
+def _pull(var: str, far: list[int], valid: int | None = None) -> str:
+    """The Python expression whose bit h, for h in `valid` (default: every h with far[h] >= 0), is
+    bit far[h] of `var` (else 0): with a step list, `var` moved back one step."""
     by: dict[int, int] = {}
     for i, j in enumerate(far):
-        if (valid >> i) & 1:
+        if (j >= 0) if valid is None else (valid >> i) & 1:
             by[j - i] = by.get(j - i, 0) | 1 << i
     return "(" + (" | ".join(f"{_shift(var, o)} & {mask}" for o, mask in by.items()) or "0") + ")"
 
@@ -1322,7 +1323,7 @@ def _run_code(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> Callable
 
     def pull(var: str, step: list[int], k: int) -> str:
         far = _far_steps(step, k)
-        return _pull(var, far, sum(1 << i for i, j in enumerate(far) if j >= 0))
+        return _pull(var, far)
 
     lines = ["def runs(m):", "    out = 0"]
     for d in axes:
@@ -1521,7 +1522,7 @@ def _slide_counter(t) -> SlideCounter:
 
 def _counter_code(steps: list[list[int]]) -> SlideCounter:
     """_slide_counter on one board shape: firsts as one expression (per direction, `through` moved
-    back one step, _back_text, of `sources`), and per direction the end of a slide as the nearest
+    back one step, _pull, of `sources`), and per direction the end of a slide as the nearest
     hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
     step that way goes up or down the index, as in _walk_each_code); () where a direction goes
     both ways or two rays from one hex meet (their slides may end on one hex)."""
@@ -1537,18 +1538,11 @@ def _counter_code(steps: list[list[int]]) -> SlideCounter:
         up = {j > i for i, j in enumerate(step) if j >= 0}
         if len(up) > 1:
             return ()
-        stop = f"table[s] & ~(through & ({_back_text(step)}))"  # the ray's hexes where a slide stops
+        stop = f"table[s] & ~(through & ({_pull('through', step)}))"  # the ray's hexes where a slide stops
         end = f"(y := {stop}) & -y" if up != {False} else f"1 << (({stop}).bit_length() - 1)"
         ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
-    terms = ", ".join(f"sources & ({_back_text(step)})" for step in steps)
+    terms = ", ".join(f"sources & ({_pull('through', step)})" for step in steps)
     return eval(f"lambda sources, through: ({terms},)"), tuple(ends)  # only ints: the board's own masks and offsets
-
-
-def _back_text(step: list[int]) -> str:
-    """The expression of the hexes whose neighbour in the direction of `step` is of `through`:
-    `through` moved back one step, as masked shifts."""
-    back = [f"((through >> {o}) & {m})" if o > 0 else f"((through << {-o}) & {m})" for o, m in shift_table(step)]
-    return " | ".join(back) or "0"
 
 
 _COUNTER = ("slide-counter",)
@@ -1589,7 +1583,7 @@ def _walk_each_code(steps: list[list[int]], slide: bool) -> Each:
             lines.append(f"    k{d} = through")
             continue
         # hexes whose next hex in direction d is of `through`: `through` moved back one step
-        lines.append(f"    k{d} = ~(through & ({_back_text(step)}))")
+        lines.append(f"    k{d} = ~(through & ({_pull('through', step)}))")
     lines += [
         "    free &= through",
         "    out = []",
