@@ -379,3 +379,7 @@ def test_the_ladder_log_keeps_each_game_and_prints_its_rows(tmp_path):
     assert [json.loads(line)["pair"] for line in log.read_text().splitlines()] == ["random,random"] * 2
     rows = subprocess.run([*ladder, "--table", str(log)], cwd=root, capture_output=True, text=True, check=True)
     assert rows.stdout.splitlines() == [ran.stdout.splitlines()[-1] + " (2 games)"]  # the table's last row
+    other = tmp_path / "other.jsonl"  # the same pairing on other setups: one row over all four games
+    subprocess.run([*played[:-1], str(other), "--seed", "7"], cwd=root, capture_output=True, check=True)
+    pooled = subprocess.run([*ladder, "--table", str(log), str(other)], cwd=root, capture_output=True, text=True)
+    assert pooled.stdout.splitlines()[0].endswith("(4 games)") and len(pooled.stdout.splitlines()) == 1

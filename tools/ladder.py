@@ -4,7 +4,8 @@
         [--pair greedy,random --pair montecarlo,greedy ...] (default: the README's pairings)
         [--openspiel] (also, or with no --pair only: OpenSpiel's ISMCTS against kbdsl's ismcts)
         [--log games.jsonl] (each game's result as it finishes, so a stopped run keeps its games)
-    python tools/ladder.py --table games.jsonl   (the rows of a log, of a stopped run too)
+    python tools/ladder.py --table games.jsonl [more.jsonl ...]   (the rows of logs, stopped runs' too;
+        runs of the same pairing on other seeds pooled into one row)
 
 With n players, bot A plays one seat and bot B every other one. Games n*k to n*k+n-1 of a pairing
 share the random setup of seed `seed + k`, and A sits in seat i % n of game i: every seat once a
@@ -111,12 +112,14 @@ def row(a: str, b: str, results: list[dict]) -> str:
     )
 
 
-def rows_of(log: str) -> None:
-    """Print the rows of a --log file, one per pairing, in the order they began, with the games each has."""
+def rows_of(logs: list[str]) -> None:
+    """Print the rows of --log files, one per pairing, in the order they began, with the games each has:
+    runs of one pairing on other seeds pool into one row, its interval over all their games."""
     pairs: dict[str, list[dict]] = {}
-    for text in Path(log).read_text().splitlines():
-        result = json.loads(text)
-        pairs.setdefault(result["pair"], []).append(result)
+    for log in logs:
+        for text in Path(log).read_text().splitlines():
+            result = json.loads(text)
+            pairs.setdefault(result["pair"], []).append(result)
     for pair, results in pairs.items():
         print(row(*pair.split(",", 1), results), f"({len(results)} games)")
 
@@ -132,7 +135,9 @@ def main() -> None:
     ap.add_argument("--out", help="also write the table (markdown) to this file")
     ap.add_argument("--openspiel", action="store_true", help=f"add the row {OPENSPIEL[0]} against {OPENSPIEL[1]}")
     ap.add_argument("--log", help="append each game's result (JSON lines) to this file as it finishes")
-    ap.add_argument("--table", metavar="LOG", help="print the rows of a --log file (no games played)")
+    ap.add_argument(
+        "--table", metavar="LOG", nargs="+", help="print the rows of --log files, a pairing's runs pooled (no games)"
+    )
     args = ap.parse_args()
     if args.table:
         return rows_of(args.table)
