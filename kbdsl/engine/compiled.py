@@ -83,7 +83,7 @@ def run(self, rngs, stop_turn, max_moves):
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     instead = g.instead  # ?grants
-    unmoved = g.unmoved_kinds  # ?kinds
+    unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -450,8 +450,8 @@ if not stop:
                 if action.piece is None:  # move_sources, in line  # ?kinds
                     if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
                         fixed = 0  # unmovable(p, None), in line  # ?kinds
-                        for k in unmoved:  # ?kinds
-                            fixed |= self.kind_own[k][p]  # ?kinds
+                        for masks in unmoved:  # ?kinds
+                            fixed |= masks[p]  # ?kinds
                     sources = own[p] ^ (own[p] & fixed)  # ?kinds
                     if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
                         try:  # ?kinds
@@ -460,10 +460,10 @@ if not stop:
                             sources = self.move_sources(action, p)  # ?kinds
                 elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
                     sources = self.kind_own[action.piece][p]  # ?kinds
-                    if not sources:  # none on the board  # ?kinds
-                        continue  # ?kinds
                 else:  # ?kinds
                     sources = self.move_sources(action, p)  # ?kinds
+                if not sources:  # no piece to lift (as next to no cave): no move, of any shape
+                    continue
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
                 # a source with an aura: lifting it unblocks hexes, the targets are by source
