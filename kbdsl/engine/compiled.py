@@ -76,6 +76,7 @@ def run(self, rngs, stop_turn, max_moves):
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     bit_of = hex_bits(stride)  # 1 << i by hex (kbdsl.bitset.bits: read, not shifted)
     grants = g.grants  # ?grants
+    turn_grants = g.turn_grants  # usable_tiles, in line where the board grants actions every turn  # ?turns
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
@@ -117,7 +118,11 @@ def run(self, rngs, stop_turn, max_moves):
             if mand_left > 0:
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
-                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants
+                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
+                    self.built or not (usable := (self.usable_tiles(p) if self.phase else [  # ?turns
+                        *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
+                        *filter(self.grant_left[p].get, turn_grants),  # ?turns
+                    ]))  # ?turns
                     usable is None  # ?!grants
                 ):
                     if ready:  # ?ready
@@ -137,7 +142,11 @@ def run(self, rngs, stop_turn, max_moves):
                         to = -1  # ?lean
                         @@builds@@  # ?lean
                         continue
-            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
+            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
+            elif not (usable := (self.usable_tiles(p) if self.phase else [  # ?turns
+                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
+                *filter(self.grant_left[p].get, turn_grants),  # ?turns
+            ])):  # ?turns
             elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
@@ -401,7 +410,11 @@ if mand_left > 0:
     stop = self.built
 if not stop:
     if usable is None:
-        usable = self.usable_tiles(p)  # ?grants
+        usable = self.usable_tiles(p)  # ?grants !turns
+        usable = (self.usable_tiles(p) if self.phase else [  # ?turns
+            *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
+            *filter(self.grant_left[p].get, turn_grants),  # ?turns
+        ])  # ?turns
         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
@@ -448,21 +461,23 @@ if not stop:
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
-                    if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
-                        fixed = 0  # unmovable(p, None), in line  # ?kinds
-                        for masks in unmoved:  # ?kinds
-                            fixed |= masks[p]  # ?kinds
-                    sources = own[p] ^ (own[p] & fixed)  # ?kinds
+                    sources = own[p]  # ?kinds
                     if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
                         try:  # ?kinds
                             sources &= tcache[("source", id(action))]  # ?kinds
                         except KeyError:  # ?kinds
                             sources = self.move_sources(action, p)  # ?kinds
+                    if sources:  # (none on a source of board hexes: the kinds are not read)  # ?kinds
+                        if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
+                            fixed = 0  # unmovable(p, None), in line  # ?kinds
+                            for masks in unmoved:  # ?kinds
+                                fixed |= masks[p]  # ?kinds
+                        sources ^= sources & fixed  # ?kinds
                 elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
                     sources = self.kind_own[action.piece][p]  # ?kinds
                 else:  # ?kinds
                     sources = self.move_sources(action, p)  # ?kinds
-                if not sources:  # no piece to lift (as next to no cave): no move, of any shape
+                if not sources:  # no piece to lift: no move, whatever the shape
                     continue
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
@@ -723,6 +738,7 @@ def _conditions(g) -> dict[str, bool]:
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
+        "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
