@@ -75,7 +75,7 @@ def run(self, rngs, stop_turn, max_moves):
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     bit_of = hex_bits(stride)  # 1 << i by hex (kbdsl.bitset.bits: read, not shifted)
-    grants = g.grants  # ?grants
+    grants, grants_plain = g.grants, g.grants_plain  # ?grants
     turn_grants = g.turn_grants  # usable_tiles, in line where the board grants actions every turn  # ?turns
     any_time = g.any_time  # ?any_time
     players = len(own)
@@ -374,7 +374,11 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
 self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
-self.give_grants(after)  # ?!draw_start grants
+uses = grants_plain[self.phase]  # give_grants, in line where each is given once a turn  # ?!draw_start grants
+if uses is not None:  # ?!draw_start grants
+    self.grant_left[after].update(uses)  # ?!draw_start grants
+else:  # ?!draw_start grants
+    self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
 if self.mand_left > 0:  # ?!draw_start delayed
     p = after  # ?!draw_start
@@ -596,7 +600,10 @@ tile = None if choosing else plain_builds.get(base)  # (apply_action plays the c
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
-    self.mark_used(p, tile)  # ?lean grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?lean grants
+        self.grant_left[p][tile] -= 1  # ?lean grants
+    else:  # ?lean grants
+        self.mark_used(p, tile)  # ?lean grants
     held = tiles_of[p]  # ?lean !grants
     for i, x in enumerate(held):  # ?lean !grants
         if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?lean !grants
@@ -633,7 +640,10 @@ tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosin
 if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
-    self.mark_used(p, tile)  # ?grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?grants
+        self.grant_left[p][tile] -= 1  # ?grants
+    else:  # ?grants
+        self.mark_used(p, tile)  # ?grants
     if tile in instead:  # ?grants
         self.mand_left = 0  # ?grants
     held = tiles_of[p]  # ?!grants
@@ -693,7 +703,10 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
     self._mandatory = None  # ?kinds
     log.append(base + k)  # ?kinds
     tile, piece, placing = kind_tile  # ?kinds
-    self.mark_used(p, tile)  # ?kinds grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?kinds grants
+        self.grant_left[p][tile] -= 1  # ?kinds grants
+    else:  # ?kinds grants
+        self.mark_used(p, tile)  # ?kinds grants
     if tile in instead:  # ?kinds grants
         self.mand_left = 0  # ?kinds grants
     held = tiles_of[p]  # ?kinds !grants
