@@ -108,7 +108,11 @@ def run(self, rngs, stop_turn, max_moves):
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time
             moves += 1
-            usable = None
+            usable = None  # ?!turns
+            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns
+                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns
+                *filter(self.grant_left[p].get, turn_grants),  # ?turns
+            ])  # ?turns
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
@@ -119,10 +123,7 @@ def run(self, rngs, stop_turn, max_moves):
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
                     self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
-                    self.built or not (usable := (self.usable_tiles(p) if self.phase else [  # ?turns
-                        *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
-                        *filter(self.grant_left[p].get, turn_grants),  # ?turns
-                    ]))  # ?turns
+                    self.built or not usable  # ?turns
                     usable is None  # ?!grants
                 ):
                     if ready:  # ?ready
@@ -143,10 +144,7 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
-            elif not (usable := (self.usable_tiles(p) if self.phase else [  # ?turns
-                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
-                *filter(self.grant_left[p].get, turn_grants),  # ?turns
-            ])):  # ?turns
+            elif not usable:  # ?turns
             elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
@@ -413,12 +411,8 @@ if mand_left > 0:
         total += targets.bit_count()
     stop = self.built
 if not stop:
-    if usable is None:
+    if usable is None:  # ?!turns
         usable = self.usable_tiles(p)  # ?grants !turns
-        usable = (self.usable_tiles(p) if self.phase else [  # ?turns
-            *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # (usable_tiles, in line)  # ?turns
-            *filter(self.grant_left[p].get, turn_grants),  # ?turns
-        ])  # ?turns
         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
