@@ -756,8 +756,9 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
-        # the turn's start reuses its mandatory targets: a board table, no modifiers nor grants
-        "ready": table and not (g.delayed or g.draw_at_start or g.grants),
+        # the turn's start reuses its mandatory targets: a board table, no card drawn at the start (the
+        # next-turn modifiers and the turn's grants are given before the targets are found)
+        "ready": table and not g.draw_at_start,
         "on_gain": bool(g.on_gain),
         "given": bool(g.given),
         # an action of several steps, or one due after another (else nothing is ever pending)
