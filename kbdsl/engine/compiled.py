@@ -83,6 +83,7 @@ def run(self, rngs, stop_turn, max_moves):
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
+    lose_later, expiring = g.lose_later, g.expiring  # ?refresh
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     on_build = g.on_build  # ?lean on_build
@@ -344,7 +345,10 @@ else:  # one card, and no tile held restates the hand: Hand.refill's discard_and
 self.refill(p)  # ?!one_card
 held = tiles_of[p]
 if held:
-    self.refresh_tiles(p)  # ?refresh
+    if lose_later or not expiring.isdisjoint(map(kind_of, held)):  # ?refresh
+        self.refresh_tiles(p)  # ?refresh
+    else:  # refresh_tiles where nothing is lost or expires: the tiles usable again  # ?refresh
+        tiles_of[p] = list(map(fresh_of, held))  # ?refresh
     tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
 self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
 if self.idle >= players:
