@@ -12,7 +12,8 @@ compiles:
   mandatory builds, reactions and phases of grants are left out where the rules have none, and
   the end of the turn and the next one's start are written out (`_end_turn`, `_new_turn`; the
   latter called where cards are drawn at the start of the turn) without next-turn modifiers,
-  grants given, hands of several cards or end-of-turn tile checks where there are none;
+  grants given, hands of several cards or end-of-turn tile checks where there are none; where
+  the board grants actions every turn, the tiles and grants usable at a decision found in line;
 - the mandatory action: its count; where its target is a table per board (it reads at most the
   card), the target straight on the table in the turns where no card is chosen, with the
   adjacency test only if the action has one; where builds also trigger nothing
