@@ -12,7 +12,8 @@ compiles:
   mandatory builds, reactions and phases of grants are left out where the rules have none, and
   the end of the turn and the next one's start are written out (`_end_turn`, `_new_turn`; the
   latter called where cards are drawn at the start of the turn) without next-turn modifiers,
-  grants given, hands of several cards or end-of-turn tile checks where there are none;
+  grants given, hands of several cards or end-of-turn tile checks where there are none; where
+  the board grants actions every turn, the tiles and grants usable at a decision found in line;
 - the mandatory action: its count; where its target is a table per board (it reads at most the
   card), the target straight on the table in the turns where no card is chosen, with the
   adjacency test only if the action has one; where builds also trigger nothing
@@ -75,15 +76,17 @@ def run(self, rngs, stop_turn, max_moves):
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     bit_of = hex_bits(stride)  # 1 << i by hex (kbdsl.bitset.bits: read, not shifted)
-    grants = g.grants  # ?grants
+    grants, grants_plain = g.grants, g.grants_plain  # ?grants
+    turn_grants = g.turn_grants  # usable_tiles, in line where the board grants actions every turn  # ?turns
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
+    lose_later, expiring = g.lose_later, g.expiring  # ?refresh
     instead = g.instead  # ?grants
-    unmoved = g.unmoved_kinds  # ?kinds
+    unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -107,7 +110,11 @@ def run(self, rngs, stop_turn, max_moves):
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time
             moves += 1
-            usable = None
+            usable = None  # ?!turns
+            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns
+                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns
+                *filter(self.grant_left[p].get, turn_grants),  # ?turns
+            ])  # ?turns
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
@@ -117,7 +124,8 @@ def run(self, rngs, stop_turn, max_moves):
             if mand_left > 0:
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
-                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants
+                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
+                    self.built or not usable  # ?turns
                     usable is None  # ?!grants
                 ):
                     if ready:  # ?ready
@@ -137,7 +145,8 @@ def run(self, rngs, stop_turn, max_moves):
                         to = -1  # ?lean
                         @@builds@@  # ?lean
                         continue
-            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants
+            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
+            elif not usable:  # ?turns
             elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
@@ -337,7 +346,10 @@ else:  # one card, and no tile held restates the hand: Hand.refill's discard_and
 self.refill(p)  # ?!one_card
 held = tiles_of[p]
 if held:
-    self.refresh_tiles(p)  # ?refresh
+    if lose_later or not expiring.isdisjoint(map(kind_of, held)):  # ?refresh
+        self.refresh_tiles(p)  # ?refresh
+    else:  # refresh_tiles where nothing is lost or expires: the tiles usable again  # ?refresh
+        tiles_of[p] = list(map(fresh_of, held))  # ?refresh
     tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
 self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
 if self.idle >= players:
@@ -365,7 +377,11 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
 self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
-self.give_grants(after)  # ?!draw_start grants
+uses = grants_plain[self.phase]  # give_grants, in line where each is given once a turn  # ?!draw_start grants
+if uses is not None:  # ?!draw_start grants
+    self.grant_left[after].update(uses)  # ?!draw_start grants
+else:  # ?!draw_start grants
+    self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
 if self.mand_left > 0:  # ?!draw_start delayed
     p = after  # ?!draw_start
@@ -400,8 +416,8 @@ if mand_left > 0:
         total += targets.bit_count()
     stop = self.built
 if not stop:
-    if usable is None:
-        usable = self.usable_tiles(p)  # ?grants
+    if usable is None:  # ?!turns
+        usable = self.usable_tiles(p)  # ?grants !turns
         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
@@ -448,22 +464,24 @@ if not stop:
                     continue
                 sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
                 if action.piece is None:  # move_sources, in line  # ?kinds
-                    if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
-                        fixed = 0  # unmovable(p, None), in line  # ?kinds
-                        for k in unmoved:  # ?kinds
-                            fixed |= self.kind_own[k][p]  # ?kinds
-                    sources = own[p] ^ (own[p] & fixed)  # ?kinds
+                    sources = own[p]  # ?kinds
                     if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
                         try:  # ?kinds
                             sources &= tcache[("source", id(action))]  # ?kinds
                         except KeyError:  # ?kinds
                             sources = self.move_sources(action, p)  # ?kinds
+                    if sources:  # (none on a source of board hexes: the kinds are not read)  # ?kinds
+                        if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
+                            fixed = 0  # unmovable(p, None), in line  # ?kinds
+                            for masks in unmoved:  # ?kinds
+                                fixed |= masks[p]  # ?kinds
+                        sources ^= sources & fixed  # ?kinds
                 elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
                     sources = self.kind_own[action.piece][p]  # ?kinds
-                    if not sources:  # none on the board  # ?kinds
-                        continue  # ?kinds
                 else:  # ?kinds
                     sources = self.move_sources(action, p)  # ?kinds
+                if not sources:  # no piece to lift: no move, whatever the shape
+                    continue
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
                 # a source with an aura: lifting it unblocks hexes, the targets are by source
@@ -581,7 +599,10 @@ tile = None if choosing else plain_builds.get(base)  # (apply_action plays the c
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
-    self.mark_used(p, tile)  # ?lean grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?lean grants
+        self.grant_left[p][tile] -= 1  # ?lean grants
+    else:  # ?lean grants
+        self.mark_used(p, tile)  # ?lean grants
     held = tiles_of[p]  # ?lean !grants
     for i, x in enumerate(held):  # ?lean !grants
         if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?lean !grants
@@ -618,7 +639,10 @@ tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosin
 if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
-    self.mark_used(p, tile)  # ?grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?grants
+        self.grant_left[p][tile] -= 1  # ?grants
+    else:  # ?grants
+        self.mark_used(p, tile)  # ?grants
     if tile in instead:  # ?grants
         self.mand_left = 0  # ?grants
     held = tiles_of[p]  # ?!grants
@@ -678,7 +702,10 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
     self._mandatory = None  # ?kinds
     log.append(base + k)  # ?kinds
     tile, piece, placing = kind_tile  # ?kinds
-    self.mark_used(p, tile)  # ?kinds grants
+    if tile in grants:  # a grant's use (mark_used's, in line)  # ?kinds grants
+        self.grant_left[p][tile] -= 1  # ?kinds grants
+    else:  # ?kinds grants
+        self.mark_used(p, tile)  # ?kinds grants
     if tile in instead:  # ?kinds grants
         self.mand_left = 0  # ?kinds grants
     held = tiles_of[p]  # ?kinds !grants
@@ -723,6 +750,7 @@ def _conditions(g) -> dict[str, bool]:
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
+        "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -733,8 +761,9 @@ def _conditions(g) -> dict[str, bool]:
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
-        # the turn's start reuses its mandatory targets: a board table, no modifiers nor grants
-        "ready": table and not (g.delayed or g.draw_at_start or g.grants),
+        # the turn's start reuses its mandatory targets: a board table, no card drawn at the start (the
+        # next-turn modifiers and the turn's grants are given before the targets are found)
+        "ready": table and not g.draw_at_start,
         "on_gain": bool(g.on_gain),
         "given": bool(g.given),
         # an action of several steps, or one due after another (else nothing is ever pending)
