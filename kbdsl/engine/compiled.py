@@ -26,7 +26,8 @@ compiles:
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike, a placement
+  from a source of board hexes, with pieces of several kinds and under auras alike (a piece
+  with an aura, whose lift unblocks hexes, listed on its own between the others: `aura_runs`), a placement
   of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
   move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
@@ -38,7 +39,7 @@ compiles:
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
 goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
-move whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
+slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps or with another due after
 it, a move listed source by source, or a tile action while the player chooses among cards
 (`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
@@ -466,10 +467,12 @@ if not stop:
                     sources = self.move_sources(action, p)  # ?kinds
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
-                # a source with an aura: lifting it unblocks hexes, the targets are by source
-                if self.blocked and sources & self.aura_own(p):  # ?auras
-                    total += steps(self, name, action, out)  # ?auras
-                    continue  # ?auras
+                lifting = self.blocked and sources & self.aura_own(p)  # ?auras
+                if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
+                    if shape == WALK:  # ?auras
+                        total += steps(self, name, action, out)  # ?auras
+                        continue  # ?auras
+                    sources ^= lifting  # ?auras
                 run = None
                 if shape == SAME:
                     table = tcache.get((id(action), hand[p] if "card" in action.reads else None))  # board_table's
@@ -503,6 +506,9 @@ if not stop:
                         run = origin_run(self, action, ocard, sources, free, stride)
                         if run is not None:
                             table = run.table
+                if lifting:  # ?auras
+                    total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
+                    continue  # ?auras
                 if run is None:
                     continue
                 if self._risky < 0:
@@ -819,6 +825,7 @@ def compiled(g) -> Callable | None:
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
             "split_run": split_run,
+            "aura_runs": aura_runs,
             "origin_run": origin_run,
             "shape_run": shape_run,
             "steps": steps,
@@ -1144,12 +1151,60 @@ def split_run(
     return total
 
 
+def aura_runs(
+    state, out: list, kind: int, action, base: int, run: SameRun | OriginRun | MoveGroup | None, lifting: int
+) -> int:
+    """Append the moves of board-only move `action` (tile action `kind`) as `_steps` lists them
+    where p's pieces on `lifting` have an aura: each such piece's moves (`move_blocks` of it
+    alone: lifted, it unblocks hexes) between the runs of `run`, the moves of the other sources
+    (None if none), in code order; split where a piece alone touches a tile's hex (`split_run`,
+    `_special_runs`). Returns the number of moves appended."""
+    first, p, stride = len(out), state.current, state.game.tables.n
+    if state._risky < 0:
+        state._risky = state.sole_touchers(p)
+    risky = state._risky
+    rest = 0 if run is None else run.sources
+    table = (
+        None
+        if run is None or run.__class__ is SameRun
+        else run.table
+        if run.__class__ is OriginRun
+        else run.origins.table
+    )
+    while lifting:  # lowest first
+        low = lifting & (lifting - 1)
+        s = (lifting ^ low).bit_length() - 1
+        lifting = low
+        before = rest & ((1 << s) - 1)
+        if before:
+            rest ^= before
+            if (part := _part(run, table, before)) is not None:
+                split_run(state, out, kind, base, part, risky & before)
+        for _, targets in state.move_blocks(action, p, 1 << s):  # (one block, or none)
+            special = 0
+            if (risky >> s) & 1:
+                special, lifted, _ = state._special_targets(s, targets, -1)
+            if special:
+                state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
+            else:
+                out.append((base + s * stride, targets))
+    if rest and (part := run if rest == run.sources else _part(run, table, rest)) is not None:
+        split_run(state, out, kind, base, part, risky & rest)
+    total = 0
+    for _, mask in out[first:]:
+        total += mask.bit_count()
+    return total
+
+
 def _part(
     run: SameRun | OriginRun | MoveGroup | WalkRun, table: list | None, sources: int
-) -> SameRun | OriginRun | WalkRun | None:
+) -> SameRun | OriginRun | MoveGroup | WalkRun | None:
     """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
     if run.__class__ is WalkRun:
         return run.part(sources)
+    if run.__class__ is MoveGroup:  # counted by its table's offsets (the sources are known to it)
+        size = run.origins.count(sources, run.free)
+        return MoveGroup(run.origins, sources, run.free, size, run.stride) if size else None
     if table is None:  # a SameRun: |near| targets a source, but those next to a hex of single (SameRun.nth)
         near, nbr_mask = run.near, run.nbr_mask
         if not near:
