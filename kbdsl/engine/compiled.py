@@ -355,10 +355,8 @@ self.turn += 1
 self._new_turn()  # ?draw_start
 self.turn_supply = supply[after]  # ?!draw_start
 self.mand_left = mcount  # ?!draw_start
-self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start steps
-self.pending_up_to = self.waived = False  # ?!draw_start steps
-self.built = self.mand_built = 0  # (no action of several steps: nothing was pending)  # ?!draw_start !steps
-self.waived = False  # ?!draw_start !steps
+self.built = self.mand_built = 0  # (nothing is pending: the inner loop runs only while nothing is)  # ?!draw_start
+self.waived = False  # ?!draw_start
 if self.drawn is not None:  # ?!draw_start
     self.set_drawn(None)  # ?!draw_start
 if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)  # ?!draw_start delayed
@@ -743,8 +741,6 @@ def _conditions(g) -> dict[str, bool]:
         "ready": table and not (g.delayed or g.draw_at_start or g.grants),
         "on_gain": bool(g.on_gain),
         "given": bool(g.given),
-        # an action of several steps, or one due after another (else nothing is ever pending)
-        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
