@@ -71,7 +71,7 @@ def run(self, rngs, stop_turn, max_moves):
     supply, own, nb, tiles_of, hand = self.supply, self.own, self.nb, self.tiles, self.hand
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
-    faces = g.faces
+    faces = g.faces  # ?faces
     hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
@@ -84,7 +84,7 @@ def run(self, rngs, stop_turn, max_moves):
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     instead = g.instead  # ?grants
-    unmoved = g.unmoved_kinds  # ?kinds
+    unmoved, footprints = g.unmoved_kinds, g.footprints  # ?kinds
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -363,7 +363,8 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
     extra, self.waived = self.take_later(after)  # ?!draw_start delayed
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
-self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
+self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing faces
+self.choosing = True if self.spare[after] else False  # (no card of several choices)  # ?!draw_start choosing !faces
 self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
 if self.mand_left > 0:  # ?!draw_start delayed
@@ -437,8 +438,11 @@ if not stop:
                         if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
                             out.append((base, targets))
                             total += targets.bit_count()
-                    elif shape == RETURN:
-                        if self.kind_own[action.piece][p] and (targets := self.return_targets(action, p)):
+                    elif shape == RETURN:  # return_targets' pieces of one hex from any hex, in line
+                        targets = self.kind_own[action.piece][p]
+                        if targets and (action.source is not None or action.piece in footprints):
+                            targets = self.return_targets(action, p)
+                        if targets:
                             out.append((base, targets))
                             total += targets.bit_count()
                     else:
@@ -724,6 +728,7 @@ def _conditions(g) -> dict[str, bool]:
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     return {
         "choosing": bool(g.several_cards or g.faces),
+        "faces": bool(g.faces),
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
