@@ -40,8 +40,9 @@ compiles:
 What falls back to the interpreter, per construct: a move while a tile action of several steps
 goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
-discard variants (`_steps`); applying a tile action of several steps or with another due after
-it, a move listed source by source, or a tile action while the player chooses among cards
+discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
+which sets the rest pending) or with another due after it, a move listed source by source, or a
+tile action while the player chooses among cards
 (`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
 game's end.
 """
@@ -81,6 +82,7 @@ def run(self, rngs, stop_turn, max_moves):
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    first_steps = plain_tile_actions(g, "steps")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     instead = g.instead  # ?grants
@@ -623,7 +625,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
     continue  # ?lean
 tile = plain_moves.get(base)  # ?!choosing
 tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing
-if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
+if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
     self.mark_used(p, tile)  # ?grants
@@ -665,6 +667,13 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
                 if x.kind in lose_now and not nbr_mask[x.at] & own[p]:
                     self.lose(p, None, lose_now)
                     break
+    step = first_steps.get(base)  # ?steps
+    if step is not None:  # the first of several: the next go on (apply_action's pending)  # ?steps
+        self.pending, self.pending_up_to, self.pending_left = step  # ?steps
+        self._settle()  # ?steps
+        if self.reacting:  # ?steps reactions
+            self._react()  # ?steps reactions
+        break  # (the outer loop plays them)  # ?steps
     if self.mand_left > 0:
         table = mtables[hand[p]]  # ?table !on_gain
         table ^= table & self.blocked  # ?table !on_gain auras
@@ -750,6 +759,9 @@ def _conditions(g) -> dict[str, bool]:
         "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
+        # an action of several steps, or one due after another (the first step of a move of
+        # several may be applied in line: plain_tile_actions' "steps")
+        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
     }
 
 
@@ -859,25 +871,31 @@ def steps(state, name: str, action, out: list) -> int:
     return total
 
 
-def plain_tile_actions(g, kind: str) -> dict[int, str]:
-    """Code base -> tile, of the tile actions of this kind ("build", "move") that `apply_action`
-    applies as one `_build` or `_move`: of one step, with no action due after it (the playout
-    applies builds so where builds trigger nothing: the `lean` condition); cached per rule set and
-    board size (the codes' stride)."""
+def plain_tile_actions(g, kind: str) -> dict[int, str | tuple[int, bool, int]]:
+    """Code base -> tile, of the tile actions of this kind ("build", "move") whose move
+    `apply_action` applies as one `_build` or `_move`, with no action due after it: of one step
+    (the playout applies builds so where builds trigger nothing: the `lean` condition), or the
+    first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
+    `apply_action` sets pending); cached per rule set and board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        plain: dict[str, dict[int, str]] = {"build": {}, "move": {}}
+        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
                 _, action, tile, after = row
-                if action.kind in plain and not action.steps and after is None:
+                if action.kind not in plain or after is not None:
+                    continue
+                if not action.steps:
                     plain[action.kind][g.code_base[k]] = tile
+                elif action.kind == "move" and not action.per_opponent:
+                    plain["move"][g.code_base[k]] = tile
+                    plain["steps"][g.code_base[k]] = (k, action.up_to, action.count - 1)
         seen = _PLAIN[key] = (g.rules, plain)
     return seen[1][kind]
 
 
-_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
+_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict]]] = {}
 
 
 def plain_kind_actions(g) -> dict[int, tuple[str, str, bool]]:
