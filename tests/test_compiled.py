@@ -115,6 +115,42 @@ def test_compiled_playout_splits_a_move_run_at_discard_variants(where, seeds, mo
         split.clear()
 
 
+def test_compiled_playout_lists_moves_around_pieces_with_an_aura(monkeypatch):
+    """Crossroads' warriors block the hexes next to them; a tile move that may lift one lists its
+    moves (`move_blocks` of it alone: lifted, it unblocks hexes) between the runs of the player's
+    other pieces (compiled.aura_runs): whole games where it happens agree with sample_action's."""
+    rules = load(ROOT / "rules" / "crossroads")
+    move_blocks, lifted = State.move_blocks, []
+
+    def counted(state, action, p, sources=None):
+        lifted.append(sys._getframe(1).f_code.co_name == "aura_runs")
+        return move_blocks(state, action, p, sources)
+
+    monkeypatch.setattr(State, "move_blocks", counted)
+    for seed in (4, 6):
+        game = Game.new(rules, players=4, seed=seed)
+        play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        assert any(lifted)  # (the compiled loop listed a warrior's moves so in these games)
+        lifted.clear()
+
+
+def test_compiled_playout_applies_the_first_step_of_a_move_of_several(monkeypatch):
+    """Crossroads' ships and wagons move up to 3 steps: the loop applies the first step in line and
+    sets the rest pending (as apply_action does), which the outer loop plays through sample_action:
+    whole games where it happens agree with sample_action's."""
+    rules = load(ROOT / "rules" / "crossroads")
+    settle, first = State._settle, []
+
+    def counted(state):
+        first.append(sys._getframe(1).f_code.co_name == "run" and state.pending_left > 0)
+        return settle(state)
+
+    monkeypatch.setattr(State, "_settle", counted)
+    game = Game.new(rules, players=4, seed=3)
+    play_random_and_sampled(game.new_state(), 3, 1 << 30)
+    assert any(first)  # (the compiled loop applied such a first step in this game)
+
+
 def test_compiled_playout_applies_tiles_taken_between_lean_builds():
     """Nomads' tiles that act when taken (gold at once), taken by a build of the lean mandatory
     loop: the loop applies them as _build does (_landed). These seeds' games take one so, and fail

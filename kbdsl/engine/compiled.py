@@ -27,7 +27,8 @@ compiles:
   straight bitset code, a move with the same targets from every source as one run counted by a
   formula (`SameRun`), a move with targets per board and origin as one run counted source by
   source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike, a placement
+  from a source of board hexes, with pieces of several kinds and under auras alike (a piece
+  with an aura, whose lift unblocks hexes, listed on its own between the others: `aura_runs`), a placement
   of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
   move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
@@ -39,9 +40,10 @@ compiles:
 
 What falls back to the interpreter, per construct: a move while a tile action of several steps
 goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
-move whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
-discard variants (`_steps`); applying a tile action of several steps or with another due after
-it, a move listed source by source, or a tile action while the player chooses among cards
+slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
+discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
+which sets the rest pending) or with another due after it, a move listed source by source, or a
+tile action while the player chooses among cards
 (`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
 game's end.
 """
@@ -71,7 +73,7 @@ def run(self, rngs, stop_turn, max_moves):
     supply, own, nb, tiles_of, hand = self.supply, self.own, self.nb, self.tiles, self.hand
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
-    faces = g.faces
+    faces = g.faces  # ?faces
     hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
@@ -82,11 +84,13 @@ def run(self, rngs, stop_turn, max_moves):
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    first_steps = plain_tile_actions(g, "steps")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     lose_later, expiring = g.lose_later, g.expiring  # ?refresh
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
+    footprints = g.footprints  # ?kinds
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -366,17 +370,16 @@ self.turn += 1
 self._new_turn()  # ?draw_start
 self.turn_supply = supply[after]  # ?!draw_start
 self.mand_left = mcount  # ?!draw_start
-self.built = self.mand_built = self.pending = self.pending_left = self.hit = 0  # ?!draw_start steps
-self.pending_up_to = self.waived = False  # ?!draw_start steps
-self.built = self.mand_built = 0  # (no action of several steps: nothing was pending)  # ?!draw_start !steps
-self.waived = False  # ?!draw_start !steps
+self.built = self.mand_built = 0  # (nothing is pending: the inner loop runs only while nothing is)  # ?!draw_start
+self.waived = False  # ?!draw_start
 if self.drawn is not None:  # ?!draw_start
     self.set_drawn(None)  # ?!draw_start
 if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engine.later)  # ?!draw_start delayed
     extra, self.waived = self.take_later(after)  # ?!draw_start delayed
     if mcount > 0:  # ?!draw_start delayed
         self.mand_left += extra  # ?!draw_start delayed
-self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing
+self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing faces
+self.choosing = True if self.spare[after] else False  # (no card of several choices)  # ?!draw_start choosing !faces
 uses = grants_plain[self.phase]  # give_grants, in line where each is given once a turn  # ?!draw_start grants
 if uses is not None:  # ?!draw_start grants
     self.grant_left[after].update(uses)  # ?!draw_start grants
@@ -454,8 +457,11 @@ if not stop:
                         if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
                             out.append((base, targets))
                             total += targets.bit_count()
-                    elif shape == RETURN:
-                        if self.kind_own[action.piece][p] and (targets := self.return_targets(action, p)):
+                    elif shape == RETURN:  # return_targets' pieces of one hex from any hex, in line
+                        targets = self.kind_own[action.piece][p]
+                        if targets and (action.source is not None or action.piece in footprints):
+                            targets = self.return_targets(action, p)
+                        if targets:
                             out.append((base, targets))
                             total += targets.bit_count()
                     else:
@@ -484,10 +490,12 @@ if not stop:
                     continue
                 full = self.occ | self.blocked  # ?auras
                 full = self.occ  # ?!auras
-                # a source with an aura: lifting it unblocks hexes, the targets are by source
-                if self.blocked and sources & self.aura_own(p):  # ?auras
-                    total += steps(self, name, action, out)  # ?auras
-                    continue  # ?auras
+                lifting = self.blocked and sources & self.aura_own(p)  # ?auras
+                if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
+                    if shape == WALK:  # ?auras
+                        total += steps(self, name, action, out)  # ?auras
+                        continue  # ?auras
+                    sources ^= lifting  # ?auras
                 run = None
                 if shape == SAME:
                     table = tcache.get((id(action), hand[p] if "card" in action.reads else None))  # board_table's
@@ -521,6 +529,9 @@ if not stop:
                         run = origin_run(self, action, ocard, sources, free, stride)
                         if run is not None:
                             table = run.table
+                if lifting:  # ?auras
+                    total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
+                    continue  # ?auras
                 if run is None:
                     continue
                 if self._risky < 0:
@@ -636,7 +647,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
     continue  # ?lean
 tile = plain_moves.get(base)  # ?!choosing
 tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing
-if tile is not None:  # apply_action of a one-step tile move, in line (_move, move_piece, _without written out)
+if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?grants
@@ -681,6 +692,13 @@ if tile is not None:  # apply_action of a one-step tile move, in line (_move, mo
                 if x.kind in lose_now and not nbr_mask[x.at] & own[p]:
                     self.lose(p, None, lose_now)
                     break
+    step = first_steps.get(base)  # ?steps
+    if step is not None:  # the first of several: the next go on (apply_action's pending)  # ?steps
+        self.pending, self.pending_up_to, self.pending_left = step  # ?steps
+        self._settle()  # ?steps
+        if self.reacting:  # ?steps reactions
+            self._react()  # ?steps reactions
+        break  # (the outer loop plays them)  # ?steps
     if self.mand_left > 0:
         table = mtables[hand[p]]  # ?table !on_gain
         table ^= table & self.blocked  # ?table !on_gain auras
@@ -747,6 +765,7 @@ def _conditions(g) -> dict[str, bool]:
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     return {
         "choosing": bool(g.several_cards or g.faces),
+        "faces": bool(g.faces),
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
@@ -766,12 +785,13 @@ def _conditions(g) -> dict[str, bool]:
         "ready": table and not g.draw_at_start,
         "on_gain": bool(g.on_gain),
         "given": bool(g.given),
-        # an action of several steps, or one due after another (else nothing is ever pending)
-        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
         "on_build": bool(g.on_build),
         "kinds": bool(g.rules.kinds),
         "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
+        # an action of several steps, or one due after another (the first step of a move of
+        # several may be applied in line: plain_tile_actions' "steps")
+        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
     }
 
 
@@ -848,6 +868,7 @@ def compiled(g) -> Callable | None:
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
             "split_run": split_run,
+            "aura_runs": aura_runs,
             "origin_run": origin_run,
             "shape_run": shape_run,
             "steps": steps,
@@ -880,25 +901,31 @@ def steps(state, name: str, action, out: list) -> int:
     return total
 
 
-def plain_tile_actions(g, kind: str) -> dict[int, str]:
-    """Code base -> tile, of the tile actions of this kind ("build", "move") that `apply_action`
-    applies as one `_build` or `_move`: of one step, with no action due after it (the playout
-    applies builds so where builds trigger nothing: the `lean` condition); cached per rule set and
-    board size (the codes' stride)."""
+def plain_tile_actions(g, kind: str) -> dict[int, str | tuple[int, bool, int]]:
+    """Code base -> tile, of the tile actions of this kind ("build", "move") whose move
+    `apply_action` applies as one `_build` or `_move`, with no action due after it: of one step
+    (the playout applies builds so where builds trigger nothing: the `lean` condition), or the
+    first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
+    `apply_action` sets pending); cached per rule set and board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        plain: dict[str, dict[int, str]] = {"build": {}, "move": {}}
+        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
                 _, action, tile, after = row
-                if action.kind in plain and not action.steps and after is None:
+                if action.kind not in plain or after is not None:
+                    continue
+                if not action.steps:
                     plain[action.kind][g.code_base[k]] = tile
+                elif action.kind == "move" and not action.per_opponent:
+                    plain["move"][g.code_base[k]] = tile
+                    plain["steps"][g.code_base[k]] = (k, action.up_to, action.count - 1)
         seen = _PLAIN[key] = (g.rules, plain)
     return seen[1][kind]
 
 
-_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict[int, str]]]] = {}
+_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict]]] = {}
 
 
 def plain_kind_actions(g) -> dict[int, tuple[str, str, bool]]:
@@ -1173,12 +1200,60 @@ def split_run(
     return total
 
 
+def aura_runs(
+    state, out: list, kind: int, action, base: int, run: SameRun | OriginRun | MoveGroup | None, lifting: int
+) -> int:
+    """Append the moves of board-only move `action` (tile action `kind`) as `_steps` lists them
+    where p's pieces on `lifting` have an aura: each such piece's moves (`move_blocks` of it
+    alone: lifted, it unblocks hexes) between the runs of `run`, the moves of the other sources
+    (None if none), in code order; split where a piece alone touches a tile's hex (`split_run`,
+    `_special_runs`). Returns the number of moves appended."""
+    first, p, stride = len(out), state.current, state.game.tables.n
+    if state._risky < 0:
+        state._risky = state.sole_touchers(p)
+    risky = state._risky
+    rest = 0 if run is None else run.sources
+    table = (
+        None
+        if run is None or run.__class__ is SameRun
+        else run.table
+        if run.__class__ is OriginRun
+        else run.origins.table
+    )
+    while lifting:  # lowest first
+        low = lifting & (lifting - 1)
+        s = (lifting ^ low).bit_length() - 1
+        lifting = low
+        before = rest & ((1 << s) - 1)
+        if before:
+            rest ^= before
+            if (part := _part(run, table, before)) is not None:
+                split_run(state, out, kind, base, part, risky & before)
+        for _, targets in state.move_blocks(action, p, 1 << s):  # (one block, or none)
+            special = 0
+            if (risky >> s) & 1:
+                special, lifted, _ = state._special_targets(s, targets, -1)
+            if special:
+                state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
+            else:
+                out.append((base + s * stride, targets))
+    if rest and (part := run if rest == run.sources else _part(run, table, rest)) is not None:
+        split_run(state, out, kind, base, part, risky & rest)
+    total = 0
+    for _, mask in out[first:]:
+        total += mask.bit_count()
+    return total
+
+
 def _part(
     run: SameRun | OriginRun | MoveGroup | WalkRun, table: list | None, sources: int
-) -> SameRun | OriginRun | WalkRun | None:
+) -> SameRun | OriginRun | MoveGroup | WalkRun | None:
     """The moves of `run` from these of its sources alone, as a run (None if there are none)."""
     if run.__class__ is WalkRun:
         return run.part(sources)
+    if run.__class__ is MoveGroup:  # counted by its table's offsets (the sources are known to it)
+        size = run.origins.count(sources, run.free)
+        return MoveGroup(run.origins, sources, run.free, size, run.stride) if size else None
     if table is None:  # a SameRun: |near| targets a source, but those next to a hex of single (SameRun.nth)
         near, nbr_mask = run.near, run.nbr_mask
         if not near:

@@ -220,15 +220,17 @@ class Targets(Kinds, Hand):
         """(source, target-mask) pairs of a move action: each source lifted first (RULINGS 12)."""
         return [(s, cand) for sources, cand in self.move_blocks(action, p) for s in bit_list(sources)]
 
-    def move_blocks(self, action: CompiledAction, p: int) -> list[tuple[int, int]]:
+    def move_blocks(self, action: CompiledAction, p: int, sources: int | None = None) -> list[tuple[int, int]]:
         """move_targets as (sources, target-mask) blocks in source order: the sources of a block
-        have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves)."""
+        have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves);
+        `sources`: of these of the action's sources only (the compiled playout's pieces with an aura)."""
         if self.choosing and id(action) in self.game.card_actions:
-            return self.over_cards(p, lambda: self.move_blocks(action, p), _merge_blocks, [])
+            return self.over_cards(p, lambda: self.move_blocks(action, p, sources), _merge_blocks, [])
         g = self.game
         t = g.tables
         own = self.own[p]
-        sources = self.move_sources(action, p)
+        if sources is None:
+            sources = self.move_sources(action, p)
         if not sources:
             return []
         out = []
