@@ -168,7 +168,9 @@ def _areas(mask: int, nbr_mask: list[int]) -> list[int]:
         ring = nbr_mask[seed.bit_length() - 1] & mask
         while ring:
             mask ^= ring
-            grown = 0
+            i = ring.bit_length() - 1  # the ring's top hex starts its neighbours (no `0 | ...` made)
+            ring ^= bit[i]
+            grown = nbr_mask[i]
             while ring:
                 i = ring.bit_length() - 1
                 ring ^= bit[i]

@@ -6,14 +6,38 @@ from collections.abc import Mapping, Sequence
 from functools import reduce
 from operator import or_
 
+from kbdsl.board import trim
 from kbdsl.tables import Tables
-from kbdsl.expr import Ctx
+from kbdsl.expr import Ctx, Fn
 from kbdsl.ruleset import RuleSet
 
 
 def scorer_names(rules: RuleSet, cards: Sequence[str]) -> list[str]:
     """Columns of a score sheet: the game's cards in order, then every always-on scoring."""
     return [*cards, *rules.scorings]
+
+
+def _nothing(c: Ctx) -> int:
+    """The final score of a card that only pays during play."""
+    return 0
+
+
+#: (id of the rules, cards) -> (rules, a sheet's columns with the scorer of each): found once per
+#: rule set and set of cards, not once a game; bounded (kbdsl.board.trim) above the 120 sets of
+#: three cards of ten.
+_COLUMNS: dict[tuple, tuple[RuleSet, tuple[tuple[str, Fn], ...]]] = {}
+_COLUMNS_KEPT = 4096
+
+
+def columns(rules: RuleSet, cards: Sequence[str]) -> tuple[tuple[str, Fn], ...]:
+    """A score sheet's columns (scorer_names), each with its scorer."""
+    key = (id(rules), tuple(cards))
+    got = _COLUMNS.get(key)
+    if got is None or got[0] is not rules:
+        scorers = rules.scorers
+        got = _COLUMNS[key] = (rules, tuple((name, scorers.get(name, _nothing)) for name in scorer_names(rules, cards)))
+        trim(_COLUMNS, _COLUMNS_KEPT)
+    return got[1]
 
 
 def score(
@@ -34,8 +58,7 @@ def score(
     the hexes next to their settlements, if the caller keeps them) spares growing them again.
     One context serves every player, so what a scorer finds for all players at once (a rank, the
     areas) is found once a sheet."""
-    scorers = rules.scorers
-    fns = [(name, scorers.get(name)) for name in scorer_names(rules, cards)]
+    fns = columns(rules, cards)
     owned = reduce(or_, own, 0)
     ctx = Ctx(tables, list(own), owned if occ is None else occ, dict(options))
     ctx.owned = owned
@@ -45,5 +68,5 @@ def score(
     sheets = []
     for p in range(len(own)):
         ctx.p = p
-        sheets.append({name: 0 if fn is None else fn(ctx) for name, fn in fns})
+        sheets.append({name: fn(ctx) for name, fn in fns})
     return sheets

@@ -10,6 +10,7 @@ be guessed; a small seed chosen by a person can be, so the deck is only as hidde
 
 from __future__ import annotations
 
+import _random
 import hashlib
 import random
 import secrets
@@ -26,7 +27,13 @@ def new_seed() -> int:
 def stream(seed: int, name: str) -> random.Random:
     """The random stream `name` of a game's seed (the same seed and name, the same draws)."""
     digest = hashlib.sha256(f"kbdsl/{name}/{seed}".encode()).digest()
-    return random.Random(int.from_bytes(digest, "big"))
+    rng = _new(random.Random)  # random.Random(n), seeded by its C base: an int seeds it as is, so
+    _seed(rng, int.from_bytes(digest, "big"))  # the same state without __init__'s and seed()'s Python checks
+    rng.gauss_next = None
+    return rng
+
+
+_new, _seed = random.Random.__new__, _random.Random.seed
 
 
 def below(getrandbits: Callable[[int], int], n: int) -> int:

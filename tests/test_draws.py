@@ -1,10 +1,12 @@
-"""The written-out random draws are those of randrange and shuffle (Turn.play_random, kbdsl.seeds)."""
+"""The written-out random draws are those of randrange and shuffle (Turn.play_random, kbdsl.seeds),
+and a stream is the random.Random of its digest."""
 
+import hashlib
 import random
 
 import pytest
 
-from kbdsl.seeds import below, shuffle
+from kbdsl.seeds import below, shuffle, stream
 
 
 @pytest.mark.parametrize("seed", [0, 1, "3:2", 2**100 + 7])
@@ -31,3 +33,12 @@ def test_shuffle_orders_as_random_shuffle(size):
     b.shuffle(theirs)
     assert ours == theirs
     assert a.random() == b.random()
+
+
+@pytest.mark.parametrize(("seed", "name"), [(0, "deck:0"), (2**127 + 5, "setup"), (12, "deck:3")])
+def test_stream_is_the_random_of_its_digest(seed, name):
+    digest = hashlib.sha256(f"kbdsl/{name}/{seed}".encode()).digest()
+    ours, theirs = stream(seed, name), random.Random(int.from_bytes(digest, "big"))
+    assert ours.getstate() == theirs.getstate()  # (gauss_next included)
+    assert [ours.random() for _ in range(5)] == [theirs.random() for _ in range(5)]
+    assert ours.gauss(0, 1) == theirs.gauss(0, 1) and ours.gauss(0, 1) == theirs.gauss(0, 1)
