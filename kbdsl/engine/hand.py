@@ -46,9 +46,10 @@ class Hand(Cards):
         self.spare = [[] for _ in range(players)]
         self.choosing = False
         self.wild = None
-        if not self.game.draw_at_start:  # `_init_cards` dealt each player one card
+        size = self.game.hand_size
+        if size > 1 and not self.game.draw_at_start:  # `_init_cards` dealt each player one card
             for p in range(players):
-                self.fill(p, self.game.hand_size)
+                self.fill(p, size)
 
     def _copy_hand(self, s: Hand) -> None:
         s.spare = [list(x) for x in self.spare]

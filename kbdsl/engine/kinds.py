@@ -25,10 +25,13 @@ class Kinds(Pieces):
 
     def _init_kinds(self, players: int) -> None:
         kinds = self.game.rules.kinds
+        self.blocked = 0
+        if not kinds:  # (a rule set without piece kinds: no comprehension frames a game)
+            self.kind_own, self.kind_supply = {}, {}
+            return
         self.kind_own = {k: [0] * players for k in kinds}
         late = self.game.with_tiles  # kinds that come with tiles: none at the start
         self.kind_supply = {k: [0 if k in late else n] * players for k, n in kinds.items()}
-        self.blocked = 0
 
     def _copy_kinds(self, s: Kinds) -> None:
         s.kind_own = {k: list(v) for k, v in self.kind_own.items()}

@@ -36,7 +36,7 @@ class Pieces:
         self.nb = [0] * players
         self.occ = 0
         self.supply = [rules.settlements] * players
-        self.neutral = {k: 0 for k in rules.neutral}
+        self.neutral = dict.fromkeys(rules.neutral, 0)
         self.stock = dict(rules.neutral)
         self.neutral_occ = 0
 

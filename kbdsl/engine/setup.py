@@ -302,9 +302,8 @@ class BaseGame:
         return cls(rules, setup.complete(rules))
 
     def deal(self) -> dict[int, str]:
-        """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board order."""
-        if not self.pool_tiles:  # seeding the stream costs as much as a tenth of a new game
-            return {}
+        """Tiles of each pool, shuffled by the seed, one face up on each of the pool's hexes in board
+        order (a board with pools: seeding the stream costs as much as a tenth of a new game)."""
         rng, out = stream(self.setup.seed, "deal"), {}
         for hexes, tiles in self.pool_tiles:
             tiles = list(tiles)

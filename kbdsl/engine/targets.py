@@ -164,16 +164,15 @@ class Targets(Kinds, Hand):
         if tables is not g.mandatory_tables:
             value = tables[card] = self.board_target(action, card)
             return value
-        every, c = g.tables.all, None
-        for other in (card, *dict.fromkeys(g.deck_cards)):
+        c = self.ctx(self.current)  # (`card` is a miss)
+        c.origin, c.region = -1, None
+        every, target = g.tables.all, action.target
+        for other in (card, *g.rules.deck):  # (the rule set's cards: a card some pick took out is never asked)
             if other not in tables:
-                if c is None:
-                    c = self.ctx(self.current)
-                    c.origin, c.region = -1, None
-                elif c._areas or c.memo:
+                if c._areas or c.memo:
                     c.forget()
                 c.card = other
-                tables[other] = action.target(c) & every
+                tables[other] = target(c) & every
         return tables[card]
 
     def fill_origins(self, action: CompiledAction, card: str | None, table: list[int | None], origins: int) -> None:

@@ -88,7 +88,7 @@ class Holdings(Pieces):
         self.tiles = [[] for _ in range(players)]
         self.taken = [0] * players
         self.loc_supply = dict(g.tile_supply)
-        self.dealt = g.deal()
+        self.dealt = g.deal() if g.pool_tiles else {}  # (a board without pools: no call, no stream)
         for i in self.dealt:
             self.loc_supply[i] = 1
 

@@ -674,7 +674,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _begin(self) -> None:
         """The first turn of the game, or the start-of-game phase of grants before it."""
-        if any(phase == START for phase, *_ in self.game.grants.values()):
+        grants = self.game.grants  # (most rule sets grant nothing: no generator a game)
+        if grants and any(phase == START for phase, *_ in grants.values()):
             self.phase, self.phase_turns = START, 0
             self._phase_turn()
         else:
@@ -682,7 +683,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _finish(self) -> None:
         """The end of the game, after its end-of-game phase of grants if the rules have one."""
-        if self.phase != END and any(phase == END for phase, *_ in self.game.grants.values()):
+        grants = self.game.grants
+        if grants and self.phase != END and any(phase == END for phase, *_ in grants.values()):
             self.phase, self.phase_turns = END, 0
             self._phase_turn()
         else:

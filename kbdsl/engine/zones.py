@@ -34,8 +34,9 @@ class Cards:
         self.discard, self.removed, self.reshuffles = [], list(self.game.set_aside), 0  # (cards a card removed)
         self.hand = [None] * players
         if not self.game.draw_at_start:  # else each player draws at the start of their turn
+            deck = self.deck
             for p in range(players):
-                self.hand[p] = self.draw()
+                self.hand[p] = deck.pop() if deck else self.draw()  # (draw's common case, inline)
 
     def _copy_cards(self, s: Cards) -> None:
         s.deck, s.discard, s.removed, s.reshuffles = (
