@@ -12,6 +12,7 @@ tile's (`Turn.sample_action`); listing them is left to `legal_actions`.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -32,7 +33,7 @@ class OriginTable:
     def __init__(self, table: list[int | None]):
         self.table = table
         self.known = 0
-        self.by_offset: dict[int, int] = {}  # offset -> origins with a target at that offset
+        self.by_offset: defaultdict[int, int] = defaultdict(int)  # offset -> origins with a target at that offset
         self.count: Callable[[int, int], int] = _counter(())(table)
 
     def learn(self, origins: int) -> None:
@@ -41,19 +42,15 @@ class OriginTable:
         new = rest = origins ^ (origins & self.known)  # origins & ~known, without a negative int
         while rest:  # (lowest bits one by one, as kbdsl.bitset.extend_bits: no list, no call)
             low = rest ^ (rest := rest & (rest - 1))
-            s = low.bit_length() - 1
-            targets = table[s]
+            s = low.bit_length()  # (one more than the origin, as bit_length is than the target)
+            targets = table[s - 1]
             while targets:
                 t = targets ^ (targets := targets & (targets - 1))
-                offset = t.bit_length() - 1 - s
-                if offset in by:
-                    by[offset] |= low
-                else:
-                    by[offset] = low
+                by[t.bit_length() - s] |= low  # (a missing offset starts at 0: defaultdict, in C)
         self.known |= origins
         if new:
             offsets = tuple(sorted(by))
-            self.count = _counter(offsets)(table, *(by[o] for o in offsets))
+            self.count = _counter(offsets)(table, *map(by.__getitem__, offsets))  # (no generator frames)
 
 
 def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
