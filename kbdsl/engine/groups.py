@@ -83,7 +83,8 @@ def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int
     origin masks: compiled once per set of offsets (a board's straight lines have the same few
     everywhere), bound to the table and masks each time a table learns origins. With few sources
     for many offsets, it counts by source instead (a term costs about 11 bytecodes, a source 20
-    and the sum's calls about 60: the offsets of a straight line are always cheaper)."""
+    and the sum's calls about 60: the offsets of a straight line are always cheaper); one source
+    (the piece of a move of several steps) is counted by its targets, whatever the offsets."""
     masks = [f"m{k}" for k in range(len(offsets))]
     shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
     terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
@@ -91,6 +92,9 @@ def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int
     if len(offsets) > 8:
         by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
         count = f"{by_source} if 2 * sources.bit_count() + 6 < {len(offsets)} else {count}"
+    if len(offsets) > 1:  # one source (a piece's next step): its own targets, whatever the offsets
+        one = "(table[sources.bit_length() - 1] & free).bit_count()"
+        count = f"{one} if sources and not sources & (sources - 1) else {count}"
     return eval(f"lambda table, {', '.join(masks)}: lambda sources, free: {count}", {"bit_list": bit_list})  # ints
 
 
