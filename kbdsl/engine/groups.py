@@ -12,6 +12,7 @@ tile's (`Turn.sample_action`); listing them is left to `legal_actions`.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -32,7 +33,7 @@ class OriginTable:
     def __init__(self, table: list[int | None]):
         self.table = table
         self.known = 0
-        self.by_offset: dict[int, int] = {}  # offset -> origins with a target at that offset
+        self.by_offset: defaultdict[int, int] = defaultdict(int)  # offset -> origins with a target at that offset
         self.count: Callable[[int, int], int] = _counter(())(table)
 
     def learn(self, origins: int) -> None:
@@ -41,19 +42,15 @@ class OriginTable:
         new = rest = origins ^ (origins & self.known)  # origins & ~known, without a negative int
         while rest:  # (lowest bits one by one, as kbdsl.bitset.extend_bits: no list, no call)
             low = rest ^ (rest := rest & (rest - 1))
-            s = low.bit_length() - 1
-            targets = table[s]
+            s = low.bit_length()  # (one more than the origin, as bit_length is than the target)
+            targets = table[s - 1]
             while targets:
                 t = targets ^ (targets := targets & (targets - 1))
-                offset = t.bit_length() - 1 - s
-                if offset in by:
-                    by[offset] |= low
-                else:
-                    by[offset] = low
+                by[t.bit_length() - s] |= low  # (a missing offset starts at 0: defaultdict, in C)
         self.known |= origins
         if new:
             offsets = tuple(sorted(by))
-            self.count = _counter(offsets)(table, *(by[o] for o in offsets))
+            self.count = _counter(offsets)(table, *map(by.__getitem__, offsets))  # (no generator frames)
 
 
 def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
@@ -86,7 +83,8 @@ def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int
     origin masks: compiled once per set of offsets (a board's straight lines have the same few
     everywhere), bound to the table and masks each time a table learns origins. With few sources
     for many offsets, it counts by source instead (a term costs about 11 bytecodes, a source 20
-    and the sum's calls about 60: the offsets of a straight line are always cheaper)."""
+    and the sum's calls about 60: the offsets of a straight line are always cheaper); one source
+    (the piece of a move of several steps) is counted by its targets, whatever the offsets."""
     masks = [f"m{k}" for k in range(len(offsets))]
     shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
     terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
@@ -94,6 +92,9 @@ def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int
     if len(offsets) > 8:
         by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
         count = f"{by_source} if 2 * sources.bit_count() + 6 < {len(offsets)} else {count}"
+    if len(offsets) > 1:  # one source (a piece's next step): its own targets, whatever the offsets
+        one = "(table[sources.bit_length() - 1] & free).bit_count()"
+        count = f"{one} if sources and not sources & (sources - 1) else {count}"
     return eval(f"lambda table, {', '.join(masks)}: lambda sources, free: {count}", {"bit_list": bit_list})  # ints
 
 
