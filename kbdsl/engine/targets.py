@@ -89,7 +89,10 @@ class Targets(Kinds, Hand):
         taken = self.occ | self.blocked
         adjacent = action.adjacent and not (self.waived and action.kind == "build")
         nb, out = self.nb[p], 0
-        for card in self.card_choices(p):
+        played, spare = self.hand[p], self.spare[p]
+        # card_choices where the hand may not be itself (faces, or identical cards), else the hand
+        cards = self.card_choices(p) if self.game.faces or (spare and spare[0] == played) else [played, *spare]
+        for card in cards:
             if tables is None:
                 cand = self.board_target(action, card)
             else:
