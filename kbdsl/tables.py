@@ -194,8 +194,11 @@ class Tables(Shape):
         return [self.ids[i] for i in bit_list(mask)]
 
     def terrain_at(self, i: int) -> str | None:
-        """The terrain of hex i (None on a location hex)."""
-        return next((name for name, m in self.terrain.items() if m >> i & 1), None)
+        """The terrain of hex i (None on a location hex): the first `terrain` names it under."""
+        for name, m in self.terrain.items():  # (a loop, not next() over a generator: one frame)
+            if m >> i & 1:
+                return name
+        return None
 
     @classmethod
     def from_graph(cls, g: nx.Graph) -> Tables:

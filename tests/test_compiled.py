@@ -151,6 +151,34 @@ def test_compiled_playout_applies_the_first_step_of_a_move_of_several(monkeypatc
     assert any(first)  # (the compiled loop applied such a first step in this game)
 
 
+def test_compiled_playout_applies_a_draw_then_a_build(monkeypatch):
+    """Crossroads' Fort draws a card, then builds on its terrain: the loop applies both in line (the
+    build drawn as sample_action draws it from the one run). Whole games where it happens agree with
+    sample_action's, and so does a budget of moves that ends between the draw and the build."""
+    rules = load(ROOT / "rules" / "crossroads")
+    set_drawn, inline = State.set_drawn, []
+
+    def counted(state, card):
+        inline.append(sys._getframe(1).f_code.co_name == "run")
+        return set_drawn(state, card)
+
+    monkeypatch.setattr(State, "set_drawn", counted)
+    game = Game.new(rules, players=4, seed=1)  # (a setup with the Fort)
+    ours, _ = play_random_and_sampled(game.new_state(), 1, 1 << 30)
+    assert any(inline)
+    n = game.tables.n
+    drawn = [
+        i
+        for i, code in enumerate(ours.log)
+        if (row := game.kind_rows[(code // (n * n)) >> 2]) and row[1].kind == "draw"
+    ]
+    assert drawn
+    for budget in (drawn[0] + 1, drawn[-1] + 2):
+        state = game.new_state()
+        state.play_random([random.Random(f"1:{p}") for p in range(state.players)], max_moves=budget)
+        assert state.log == ours.log[:budget]
+
+
 def test_compiled_playout_applies_tiles_taken_between_lean_builds():
     """Nomads' tiles that act when taken (gold at once), taken by a build of the lean mandatory
     loop: the loop applies them as _build does (_landed). These seeds' games take one so, and fail

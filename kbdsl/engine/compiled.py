@@ -32,7 +32,8 @@ compiles:
   of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
   move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
-  (a move's tile gains and losses as `_move` checks them);
+  (a move's tile gains and losses as `_move` checks them), as is a draw with a build due after
+  it (`draw then build`: the card drawn, the build's targets found and one of them drawn);
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -84,7 +85,7 @@ def run(self, rngs, stop_turn, max_moves):
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
-    first_steps = plain_tile_actions(g, "steps")  # ?steps
+    first_steps, draws = plain_tile_actions(g, "steps"), plain_tile_actions(g, "draws")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     lose_later, expiring = g.lose_later, g.expiring  # ?refresh
@@ -752,6 +753,44 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         self._react()  # ?kinds reactions
         break  # ?kinds reactions
     continue  # ?kinds
+drawing = draws.get(base)  # a draw then a build (plain_tile_actions' "draws"), in line  # ?steps !any_time
+if drawing is not None and not choosing:  # ?steps !any_time choosing
+if drawing is not None:  # ?steps !any_time !choosing
+    tile, after, then, then_base = drawing  # ?steps !any_time
+    self._mandatory = None  # apply_action of the draw: _do's, the build set pending  # ?steps !any_time
+    log.append(base + k)  # ?steps !any_time
+    self.mark_used(p, tile)  # ?steps !any_time
+    if tile in g.instead:  # ?steps !any_time
+        self.mand_left = 0  # ?steps !any_time
+    self.set_drawn(self.draw())  # ?steps !any_time
+    if self.drawn is not None:  # ?steps !any_time
+        self.discard.append(self.drawn)  # ?steps !any_time
+    self.pending, self.pending_left, self.pending_up_to = after, 1, False  # ?steps !any_time
+    self._risky = -1  # _settle's: the build's targets (_steps'), none ending the action  # ?steps !any_time
+    targets = self.build_targets(then, p) if supply[p] > 0 else 0  # ?steps !any_time
+    if not targets:  # ?steps !any_time
+        self._end_pending()  # ?steps !any_time
+    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?steps !any_time
+        self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
+        if self.pending_left:  # ?steps !any_time
+            break  # ?steps !any_time
+    if not targets:  # ?steps !any_time
+        continue  # ?steps !any_time
+    ready = 0  # ?steps !any_time ready
+    if moves >= max_moves:  # ?steps !any_time
+        break  # ?steps !any_time
+    moves += 1  # the build, drawn as sample_action draws it from the one run  # ?steps !any_time
+    @@draw@@  # ?steps !any_time
+    self._mandatory = None  # apply_action of the build  # ?steps !any_time
+    log.append(then_base + to)  # ?steps !any_time
+    self._end_pending()  # ?steps !any_time
+    self._build(p, to)  # ?steps !any_time
+    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?steps !any_time
+        self._settle()  # ?steps !any_time
+    if self.reacting:  # ?steps !any_time reactions
+        self._react()  # ?steps !any_time reactions
+        break  # ?steps !any_time reactions
+    continue  # ?steps !any_time
 self.apply_action(base + k)
 if self.pending_left:  # ?!reactions
 if self.pending_left or self.react_saved is not None:  # ?reactions
@@ -901,19 +940,27 @@ def steps(state, name: str, action, out: list) -> int:
     return total
 
 
-def plain_tile_actions(g, kind: str) -> dict[int, str | tuple[int, bool, int]]:
+def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
     """Code base -> tile, of the tile actions of this kind ("build", "move") whose move
     `apply_action` applies as one `_build` or `_move`, with no action due after it: of one step
     (the playout applies builds so where builds trigger nothing: the `lean` condition), or the
     first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
-    `apply_action` sets pending); cached per rule set and board size (the codes' stride)."""
+    `apply_action` sets pending); and ("draws": code base -> (tile, kind, action, its code base)) a
+    draw with a build of one settlement due after it (`draw then build`), the build's kind and
+    action; cached per rule set and board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}}
+        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
                 _, action, tile, after = row
+                if action.kind == "draw" and after is not None and not action.steps:
+                    b = g.kind_index[after]
+                    then = g.kind_rows[b][1]
+                    if then.kind == "build" and then.count == 1 and not (then.up_to or then.steps or g.kind_rows[b][3]):
+                        plain["draws"][g.code_base[k]] = (tile, b, then, g.code_base[b])
+                    continue
                 if action.kind not in plain or after is not None:
                     continue
                 if not action.steps:

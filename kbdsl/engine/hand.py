@@ -137,24 +137,27 @@ class Hand(Cards):
         rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
         draw at the start of the turn, `draw: start-of-turn`)."""
         size, keep = self.hand_rules(p)
-        if size == 1 and not self.spare[p] and self.wild is None and not self.game.draw_at_start:
+        spare, hand, wild = self.spare[p], self.hand, self.wild
+        if size == 1 and not spare and wild is None and not self.game.draw_at_start:
             self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
             return
-        self.hand[p], self.wild = self.played_card(p), None
+        played = wild if wild is not None and p == self.turn_player else hand[p]  # played_card's
+        self.wild = None
         if not keep:
-            self.discard.extend(self.spare[p])
-            self.spare[p] = []
-        if self.hand[p] is not None:
-            self.discard.append(self.hand[p])
-        self.hand[p] = self.spare[p].pop(0) if self.spare[p] else None
+            self.discard.extend(spare)
+            self.spare[p] = spare = []
+        if played is not None:
+            self.discard.append(played)
+        hand[p] = spare.pop(0) if spare else None
         if not self.game.draw_at_start:
             self.fill(p, size)
 
     def fill(self, p: int, size: int) -> None:
         """p draws until the hand holds `size` cards (or the cards run out)."""
+        spare = self.spare[p]
         if self.hand[p] is None:
-            self.hand[p] = self.draw()
-        for _ in range(size - 1 - len(self.spare[p])):
-            card = self.draw()
+            self.hand[p] = self.deck.pop() if self.deck else self.draw()  # (draw's common case, inline)
+        for _ in range(size - 1 - len(spare)):
+            card = self.deck.pop() if self.deck else self.draw()
             if card is not None:
-                self.spare[p].append(card)
+                spare.append(card)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from itertools import pairwise
 
 from kbdsl.bitset import bit_list, dilate
 from kbdsl.engine.groups import OriginTable, shape_origins
@@ -90,7 +89,10 @@ class Targets(Kinds, Hand):
         taken = self.occ | self.blocked
         adjacent = action.adjacent and not (self.waived and action.kind == "build")
         nb, out = self.nb[p], 0
-        for card in self.card_choices(p):
+        played, spare = self.hand[p], self.spare[p]
+        # card_choices where the hand may not be itself (faces, or identical cards), else the hand
+        cards = self.card_choices(p) if self.game.faces or (spare and spare[0] == played) else [played, *spare]
+        for card in cards:
             if tables is None:
                 cand = self.board_target(action, card)
             else:
@@ -502,21 +504,27 @@ def _merge_blocks(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tu
     if sa != sb:
         pairs = _merge_pairs(*([(s, m) for sources, m in x for s in bit_list(sources)] for x in (a, b)))
         return [(1 << s, m) for s, m in pairs]
-    cuts = set()
-    for sources, _ in (*a, *b):
-        cuts.add((sources ^ (sources - 1)).bit_length() - 1)  # (the lowest source)
-        cuts.add(sources.bit_length())
     out = []
-    i = j = 0
-    for lo, hi in pairwise(sorted(cuts)):
-        part = sa & ((1 << hi) - (1 << lo))
-        if part:
-            while not a[i][0] & part:
-                i += 1
-            while not b[j][0] & part:
+    (ra, ma), (rb, mb) = a[0], b[0]  # what is left of each list's block: stretches of the same sources
+    i = j = 1
+    while True:  # the block that ends first lies within the other's (sa == sb): cut there
+        ha, hb = ra.bit_length(), rb.bit_length()
+        if ha <= hb:
+            out.append((ra, ma | mb))
+            if ha == hb:
+                if j == len(b):
+                    return out
+                rb, mb = b[j]
                 j += 1
-            out.append((part, a[i][1] | b[j][1]))
-    return out
+            else:
+                rb ^= ra
+            ra, ma = a[i]
+            i += 1
+        else:
+            out.append((rb, ma | mb))
+            ra ^= rb
+            rb, mb = b[j]
+            j += 1
 
 
 def _merge_pairs(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
