@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbdsl.engine.tiles import Holdings, Tile, _kind
+from kbdsl.engine.tiles import Holdings, Tile
 
 
 class Given(Holdings):
@@ -29,9 +29,11 @@ class Given(Holdings):
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
         g = self.game
         held, c = self.tiles[p], None
-        kinds = set(map(_kind, held))  # (the kinds taken below are given ones, each looked at once)
         for kind, when in g.given.items():
-            if kind not in kinds:  # the condition first: it is rarely true, and cheaper than counting the stock
+            for x in held:  # (a loop, not any() of a generator: the lists are short, a call costs more)
+                if x.kind == kind:
+                    break
+            else:  # the condition first: it is rarely true, and cheaper than counting the stock
                 if c is None:
                     c = self.ctx(p)  # (one context for the conditions, until a tile is taken)
                 if when(c) and self.given_left(kind):

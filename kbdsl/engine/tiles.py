@@ -117,14 +117,13 @@ class Holdings(Pieces):
             self.grant_left[p][name] -= 1
             return
         held = self.tiles[p]
-        try:  # the first unused tile of the kind (`usable` is its kind exactly then), found in C
-            k = list(map(_usable_kind, held)).index(name)
-        except ValueError:
-            return
-        if name in self.game.single_use:
-            del held[k]
-        else:
-            held[k] = held[k].spent
+        for k, tile in enumerate(held):
+            if tile.kind == name and tile.fresh is tile:
+                if name in self.game.single_use:
+                    del held[k]
+                else:
+                    held[k] = tile.spent
+                return
 
     def refresh_tiles(self, p: int) -> None:
         """The end of p's turn: tiles kept until then expire, the others are usable again next turn."""
@@ -197,7 +196,14 @@ class Holdings(Pieces):
         held = self.tiles[p]
         if len(held) < 2:
             return False
-        return any(map((2).__le__, map(list(map(_kind, held)).count, map(_kind, tiles))))  # (in C: no bytecode a tile)
+        for x in tiles:  # loops, not comprehensions: the lists are short, a call costs more
+            seen = False
+            for y in held:
+                if y.kind == x.kind:
+                    if seen:
+                        return True
+                    seen = True
+        return False
 
     def lose(self, p: int, discard: str | None, kinds: frozenset[str]) -> None:
         """RULINGS 11: a tile (of these kinds) whose hex no longer touches p's settlements is lost."""
