@@ -581,9 +581,9 @@ class Turn(Given, Grants, Targets, Gold, Later):
         """Gold of the cards whose trigger fired, for the hexes just built (`pay` in line: a call a
         card would cost more than its two lines, at every build)."""
         c = self.ctx(p)
+        c.built = built  # (no expression sets it)
         gold = self.gold[p]
         for card, fn in triggers:
-            c.built = built
             amount = fn(c)
             if amount:
                 gold[card] = gold.get(card, 0) + amount
@@ -686,8 +686,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _begin(self) -> None:
         """The first turn of the game, or the start-of-game phase of grants before it."""
-        grants = self.game.grants  # (most rule sets grant nothing: no generator a game)
-        if grants and any(phase == START for phase, *_ in grants.values()):
+        if self.game.grants_in[START]:  # (the phase's grants, found once per game set-up)
             self.phase, self.phase_turns = START, 0
             self._phase_turn()
         else:
@@ -695,8 +694,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _finish(self) -> None:
         """The end of the game, after its end-of-game phase of grants if the rules have one."""
-        grants = self.game.grants
-        if grants and self.phase != END and any(phase == END for phase, *_ in grants.values()):
+        if self.phase != END and self.game.grants_in[END]:
             self.phase, self.phase_turns = END, 0
             self._phase_turn()
         else:
