@@ -163,11 +163,7 @@ class Holdings(Pieces):
             return t.cache[key]
         except KeyError:
             pass
-        zone = 0
-        for i in bit_list(t.location | g.pool_hexes):
-            if t.location_of[i] == kind or (g.pool_hexes >> i) & 1:
-                zone |= t.nbr_mask[i]
-        t.cache[key] = zone
+        zone = t.cache[key] = t.grow(t.locations.get(kind, 0) | g.pool_hexes)
         return zone
 
     def gain(self, p: int, i: int) -> None:

@@ -7,6 +7,7 @@ compiled tables, no checks beyond what the move generator already guarantees.
 from __future__ import annotations
 
 import random
+from operator import attrgetter
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.engine.compiled import compiled
@@ -21,6 +22,8 @@ from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, DISCARDS, END_TURN, Move
 from kbdsl.scoring import score
 from kbdsl.seeds import below
+
+_turn_fields = attrgetter(*TURN_FIELDS)  # what a reaction sets aside (kbdsl.engine.grants), read in C
 
 
 class Turn(Given, Grants, Targets, Gold, Later):
@@ -268,8 +271,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
                         if before:
                             self._same(out, base, before, targets, n)
                         self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-                    if rest:
-                        self._same(out, base, rest, targets, n)
+                    if rest & (rest - 1):  # self._same, inline (the common case: the whole block)
+                        out.append((base, SameMoves(rest, targets, n)))
+                    elif rest:
+                        out.append((base + (rest.bit_length() - 1) * n, targets))
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
@@ -576,9 +581,9 @@ class Turn(Given, Grants, Targets, Gold, Later):
         """Gold of the cards whose trigger fired, for the hexes just built (`pay` in line: a call a
         card would cost more than its two lines, at every build)."""
         c = self.ctx(p)
+        c.built = built  # (no expression sets it)
         gold = self.gold[p]
         for card, fn in triggers:
-            c.built = built
             amount = fn(c)
             if amount:
                 gold[card] = gold.get(card, 0) + amount
@@ -681,8 +686,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _begin(self) -> None:
         """The first turn of the game, or the start-of-game phase of grants before it."""
-        grants = self.game.grants  # (most rule sets grant nothing: no generator a game)
-        if grants and any(phase == START for phase, *_ in grants.values()):
+        if self.game.grants_in[START]:  # (the phase's grants, found once per game set-up)
             self.phase, self.phase_turns = START, 0
             self._phase_turn()
         else:
@@ -690,8 +694,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
 
     def _finish(self) -> None:
         """The end of the game, after its end-of-game phase of grants if the rules have one."""
-        grants = self.game.grants
-        if grants and self.phase != END and any(phase == END for phase, *_ in grants.values()):
+        if self.phase != END and self.game.grants_in[END]:
             self.phase, self.phase_turns = END, 0
             self._phase_turn()
         else:
@@ -727,7 +730,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
         """Offer the reactions to the other players, in seat order from the turn's player's left."""
         self.reacting = False
         p, n = self.current, self.players
-        self.react_saved = tuple(getattr(self, k) for k in TURN_FIELDS)
+        self.react_saved = _turn_fields(self)  # (in C: no bytecode a field)
         self.react_queue = tuple((p + k) % n for k in range(1, n))
         self.phase = REACT
         self._next_reactor()
