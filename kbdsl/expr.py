@@ -981,7 +981,8 @@ class Compiler:
 
 
 # ---- runtime helpers (the primitives' meaning) ------------------------------
-def _union(table: dict[str, int], names: list[str]) -> int:
+def _union(table: Mapping[str, int], names: Sequence[str]) -> int:
+    """The hexes of any of these names (terrains or locations; a card's faces come as a tuple)."""
     m = 0
     for n in names:
         m |= table.get(n, 0)
