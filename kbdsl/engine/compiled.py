@@ -33,7 +33,10 @@ compiles:
   move; without `_steps`), the draw
   written out, and a drawn mandatory build, tile build or tile move of one step applied in line
   (a move's tile gains and losses as `_move` checks them), as is a draw with a build due after
-  it (`draw then build`: the card drawn, the build's targets found and one of them drawn);
+  it (`draw then build`: the card drawn, the build's targets found and one of them drawn); the
+  last of the granted actions usable every turn, where each is a build on `A & next-to(own)` or a
+  move with the same targets from every source (`inline_grants`: by the action's parsed shape),
+  listed by code written for it with its board tables found once a run, after the held tiles;
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -92,6 +95,7 @@ def run(self, rngs, stop_turn, max_moves):
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     footprints = g.footprints  # ?kinds
+    @@inline_setup@@  # ?inline
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -425,6 +429,8 @@ if not stop:
         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
+        if tile in inline:  # the grants listed in line, after the loop (the last of usable)  # ?inline
+            break  # ?inline
         for name, action, base, by_card in plan[tile]:
             if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
                 if by_card is None:  # ?choosing
@@ -560,6 +566,9 @@ if not stop:
             if targets:
                 out.append((base, targets))
                 total += targets.bit_count()
+    if not self.phase:  # ?inline
+        left = self.grant_left[p]  # ?inline
+        @@inline@@  # ?inline
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
@@ -798,6 +807,126 @@ if self.pending_left or self.react_saved is not None:  # ?reactions
 """
 
 
+#: A granted action of the players' turns listed in line (`inline_grants`): a build on `A &
+#: next-to(own)` whose A is a table per board (entry i's action, base, kind index and table:
+#: ga$i, gb$i, gk$i, gt$i, the table found when first needed in a run).
+_INLINE_NEAR = """
+if plain:
+    targets = gt$i
+    if targets is None:  # near_own_part, once a run
+        targets = gt$i = self.near_own_part(ga$i, p)
+    targets &= nb[p]
+    targets ^= targets & (self.occ | self.blocked)  # ?auras
+    targets ^= targets & self.occ  # ?!auras
+    if targets:
+        out.append((gb$i, targets))
+        total += targets.bit_count()
+"""
+
+#: ... a move with the same targets from every source (SAME) of no piece kind, card or adjacency,
+#: from all of p's pieces or from a source of board hexes (its table gs$i): the generic SAME
+#: listing with the tables found once a run.
+_INLINE_SAME = """
+sources = own[p]
+if gs$i is None:  # move_sources' table of board hexes, once a run  # ?source
+    self.move_sources(ga$i, p)  # ?source
+    gs$i = tcache[("source", id(ga$i))]  # ?source
+sources &= gs$i  # ?source
+if sources:  # ?kinds
+    if fixed < 0:  # ?kinds
+        fixed = 0  # ?kinds
+        for masks in unmoved:  # ?kinds
+            fixed |= masks[p]  # ?kinds
+    sources ^= sources & fixed  # ?kinds
+if sources:
+    full = self.occ | self.blocked  # ?auras
+    full = self.occ  # ?!auras
+    lifting = self.blocked and sources & self.aura_own(p)  # ?auras
+    sources ^= lifting  # ?auras
+    cand = gt$i
+    if cand is None:  # board_target, once a run
+        cand = gt$i = self.board_target(ga$i, hand[p])
+    cand ^= cand & full
+    run = same_run(sources, cand, 0, nbr_mask, stride, own[p]) if cand and sources else None
+    if lifting:  # ?auras
+        total += aura_runs(self, out, gk$i, ga$i, gb$i, run, lifting)  # ?auras
+    elif run is not None:  # ?auras
+    if run is not None:  # ?!auras
+        if self._risky < 0:
+            self._risky = self.sole_touchers(p)
+        risky = self._risky & sources
+        if risky:
+            total += split_run(self, out, gk$i, gb$i, run, risky)
+        else:
+            out.append((gb$i, run))
+            total += run.size
+"""
+
+_INLINE_KINDS = {"near": _INLINE_NEAR, "same": _INLINE_SAME, "same-source": _INLINE_SAME}
+
+
+def inline_grants(g) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The granted actions of the players' turns the playout lists in line, as (grant, ((action
+    name, how), ...)): the last of `turn_grants` (so they come last in `usable_tiles`, in order)
+    whose every action is a build on `A & next-to(own)` with A a table per board ("near") or a
+    move with the same targets from every source ("same", "same-source": of board hexes), reading
+    no card and locked by none; cached per rule set and move-may-stay."""
+    key = (id(g.rules), g.may_stay)
+    seen = _INLINE.get(key)
+    if seen is None or seen[0] is not g.rules:
+        shapes, rules, found = move_shapes(g), g.rules, []
+        for grant in reversed(g.turn_grants):
+            names = rules.entries.get(grant, ())
+            hows = [_inline_how(shapes[name], rules.actions[name], g.card_actions) for name in names]
+            if not names or None in hows:
+                break
+            found.insert(0, (grant, tuple(zip(names, hows, strict=True))))
+        seen = _INLINE[key] = (g.rules, tuple(found))
+    return seen[1]
+
+
+_INLINE: dict[tuple, tuple[object, tuple]] = {}
+
+
+def _inline_how(shape: int, action, card_actions: frozenset) -> str | None:
+    if "card" in action.reads or id(action) in card_actions:
+        return None
+    if shape == TILE_BUILD and action.near_own is not None and not action.reads <= {"card"}:
+        return "near"
+    if shape == SAME and action.piece is None and not action.adjacent:
+        return "same" if action.source is None else "same-source"
+    return None
+
+
+def inline_locals(g) -> tuple:
+    """What the playout binds of `inline_grants`: their names as a set, then each grant's name,
+    then each action's (action, code base, kind index)."""
+    found = inline_grants(g)
+    out: list = [frozenset(grant for grant, _ in found), *(grant for grant, _ in found)]
+    for _, entries in found:
+        for name, _ in entries:
+            out += (g.rules.actions[name], g.code_base[g.kind_index[name]], g.kind_index[name])
+    return tuple(out)
+
+
+def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
+    """The template parts of the grants listed in line: the locals bound once a run, and the listing."""
+    grants = [f"gn{j}" for j in range(len(found))]
+    entries = [how for _, hows in found for _, how in hows]
+    bound = ["inline", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
+    setup = [f"{', '.join(bound)} = inline_locals(g)"]
+    setup += [f"gt{i} = None" for i in range(len(entries))]
+    setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
+    listing, i = [], 0
+    for j, (_, hows) in enumerate(found):
+        listing.append(f"if left.get(gn{j}):")
+        for _, how in hows:
+            part = _INLINE_KINDS[how].replace("$i", str(i))
+            listing += ["    " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
+            i += 1
+    return {"inline_setup": "\n".join(setup), "inline": "\n".join(listing)}
+
+
 def _conditions(g) -> dict[str, bool]:
     """What the template's lines are kept for, from the game's rules and options."""
     m = g.mandatory
@@ -809,6 +938,7 @@ def _conditions(g) -> dict[str, bool]:
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
+        "inline": bool(inline_grants(g)),  # ... some of them listed in line (the key adds how)
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -845,7 +975,7 @@ def _keep(line: str, conds: dict[str, bool]) -> str | None:
     return code.rstrip()
 
 
-def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
+def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str, str] | None = None) -> list[str]:
     out = []
     for line in text.strip("\n").splitlines():
         kept = _keep(line, conds)
@@ -854,7 +984,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
         stripped = kept.strip()
         if stripped.startswith("@@") and stripped.endswith("@@"):
             pad = indent + kept[: len(kept) - len(kept.lstrip())]
-            out += _expand(_PARTS[stripped.strip("@")], conds, pad)
+            out += _expand((parts or _PARTS)[stripped.strip("@")], conds, pad, parts)
         else:
             out.append(indent + kept)
     return out
@@ -874,7 +1004,8 @@ _OF_GAME_KEPT = 4096
 def source(g) -> str:
     """The playout's Python source for this game's rules and options."""
     conds = _conditions(g)
-    return "\n".join(_expand(_TEMPLATE, conds) + [""] + _expand(_TAKE, conds)) + "\n"
+    parts = {**_PARTS, **_inline_parts(inline_grants(g), conds)} if conds["inline"] else _PARTS
+    return "\n".join(_expand(_TEMPLATE, conds, "", parts) + [""] + _expand(_TAKE, conds)) + "\n"
 
 
 def compiled(g) -> Callable | None:
@@ -887,7 +1018,7 @@ def compiled(g) -> Callable | None:
     if seen is not None and seen[0] is g.rules:
         return seen[1]
     conds = _conditions(g)
-    key = tuple(conds.values())
+    key = (*conds.values(), tuple(tuple(how for _, how in hows) for _, hows in inline_grants(g)))
     fn = _CACHE.get(key)
     if fn is None:
         scope = {
@@ -906,6 +1037,7 @@ def compiled(g) -> Callable | None:
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
+            "inline_locals": inline_locals,
             "split_run": split_run,
             "aura_runs": aura_runs,
             "origin_run": origin_run,
