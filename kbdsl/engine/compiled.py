@@ -120,10 +120,20 @@ def run(self, rngs, stop_turn, max_moves):
                 break  # ?any_time
             moves += 1
             usable = None  # ?!turns
-            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns
-                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns
-                *filter(self.grant_left[p].get, turn_grants),  # ?turns
-            ])  # ?turns
+            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
+                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns !inline
+                *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
+            ])  # ?turns !inline
+            if self.phase:  # ?inline
+                usable = self.usable_tiles(p)  # ?inline
+                @@inline_none@@  # ?inline
+            else:  # usable_tiles, in line, but the grants listed in line: their uses  # ?inline
+                left = self.grant_left[p]  # ?inline
+                usable = [  # ?inline
+                    *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?inline
+                    *filter(left.get, turn_grants),  # ?inline
+                ]  # ?inline
+                @@inline_uses@@  # ?inline
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
@@ -134,7 +144,8 @@ def run(self, rngs, stop_turn, max_moves):
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
                     self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
-                    self.built or not usable  # ?turns
+                    self.built or not usable  # ?turns !inline
+                    self.built or not (usable or granted)  # ?inline
                     usable is None  # ?!grants
                 ):
                     if ready:  # ?ready
@@ -155,7 +166,8 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
-            elif not usable:  # ?turns
+            elif not usable:  # ?turns !inline
+            elif not (usable or granted):  # ?inline
             elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
@@ -429,8 +441,6 @@ if not stop:
         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
     plain = supply[p] > 0
     for tile in usable:
-        if tile in inline:  # the grants listed in line, after the loop (the last of usable)  # ?inline
-            break  # ?inline
         for name, action, base, by_card in plan[tile]:
             if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
                 if by_card is None:  # ?choosing
@@ -566,9 +576,7 @@ if not stop:
             if targets:
                 out.append((base, targets))
                 total += targets.bit_count()
-    if not self.phase:  # ?inline
-        left = self.grant_left[p]  # ?inline
-        @@inline@@  # ?inline
+    @@inline@@  # ?inline
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
@@ -899,10 +907,10 @@ def _inline_how(shape: int, action, card_actions: frozenset) -> str | None:
 
 
 def inline_locals(g) -> tuple:
-    """What the playout binds of `inline_grants`: their names as a set, then each grant's name,
-    then each action's (action, code base, kind index)."""
+    """What the playout binds of `inline_grants`: the other grants of the turns (usable_tiles'
+    list), each grant's name, then each action's (action, code base, kind index)."""
     found = inline_grants(g)
-    out: list = [frozenset(grant for grant, _ in found), *(grant for grant, _ in found)]
+    out: list = [g.turn_grants[: len(g.turn_grants) - len(found)], *(grant for grant, _ in found)]
     for _, entries in found:
         for name, _ in entries:
             out += (g.rules.actions[name], g.code_base[g.kind_index[name]], g.kind_index[name])
@@ -910,21 +918,30 @@ def inline_locals(g) -> tuple:
 
 
 def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
-    """The template parts of the grants listed in line: the locals bound once a run, and the listing."""
+    """The template parts of the grants listed in line: the locals bound once a run, their uses
+    at a decision (gu$j; `granted`: any), and the listing."""
     grants = [f"gn{j}" for j in range(len(found))]
     entries = [how for _, hows in found for _, how in hows]
-    bound = ["inline", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
+    bound = ["turn_grants", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
     setup = [f"{', '.join(bound)} = inline_locals(g)"]
     setup += [f"gt{i} = None" for i in range(len(entries))]
     setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
     listing, i = [], 0
     for j, (_, hows) in enumerate(found):
-        listing.append(f"if left.get(gn{j}):")
+        listing.append(f"if gu{j}:")
         for _, how in hows:
             part = _INLINE_KINDS[how].replace("$i", str(i))
             listing += ["    " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
             i += 1
-    return {"inline_setup": "\n".join(setup), "inline": "\n".join(listing)}
+    uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
+    uses.append(f"granted = {' or '.join(f'gu{j}' for j in range(len(found)))}")
+    none = f"granted = {' = '.join(f'gu{j}' for j in range(len(found)))} = 0"
+    return {
+        "inline_setup": "\n".join(setup),
+        "inline": "\n".join(listing),
+        "inline_uses": "\n".join(uses),
+        "inline_none": none,
+    }
 
 
 def _conditions(g) -> dict[str, bool]:
@@ -938,7 +955,7 @@ def _conditions(g) -> dict[str, bool]:
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
-        "inline": bool(inline_grants(g)),  # ... some of them listed in line (the key adds how)
+        "inline": bool(g.turn_grants and inline_grants(g)),  # ... some of them listed in line (the key adds which)
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -1018,7 +1035,7 @@ def compiled(g) -> Callable | None:
     if seen is not None and seen[0] is g.rules:
         return seen[1]
     conds = _conditions(g)
-    key = (*conds.values(), tuple(tuple(how for _, how in hows) for _, hows in inline_grants(g)))
+    key = (*conds.values(), inline_grants(g) if conds["inline"] else ())
     fn = _CACHE.get(key)
     if fn is None:
         scope = {
