@@ -129,10 +129,11 @@ def run(self, rngs, stop_turn, max_moves):
                 @@inline_none@@  # ?inline
             else:  # usable_tiles, in line, but the grants listed in line: their uses  # ?inline
                 left = self.grant_left[p]  # ?inline
-                usable = [  # ?inline
-                    *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?inline
-                    *filter(left.get, turn_grants),  # ?inline
-                ]  # ?inline
+                usable = [  # ?inline !inline_all
+                    *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?inline !inline_all
+                    *filter(left.get, turn_grants),  # ?inline !inline_all
+                ]  # ?inline !inline_all
+                usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # (its keys)  # ?inline_all
                 @@inline_uses@@  # ?inline
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
@@ -948,6 +949,7 @@ def _conditions(g) -> dict[str, bool]:
     """What the template's lines are kept for, from the game's rules and options."""
     m = g.mandatory
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
+    inline = g.turn_grants and inline_grants(g)
     return {
         "choosing": bool(g.several_cards or g.faces),
         "faces": bool(g.faces),
@@ -955,7 +957,8 @@ def _conditions(g) -> dict[str, bool]:
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
-        "inline": bool(g.turn_grants and inline_grants(g)),  # ... some of them listed in line (the key adds which)
+        "inline": bool(inline),  # ... some of them listed in line (the key adds which)
+        "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
