@@ -87,7 +87,9 @@ def run(self, rngs, stop_turn, max_moves):
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
+    free_builds = plain_tile_actions(g, "build-free")  # ?lean free_builds
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    free_moves = plain_tile_actions(g, "move-free")  # ?free_moves
     first_steps, draws = plain_tile_actions(g, "steps"), plain_tile_actions(g, "draws")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
@@ -625,7 +627,8 @@ if base == build and self.mand_left > 0:
     @@builds@@  # ?lean
     continue
 tile = plain_builds.get(base)  # ?lean !choosing
-tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing
+tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing !free_builds
+tile = (free_builds if choosing else plain_builds).get(base)  # (a card-using one: apply_action)  # ?lean free_builds
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
@@ -665,7 +668,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
         break  # ?lean reactions
     continue  # ?lean
 tile = plain_moves.get(base)  # ?!choosing
-tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing
+tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing !free_moves
+tile = (free_moves if choosing else plain_moves).get(base)  # (a card-using one: apply_action)  # ?free_moves
 if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
@@ -950,8 +954,9 @@ def _conditions(g) -> dict[str, bool]:
     m = g.mandatory
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     inline = g.turn_grants and inline_grants(g)
+    choosing = bool(g.several_cards or g.faces)
     return {
-        "choosing": bool(g.several_cards or g.faces),
+        "choosing": choosing,
         "faces": bool(g.faces),
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
@@ -959,6 +964,10 @@ def _conditions(g) -> dict[str, bool]:
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "inline": bool(inline),  # ... some of them listed in line (the key adds which)
         "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
+        # a tile action using no card applied in line while the player chooses among cards, where
+        # what follows it finds the mandatory targets by mandatory_targets (every card's)
+        "free_builds": choosing and bool(g.on_gain),
+        "free_moves": choosing and bool(g.on_gain or not table),
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -1099,11 +1108,12 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
     first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
     `apply_action` sets pending); and ("draws": code base -> (tile, kind, action, its code base)) a
     draw with a build of one settlement due after it (`draw then build`), the build's kind and
-    action; cached per rule set and board size (the codes' stride)."""
+    action; "build-free", "move-free": the builds and moves using no card (applied in line also
+    while the player chooses among cards); cached per rule set and board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}}
+        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}, "build-free": {}, "move-free": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
                 _, action, tile, after = row
@@ -1120,6 +1130,10 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
                 elif action.kind == "move" and not action.per_opponent:
                     plain["move"][g.code_base[k]] = tile
                     plain["steps"][g.code_base[k]] = (k, action.up_to, action.count - 1)
+                else:
+                    continue
+                if id(action) not in g.card_actions:
+                    plain[action.kind + "-free"][g.code_base[k]] = tile
         seen = _PLAIN[key] = (g.rules, plain)
     return seen[1][kind]
 
