@@ -159,6 +159,32 @@ def test_compiled_playout_lists_the_boards_grants_in_line(parent, tmp_path, monk
         assert ("aura_runs", rules.actions["hike"]) in callers
 
 
+def test_compiled_playout_counts_moves_next_to_the_players_other_pieces(tmp_path, monkeypatch):
+    """A move to `A & next-to(own)` from every piece (Harvest's silo move; here a grant of every
+    turn) is one SameRun whose pieces lose the hexes next to them alone, and a piece that alone
+    touches them all has no move: whole games agree with sample_action's, also where the run
+    splits at discard variants."""
+    (tmp_path / "game.yaml").write_text(
+        f"name: trek\ntitle: Trek\ntext: A test grant.\nextends: {ROOT / 'rules' / 'base'}\nfiles: [trek.kb]\n"
+    )
+    (tmp_path / "trek.kb").write_text(
+        'grant trek "Trek" {\n  text: "Move a settlement onto grass next to another."\n'
+        "  action: move to terrain(grass) & next-to(own)\n}\n"
+    )
+    rules = load(tmp_path)
+    callers = []
+    special = State._special_targets
+
+    def counted(state, *args):
+        callers.append((sys._getframe(1).f_code.co_name, state.game.kinds[sys._getframe(1).f_locals.get("kind", 0)]))
+        return special(state, *args)
+
+    monkeypatch.setattr(State, "_special_targets", counted)
+    for seed in range(3):
+        play_random_and_sampled(Game.new(rules, players=4, seed=seed).new_state(), seed, 1 << 30)
+    assert ("split_run", "trek") in callers
+
+
 def test_compiled_playout_lists_moves_around_pieces_with_an_aura(monkeypatch):
     """Crossroads' warriors block the hexes next to them; a tile move that may lift one lists its
     moves (`move_blocks` of it alone: lifted, it unblocks hexes) between the runs of the player's

@@ -22,21 +22,22 @@ compiles:
   that loop);
 - a decision of a turn with tiles or a choice of cards (`_pick` over `_runs`): while the player
   chooses, the mandatory targets of every card (`mandatory_targets`) and the card-using tile
-  actions through the interpreter's `_steps` and `build_targets`, the first build playing its
-  card (`_play_card`) before the builds go on in line; each tile's build on a board table as
-  straight bitset code, a move with the same targets from every source as one run counted by a
-  formula (`SameRun`), a move with targets per board and origin as one run counted source by
-  source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike (a piece
-  with an aura, whose lift unblocks hexes, listed on its own between the others: `aura_runs`), a placement
-  of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
-  move; without `_steps`), the draw
-  written out, and a drawn mandatory build, tile build or tile move of one step applied in line
-  (a move's tile gains and losses as `_move` checks them), as is a draw with a build due after
-  it (`draw then build`: the card drawn, the build's targets found and one of them drawn); the
-  last of the granted actions usable every turn, where each is a build on `A & next-to(own)` or a
-  move with the same targets from every source (`inline_grants`: by the action's parsed shape),
-  listed by code written for it with its board tables found once a run, after the held tiles;
+  actions through the interpreter's `_steps` and `build_targets`, the first build playing its card
+  (`_play_card`) before the builds go on in line; each tile's build on a board table as straight
+  bitset code, a move with the same targets from every source, or to `A & next-to(own)` (each
+  piece losing the hexes next to it alone), as one run counted by a formula (`SameRun`), a move
+  with targets per board and origin as one run counted source by source (`OriginRun`, or the
+  board's learnt `MoveGroup`), from all of the player's pieces or from a source of board hexes,
+  with pieces of several kinds and under auras alike (a piece with an aura, whose lift unblocks
+  hexes, listed on its own between the others: `aura_runs`), a placement of a player-owned kind, a
+  return and an action on no hex (`place_targets`, `return_targets`, one move; without `_steps`),
+  the draw written out, and a drawn mandatory build, tile build or tile move of one step applied
+  in line (a move's tile gains and losses as `_move` checks them), as is a draw with a build due
+  after it (`draw then build`: the card drawn, the build's targets found and one of them drawn);
+  the last of the granted actions usable every turn, where each is a build on `A & next-to(own)`
+  or a move with the same targets from every source (`inline_grants`: by the action's parsed
+  shape), listed by code written for it with its board tables found once a run, after the held
+  tiles;
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -47,9 +48,9 @@ goes on or while the player reacts (`sample_action`, `apply_action`); any other 
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
 which sets the rest pending) or with another due after it, a move listed source by source, or a
-tile action while the player chooses among cards
-(`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
-game's end.
+card-using tile action while the player chooses among cards (or any where what follows would read
+the played card's table: `free_builds`, `free_moves`) (`apply_action`); card replacement
+(`_settle`), tile gains and losses, phases of grants, the game's end.
 """
 
 from __future__ import annotations
@@ -512,7 +513,7 @@ if not stop:
                 full = self.occ  # ?!auras
                 lifting = self.blocked and sources & self.aura_own(p)  # ?auras
                 if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
-                    if shape == WALK:  # ?auras
+                    if shape == WALK or shape == NEAR:  # ?auras
                         total += steps(self, name, action, out)  # ?auras
                         continue  # ?auras
                     sources ^= lifting  # ?auras
@@ -525,6 +526,11 @@ if not stop:
                     cand ^= cand & full
                     if cand and sources:
                         run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
+                elif shape == NEAR:  # A & next-to(own): near_own_part's free hexes next to a piece not lifted
+                    cand = self.near_own_part(action, p)
+                    cand ^= cand & full
+                    if cand & nb[p]:
+                        run = same_run(sources, cand, nb[p], nbr_mask, stride, own[p], False)
                 elif shape == WALK:  # one slide from the moving piece: counted by directions
                     run = walk_run(self, action, sources, stride)
                     if run is None:  # (a slide onto taken hexes: listed)
@@ -1074,6 +1080,7 @@ def compiled(g) -> Callable | None:
             "steps": steps,
             "SAME": SAME,
             "WALK": WALK,
+            "NEAR": NEAR,
             "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -1172,8 +1179,9 @@ _PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
 #: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
 #: the same targets from every source (SAME, `move_targets`' board-only case), as targets per
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
-#: from each source (WALK: `walk_run`).
-OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
+#: from each source (WALK: `walk_run`), or to `A & next-to(own)` with A a table per board (NEAR:
+#: `Targets._lifted_targets`' case, a SameRun whose sources next to no other piece have no move).
+OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
 #: on no hex (gold, ignore, draw, later: one move).
 PLACE, RETURN, NO_HEX = -1, -2, -3
@@ -1207,6 +1215,8 @@ def _shape(action, kinds, may_stay: bool) -> int:
         if getattr(action.target, "counter", None) is not None and not action.adjacent:
             return WALK
         return OTHER
+    if action.near_own is not None and not action.adjacent:
+        return NEAR
     return SAME if reads <= CARD else OTHER
 
 
@@ -1257,14 +1267,17 @@ class SameRun:
         raise IndexError("move run index out of range")
 
 
-def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int) -> SameRun:
+def same_run(
+    sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int, alone: bool = True
+) -> SameRun:
     """The SameRun of these sources (the player's pieces `own` the action may lift) onto `cand`;
     `nb`: the player's neighbourhood if the action is "adjacent if possible", else 0. A hex of
     near = cand & nb next to exactly one piece (`single`) is lost to that piece's move only, so the
     moves number sources * |near| - (the hexes of single next to a source), plus |cand| for a
-    source that alone touches all of near."""
+    source that alone touches all of near; with `alone` false (a target `A & next-to(own)`, near
+    not empty), such a source has no move."""
     run = SameRun()
-    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
+    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand if alone else 0, nbr_mask, stride
     near = cand & nb
     count = sources.bit_count()
     single = 0
@@ -1290,7 +1303,7 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
                 elif lone != touching:
                     lone = 0
         size = count * near.bit_count() - lost
-        if lone > 0 and lone & sources:
+        if lone > 0 and lone & sources and alone:
             size += cand.bit_count()
     run.near, run.single, run.size = near, single, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
