@@ -526,19 +526,7 @@ if not stop:
                     cand ^= cand & full
                     if cand and sources:
                         run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
-                elif shape == NEAR:  # A & next-to(own): near_own_part's free hexes next to a piece not lifted
-                    cand = self.near_own_part(action, p)
-                    cand ^= cand & full
-                    if cand & nb[p]:
-                        run = same_run(sources, cand, nb[p], nbr_mask, stride, own[p], False)
-                elif shape == WALK:  # one slide from the moving piece: counted by directions
-                    run = walk_run(self, action, sources, stride)
-                    if run is None:  # (a slide onto taken hexes: listed)
-                        total += steps(self, name, action, out)
-                        continue
-                    if not run.size:
-                        continue
-                else:
+                elif shape < WALK:  # ORIGIN, ORIGIN_CARD: a target per board and origin
                     ocard = hand[p] if shape == ORIGIN_CARD else None
                     free = every ^ full
                     origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
@@ -555,6 +543,18 @@ if not stop:
                         run = origin_run(self, action, ocard, sources, free, stride)
                         if run is not None:
                             table = run.table
+                elif shape == WALK:  # one slide from the moving piece: counted by directions
+                    run = walk_run(self, action, sources, stride)
+                    if run is None:  # (a slide onto taken hexes: listed)
+                        total += steps(self, name, action, out)
+                        continue
+                    if not run.size:
+                        continue
+                else:  # NEAR: A & next-to(own): near_own_part's free hexes next to a piece not lifted
+                    cand = self.near_own_part(action, p)
+                    cand ^= cand & full
+                    if cand & nb[p]:
+                        run = near_run(sources, cand, nb[p], nbr_mask, stride, own[p])
                 if lifting:  # ?auras
                     total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
                     continue  # ?auras
@@ -1072,6 +1072,7 @@ def compiled(g) -> Callable | None:
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
+            "near_run": near_run,
             "inline_locals": inline_locals,
             "split_run": split_run,
             "aura_runs": aura_runs,
@@ -1180,7 +1181,7 @@ _PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
 #: the same targets from every source (SAME, `move_targets`' board-only case), as targets per
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
 #: from each source (WALK: `walk_run`), or to `A & next-to(own)` with A a table per board (NEAR:
-#: `Targets._lifted_targets`' case, a SameRun whose sources next to no other piece have no move).
+#: `Targets._lifted_targets`' case: `near_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
 #: on no hex (gold, ignore, draw, later: one move).
@@ -1267,17 +1268,14 @@ class SameRun:
         raise IndexError("move run index out of range")
 
 
-def same_run(
-    sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int, alone: bool = True
-) -> SameRun:
+def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int) -> SameRun:
     """The SameRun of these sources (the player's pieces `own` the action may lift) onto `cand`;
     `nb`: the player's neighbourhood if the action is "adjacent if possible", else 0. A hex of
     near = cand & nb next to exactly one piece (`single`) is lost to that piece's move only, so the
     moves number sources * |near| - (the hexes of single next to a source), plus |cand| for a
-    source that alone touches all of near; with `alone` false (a target `A & next-to(own)`, near
-    not empty), such a source has no move."""
+    source that alone touches all of near."""
     run = SameRun()
-    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand if alone else 0, nbr_mask, stride
+    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
     near = cand & nb
     count = sources.bit_count()
     single = 0
@@ -1303,10 +1301,25 @@ def same_run(
                 elif lone != touching:
                     lone = 0
         size = count * near.bit_count() - lost
-        if lone > 0 and lone & sources and alone:
+        if lone > 0 and lone & sources:
             size += cand.bit_count()
     run.near, run.single, run.size = near, single, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
+    return run
+
+
+def near_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int) -> SameRun:
+    """same_run of a move to `A & next-to(own)` (`cand`: A's free hexes, some next to `own`), but
+    a piece that alone touches every hex of near has no move (its lift leaves none next to own)."""
+    run = same_run(sources, cand, nb, nbr_mask, stride, own)
+    near = run.near
+    if run.single == near:  # every hex of near next to one piece: to the same one?
+        low = near ^ (near & (near - 1))
+        touching = nbr_mask[low.bit_length() - 1] & own
+        if touching & sources and not near ^ (near & nbr_mask[touching.bit_length() - 1]):
+            run.size -= cand.bit_count()  # (what same_run gave it)
+            run.bit_count = run.size.__index__
+    run.cand = 0
     return run
 
 
