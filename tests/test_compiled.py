@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.engine.compiled import compiled, shape_run, source
+from kbdsl.engine.compiled import compiled, inline_grants, shape_run, source
 from kbdsl.game import Game, State
 from kbdsl.ruleset import load, shipped
 
@@ -113,6 +113,76 @@ def test_compiled_playout_splits_a_move_run_at_discard_variants(where, seeds, mo
         play_random_and_sampled(game.new_state(), seed, 1 << 30)
         assert any(split)  # (the compiled loop split a run in these games)
         split.clear()
+
+
+@pytest.mark.parametrize("parent", ["base", "crossroads"])
+def test_compiled_playout_lists_the_boards_grants_in_line(parent, tmp_path, monkeypatch):
+    """The actions the board grants every turn are listed by code written for their shape
+    (inline_grants): Harvest's farm build (a build on A & next-to(own)), the cave move (the same
+    targets from every piece next to a cave), and here a move of any settlement onto forest, whose
+    run splits at discard variants (split_run) and, beside Crossroads' warriors, at pieces with an
+    aura (aura_runs): whole games agree with sample_action's."""
+    (tmp_path / "game.yaml").write_text(
+        f"name: hike\ntitle: Hike\ntext: A test grant.\nextends: {ROOT / 'rules' / parent}\nfiles: [hike.kb]\n"
+    )
+    (tmp_path / "hike.kb").write_text(
+        'grant hike "Hike" {\n  text: "Move a settlement onto forest."\n  action: move to terrain(forest)\n}\n'
+    )
+    assert [
+        inline_grants(Game.new(load(ROOT / "rules" / where), players=4, seed=1)) for where in ("harvest", "caves")
+    ] == [
+        (("farming", (("farming", "near"),)),),
+        (("cave-move", (("cave-move", "same-source"),)),),
+    ]
+    rules = load(tmp_path)
+    callers = []
+    special, blocks = State._special_targets, State.move_blocks
+
+    def special_counted(state, *args):
+        callers.append((sys._getframe(1).f_code.co_name, sys._getframe(1).f_locals.get("kind")))
+        return special(state, *args)
+
+    def blocks_counted(state, action, *args):
+        callers.append((sys._getframe(1).f_code.co_name, action))
+        return blocks(state, action, *args)
+
+    monkeypatch.setattr(State, "_special_targets", special_counted)
+    monkeypatch.setattr(State, "move_blocks", blocks_counted)
+    for seed in range(2):
+        game = Game.new(rules, players=4, seed=seed)
+        assert inline_grants(game) == (("hike", (("hike", "same"),)),)
+        ours, _ = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+        n, kind = game.tables.n, game.kind_index["hike"]
+        assert any((code // (n * n)) >> 2 == kind for code in ours.log)  # (hikes were made)
+    assert ("split_run", kind) in callers
+    if parent == "crossroads":
+        assert ("aura_runs", rules.actions["hike"]) in callers
+
+
+def test_compiled_playout_counts_moves_next_to_the_players_other_pieces(tmp_path, monkeypatch):
+    """A move to `A & next-to(own)` from every piece (Harvest's silo move; here a grant of every
+    turn) is one SameRun whose pieces lose the hexes next to them alone, and a piece that alone
+    touches them all has no move: whole games agree with sample_action's, also where the run
+    splits at discard variants."""
+    (tmp_path / "game.yaml").write_text(
+        f"name: trek\ntitle: Trek\ntext: A test grant.\nextends: {ROOT / 'rules' / 'base'}\nfiles: [trek.kb]\n"
+    )
+    (tmp_path / "trek.kb").write_text(
+        'grant trek "Trek" {\n  text: "Move a settlement onto grass next to another."\n'
+        "  action: move to terrain(grass) & next-to(own)\n}\n"
+    )
+    rules = load(tmp_path)
+    callers = []
+    special = State._special_targets
+
+    def counted(state, *args):
+        callers.append((sys._getframe(1).f_code.co_name, state.game.kinds[sys._getframe(1).f_locals.get("kind", 0)]))
+        return special(state, *args)
+
+    monkeypatch.setattr(State, "_special_targets", counted)
+    for seed in range(3):
+        play_random_and_sampled(Game.new(rules, players=4, seed=seed).new_state(), seed, 1 << 30)
+    assert ("split_run", "trek") in callers
 
 
 def test_compiled_playout_lists_moves_around_pieces_with_an_aura(monkeypatch):

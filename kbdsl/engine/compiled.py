@@ -22,18 +22,22 @@ compiles:
   that loop);
 - a decision of a turn with tiles or a choice of cards (`_pick` over `_runs`): while the player
   chooses, the mandatory targets of every card (`mandatory_targets`) and the card-using tile
-  actions through the interpreter's `_steps` and `build_targets`, the first build playing its
-  card (`_play_card`) before the builds go on in line; each tile's build on a board table as
-  straight bitset code, a move with the same targets from every source as one run counted by a
-  formula (`SameRun`), a move with targets per board and origin as one run counted source by
-  source (`OriginRun`, or the board's learnt `MoveGroup`), from all of the player's pieces or
-  from a source of board hexes, with pieces of several kinds and under auras alike (a piece
-  with an aura, whose lift unblocks hexes, listed on its own between the others: `aura_runs`), a placement
-  of a player-owned kind, a return and an action on no hex (`place_targets`, `return_targets`, one
-  move; without `_steps`), the draw
-  written out, and a drawn mandatory build, tile build or tile move of one step applied in line
-  (a move's tile gains and losses as `_move` checks them), as is a draw with a build due after
-  it (`draw then build`: the card drawn, the build's targets found and one of them drawn);
+  actions through the interpreter's `_steps` and `build_targets`, the first build playing its card
+  (`_play_card`) before the builds go on in line; each tile's build on a board table as straight
+  bitset code, a move with the same targets from every source, or to `A & next-to(own)` (each
+  piece losing the hexes next to it alone), as one run counted by a formula (`SameRun`), a move
+  with targets per board and origin as one run counted source by source (`OriginRun`, or the
+  board's learnt `MoveGroup`), from all of the player's pieces or from a source of board hexes,
+  with pieces of several kinds and under auras alike (a piece with an aura, whose lift unblocks
+  hexes, listed on its own between the others: `aura_runs`), a placement of a player-owned kind, a
+  return and an action on no hex (`place_targets`, `return_targets`, one move; without `_steps`),
+  the draw written out, and a drawn mandatory build, tile build or tile move of one step applied
+  in line (a move's tile gains and losses as `_move` checks them), as is a draw with a build due
+  after it (`draw then build`: the card drawn, the build's targets found and one of them drawn);
+  the last of the granted actions usable every turn, where each is a build on `A & next-to(own)`
+  or a move with the same targets from every source (`inline_grants`: by the action's parsed
+  shape), listed by code written for it with its board tables found once a run, after the held
+  tiles;
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -44,9 +48,9 @@ goes on or while the player reacts (`sample_action`, `apply_action`); any other 
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
 which sets the rest pending) or with another due after it, a move listed source by source, or a
-tile action while the player chooses among cards
-(`apply_action`); card replacement (`_settle`), tile gains and losses, phases of grants, the
-game's end.
+card-using tile action while the player chooses among cards (or any where what follows would read
+the played card's table: `free_builds`, `free_moves`) (`apply_action`); card replacement
+(`_settle`), tile gains and losses, phases of grants, the game's end.
 """
 
 from __future__ import annotations
@@ -84,7 +88,9 @@ def run(self, rngs, stop_turn, max_moves):
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
+    free_builds = plain_tile_actions(g, "build-free")  # ?lean free_builds
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
+    free_moves = plain_tile_actions(g, "move-free")  # ?free_moves
     first_steps, draws = plain_tile_actions(g, "steps"), plain_tile_actions(g, "draws")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
@@ -92,6 +98,7 @@ def run(self, rngs, stop_turn, max_moves):
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     footprints = g.footprints  # ?kinds
+    @@inline_setup@@  # ?inline
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
     moves = 0
@@ -116,10 +123,21 @@ def run(self, rngs, stop_turn, max_moves):
                 break  # ?any_time
             moves += 1
             usable = None  # ?!turns
-            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns
-                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns
-                *filter(self.grant_left[p].get, turn_grants),  # ?turns
-            ])  # ?turns
+            usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
+                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns !inline
+                *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
+            ])  # ?turns !inline
+            if self.phase:  # ?inline
+                usable = self.usable_tiles(p)  # ?inline
+                @@inline_none@@  # ?inline
+            else:  # usable_tiles, in line, but the grants listed in line: their uses  # ?inline
+                left = self.grant_left[p]  # ?inline
+                usable = [  # ?inline !inline_all
+                    *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?inline !inline_all
+                    *filter(left.get, turn_grants),  # ?inline !inline_all
+                ]  # ?inline !inline_all
+                usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # (its keys)  # ?inline_all
+                @@inline_uses@@  # ?inline
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
@@ -130,7 +148,8 @@ def run(self, rngs, stop_turn, max_moves):
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
                     self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
-                    self.built or not usable  # ?turns
+                    self.built or not usable  # ?turns !inline
+                    self.built or not (usable or granted)  # ?inline
                     usable is None  # ?!grants
                 ):
                     if ready:  # ?ready
@@ -151,7 +170,8 @@ def run(self, rngs, stop_turn, max_moves):
                         @@builds@@  # ?lean
                         continue
             elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
-            elif not usable:  # ?turns
+            elif not usable:  # ?turns !inline
+            elif not (usable or granted):  # ?inline
             elif usable is None:  # ?!grants
                 while getrandbits(1):  # randrange(1)
                     pass
@@ -493,7 +513,7 @@ if not stop:
                 full = self.occ  # ?!auras
                 lifting = self.blocked and sources & self.aura_own(p)  # ?auras
                 if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
-                    if shape == WALK:  # ?auras
+                    if shape == WALK or shape == NEAR:  # ?auras
                         total += steps(self, name, action, out)  # ?auras
                         continue  # ?auras
                     sources ^= lifting  # ?auras
@@ -506,14 +526,7 @@ if not stop:
                     cand ^= cand & full
                     if cand and sources:
                         run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
-                elif shape == WALK:  # one slide from the moving piece: counted by directions
-                    run = walk_run(self, action, sources, stride)
-                    if run is None:  # (a slide onto taken hexes: listed)
-                        total += steps(self, name, action, out)
-                        continue
-                    if not run.size:
-                        continue
-                else:
+                elif shape < WALK:  # ORIGIN, ORIGIN_CARD: a target per board and origin
                     ocard = hand[p] if shape == ORIGIN_CARD else None
                     free = every ^ full
                     origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
@@ -530,6 +543,18 @@ if not stop:
                         run = origin_run(self, action, ocard, sources, free, stride)
                         if run is not None:
                             table = run.table
+                elif shape == WALK:  # one slide from the moving piece: counted by directions
+                    run = walk_run(self, action, sources, stride)
+                    if run is None:  # (a slide onto taken hexes: listed)
+                        total += steps(self, name, action, out)
+                        continue
+                    if not run.size:
+                        continue
+                else:  # NEAR: A & next-to(own): near_own_part's free hexes next to a piece not lifted
+                    cand = self.near_own_part(action, p)
+                    cand ^= cand & full
+                    if cand & nb[p]:
+                        run = near_run(sources, cand, nb[p], nbr_mask, stride, own[p])
                 if lifting:  # ?auras
                     total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
                     continue  # ?auras
@@ -560,6 +585,7 @@ if not stop:
             if targets:
                 out.append((base, targets))
                 total += targets.bit_count()
+    @@inline@@  # ?inline
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
@@ -607,7 +633,8 @@ if base == build and self.mand_left > 0:
     @@builds@@  # ?lean
     continue
 tile = plain_builds.get(base)  # ?lean !choosing
-tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing
+tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing !free_builds
+tile = (free_builds if choosing else plain_builds).get(base)  # (a card-using one: apply_action)  # ?lean free_builds
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
     log.append(base + k)  # ?lean
@@ -647,7 +674,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
         break  # ?lean reactions
     continue  # ?lean
 tile = plain_moves.get(base)  # ?!choosing
-tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing
+tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing !free_moves
+tile = (free_moves if choosing else plain_moves).get(base)  # (a card-using one: apply_action)  # ?free_moves
 if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
@@ -798,17 +826,154 @@ if self.pending_left or self.react_saved is not None:  # ?reactions
 """
 
 
+#: A granted action of the players' turns listed in line (`inline_grants`): a build on `A &
+#: next-to(own)` whose A is a table per board (entry i's action, base, kind index and table:
+#: ga$i, gb$i, gk$i, gt$i, the table found when first needed in a run).
+_INLINE_NEAR = """
+if plain:
+    targets = gt$i
+    if targets is None:  # near_own_part, once a run
+        targets = gt$i = self.near_own_part(ga$i, p)
+    targets &= nb[p]
+    targets ^= targets & (self.occ | self.blocked)  # ?auras
+    targets ^= targets & self.occ  # ?!auras
+    if targets:
+        out.append((gb$i, targets))
+        total += targets.bit_count()
+"""
+
+#: ... a move with the same targets from every source (SAME) of no piece kind, card or adjacency,
+#: from all of p's pieces or from a source of board hexes (its table gs$i): the generic SAME
+#: listing with the tables found once a run.
+_INLINE_SAME = """
+sources = own[p]
+if gs$i is None:  # move_sources' table of board hexes, once a run  # ?source
+    self.move_sources(ga$i, p)  # ?source
+    gs$i = tcache[("source", id(ga$i))]  # ?source
+sources &= gs$i  # ?source
+if sources:  # ?kinds
+    if fixed < 0:  # ?kinds
+        fixed = 0  # ?kinds
+        for masks in unmoved:  # ?kinds
+            fixed |= masks[p]  # ?kinds
+    sources ^= sources & fixed  # ?kinds
+if sources:
+    full = self.occ | self.blocked  # ?auras
+    full = self.occ  # ?!auras
+    lifting = self.blocked and sources & self.aura_own(p)  # ?auras
+    sources ^= lifting  # ?auras
+    cand = gt$i
+    if cand is None:  # board_target, once a run
+        cand = gt$i = self.board_target(ga$i, hand[p])
+    cand ^= cand & full
+    run = same_run(sources, cand, 0, nbr_mask, stride, own[p]) if cand and sources else None
+    if lifting:  # ?auras
+        total += aura_runs(self, out, gk$i, ga$i, gb$i, run, lifting)  # ?auras
+    elif run is not None:  # ?auras
+    if run is not None:  # ?!auras
+        if self._risky < 0:
+            self._risky = self.sole_touchers(p)
+        risky = self._risky & sources
+        if risky:
+            total += split_run(self, out, gk$i, gb$i, run, risky)
+        else:
+            out.append((gb$i, run))
+            total += run.size
+"""
+
+_INLINE_KINDS = {"near": _INLINE_NEAR, "same": _INLINE_SAME, "same-source": _INLINE_SAME}
+
+
+def inline_grants(g) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    """The granted actions of the players' turns the playout lists in line, as (grant, ((action
+    name, how), ...)): the last of `turn_grants` (so they come last in `usable_tiles`, in order)
+    whose every action is a build on `A & next-to(own)` with A a table per board ("near") or a
+    move with the same targets from every source ("same", "same-source": of board hexes), reading
+    no card and locked by none; cached per rule set and move-may-stay."""
+    key = (id(g.rules), g.may_stay)
+    seen = _INLINE.get(key)
+    if seen is None or seen[0] is not g.rules:
+        shapes, rules, found = move_shapes(g), g.rules, []
+        for grant in reversed(g.turn_grants):
+            names = rules.entries.get(grant, ())
+            hows = [_inline_how(shapes[name], rules.actions[name], g.card_actions) for name in names]
+            if not names or None in hows:
+                break
+            found.insert(0, (grant, tuple(zip(names, hows, strict=True))))
+        seen = _INLINE[key] = (g.rules, tuple(found))
+    return seen[1]
+
+
+_INLINE: dict[tuple, tuple[object, tuple]] = {}
+
+
+def _inline_how(shape: int, action, card_actions: frozenset) -> str | None:
+    if "card" in action.reads or id(action) in card_actions:
+        return None
+    if shape == TILE_BUILD and action.near_own is not None and not action.reads <= {"card"}:
+        return "near"
+    if shape == SAME and action.piece is None and not action.adjacent:
+        return "same" if action.source is None else "same-source"
+    return None
+
+
+def inline_locals(g) -> tuple:
+    """What the playout binds of `inline_grants`: the other grants of the turns (usable_tiles'
+    list), each grant's name, then each action's (action, code base, kind index)."""
+    found = inline_grants(g)
+    out: list = [g.turn_grants[: len(g.turn_grants) - len(found)], *(grant for grant, _ in found)]
+    for _, entries in found:
+        for name, _ in entries:
+            out += (g.rules.actions[name], g.code_base[g.kind_index[name]], g.kind_index[name])
+    return tuple(out)
+
+
+def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
+    """The template parts of the grants listed in line: the locals bound once a run, their uses
+    at a decision (gu$j; `granted`: any), and the listing."""
+    grants = [f"gn{j}" for j in range(len(found))]
+    entries = [how for _, hows in found for _, how in hows]
+    bound = ["turn_grants", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
+    setup = [f"{', '.join(bound)} = inline_locals(g)"]
+    setup += [f"gt{i} = None" for i in range(len(entries))]
+    setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
+    listing, i = [], 0
+    for j, (_, hows) in enumerate(found):
+        listing.append(f"if gu{j}:")
+        for _, how in hows:
+            part = _INLINE_KINDS[how].replace("$i", str(i))
+            listing += ["    " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
+            i += 1
+    uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
+    uses.append(f"granted = {' or '.join(f'gu{j}' for j in range(len(found)))}")
+    none = f"granted = {' = '.join(f'gu{j}' for j in range(len(found)))} = 0"
+    return {
+        "inline_setup": "\n".join(setup),
+        "inline": "\n".join(listing),
+        "inline_uses": "\n".join(uses),
+        "inline_none": none,
+    }
+
+
 def _conditions(g) -> dict[str, bool]:
     """What the template's lines are kept for, from the game's rules and options."""
     m = g.mandatory
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
+    inline = g.turn_grants and inline_grants(g)
+    choosing = bool(g.several_cards or g.faces)
     return {
-        "choosing": bool(g.several_cards or g.faces),
+        "choosing": choosing,
         "faces": bool(g.faces),
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
+        "inline": bool(inline),  # ... some of them listed in line (the key adds which)
+        "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
+        # a tile action using no card applied in line while the player chooses among cards, where
+        # what follows it finds the mandatory targets by mandatory_targets (every card's)
+        "free_builds": choosing and bool(g.on_gain),
+        "free_moves": choosing and bool(g.on_gain or not table),
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -845,7 +1010,7 @@ def _keep(line: str, conds: dict[str, bool]) -> str | None:
     return code.rstrip()
 
 
-def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
+def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str, str] | None = None) -> list[str]:
     out = []
     for line in text.strip("\n").splitlines():
         kept = _keep(line, conds)
@@ -854,7 +1019,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "") -> list[str]:
         stripped = kept.strip()
         if stripped.startswith("@@") and stripped.endswith("@@"):
             pad = indent + kept[: len(kept) - len(kept.lstrip())]
-            out += _expand(_PARTS[stripped.strip("@")], conds, pad)
+            out += _expand((parts or _PARTS)[stripped.strip("@")], conds, pad, parts)
         else:
             out.append(indent + kept)
     return out
@@ -874,7 +1039,8 @@ _OF_GAME_KEPT = 4096
 def source(g) -> str:
     """The playout's Python source for this game's rules and options."""
     conds = _conditions(g)
-    return "\n".join(_expand(_TEMPLATE, conds) + [""] + _expand(_TAKE, conds)) + "\n"
+    parts = {**_PARTS, **_inline_parts(inline_grants(g), conds)} if conds["inline"] else _PARTS
+    return "\n".join(_expand(_TEMPLATE, conds, "", parts) + [""] + _expand(_TAKE, conds)) + "\n"
 
 
 def compiled(g) -> Callable | None:
@@ -887,7 +1053,7 @@ def compiled(g) -> Callable | None:
     if seen is not None and seen[0] is g.rules:
         return seen[1]
     conds = _conditions(g)
-    key = tuple(conds.values())
+    key = (*conds.values(), inline_grants(g) if conds["inline"] else ())
     fn = _CACHE.get(key)
     if fn is None:
         scope = {
@@ -906,6 +1072,8 @@ def compiled(g) -> Callable | None:
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
             "fresh_of": attrgetter("fresh"),
             "same_run": same_run,
+            "near_run": near_run,
+            "inline_locals": inline_locals,
             "split_run": split_run,
             "aura_runs": aura_runs,
             "origin_run": origin_run,
@@ -913,6 +1081,7 @@ def compiled(g) -> Callable | None:
             "steps": steps,
             "SAME": SAME,
             "WALK": WALK,
+            "NEAR": NEAR,
             "walk_run": walk_run,
             "ORIGIN_CARD": ORIGIN_CARD,
             "TILE_BUILD": TILE_BUILD,
@@ -947,11 +1116,12 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
     first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
     `apply_action` sets pending); and ("draws": code base -> (tile, kind, action, its code base)) a
     draw with a build of one settlement due after it (`draw then build`), the build's kind and
-    action; cached per rule set and board size (the codes' stride)."""
+    action; "build-free", "move-free": the builds and moves using no card (applied in line also
+    while the player chooses among cards); cached per rule set and board size (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
-        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}}
+        plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}, "build-free": {}, "move-free": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
                 _, action, tile, after = row
@@ -968,6 +1138,10 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
                 elif action.kind == "move" and not action.per_opponent:
                     plain["move"][g.code_base[k]] = tile
                     plain["steps"][g.code_base[k]] = (k, action.up_to, action.count - 1)
+                else:
+                    continue
+                if id(action) not in g.card_actions:
+                    plain[action.kind + "-free"][g.code_base[k]] = tile
         seen = _PLAIN[key] = (g.rules, plain)
     return seen[1][kind]
 
@@ -1006,8 +1180,9 @@ _PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
 #: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
 #: the same targets from every source (SAME, `move_targets`' board-only case), as targets per
 #: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
-#: from each source (WALK: `walk_run`).
-OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK = 0, 1, 2, 3, 4, 5
+#: from each source (WALK: `walk_run`), or to `A & next-to(own)` with A a table per board (NEAR:
+#: `Targets._lifted_targets`' case: `near_run`).
+OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
 #: on no hex (gold, ignore, draw, later: one move).
 PLACE, RETURN, NO_HEX = -1, -2, -3
@@ -1041,6 +1216,8 @@ def _shape(action, kinds, may_stay: bool) -> int:
         if getattr(action.target, "counter", None) is not None and not action.adjacent:
             return WALK
         return OTHER
+    if action.near_own is not None and not action.adjacent:
+        return NEAR
     return SAME if reads <= CARD else OTHER
 
 
@@ -1128,6 +1305,21 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
             size += cand.bit_count()
     run.near, run.single, run.size = near, single, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
+    return run
+
+
+def near_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int, own: int) -> SameRun:
+    """same_run of a move to `A & next-to(own)` (`cand`: A's free hexes, some next to `own`), but
+    a piece that alone touches every hex of near has no move (its lift leaves none next to own)."""
+    run = same_run(sources, cand, nb, nbr_mask, stride, own)
+    near = run.near
+    if run.single == near:  # every hex of near next to one piece: to the same one?
+        low = near ^ (near & (near - 1))
+        touching = nbr_mask[low.bit_length() - 1] & own
+        if touching & sources and not near ^ (near & nbr_mask[touching.bit_length() - 1]):
+            run.size -= cand.bit_count()  # (what same_run gave it)
+            run.bit_count = run.size.__index__
+    run.cand = 0
     return run
 
 
