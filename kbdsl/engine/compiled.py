@@ -775,8 +775,15 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         self.return_kind(p, k)  # ?kinds
         if lose_now:  # ?kinds
             self.lose(p, None, lose_now)  # ?kinds
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?kinds
-        self._settle()  # ?kinds
+    if self.mand_left > 0:  # (a board table: the card's, or every card's while p chooses)  # ?kinds
+        table = self.mandatory_targets() if choosing else mtables[hand[p]]  # ?kinds table !on_gain choosing
+        table = mtables[hand[p]]  # ?kinds table !on_gain !choosing
+        table ^= table & (self.occ | self.blocked)  # ?kinds table !on_gain auras
+        table ^= table & self.occ  # ?kinds table !on_gain !auras
+        if not (supply[p] and table):  # ?kinds table !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?kinds !table
+        if not (supply[p] and self.mandatory_targets()):  # ?kinds table on_gain
+            self._settle()  # ?kinds
     if self.reacting:  # ?kinds reactions
         self._react()  # ?kinds reactions
         break  # ?kinds reactions
@@ -798,10 +805,16 @@ if drawing is not None:  # ?steps !any_time !choosing
     targets = self.build_targets(then, p) if supply[p] > 0 else 0  # ?steps !any_time
     if not targets:  # ?steps !any_time
         self._end_pending()  # ?steps !any_time
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?steps !any_time
-        self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
-        if self.pending_left:  # ?steps !any_time
-            break  # ?steps !any_time
+    if self.mand_left > 0:  # (the card's board table: p chooses no card here)  # ?steps !any_time
+        table = mtables[hand[p]]  # ?steps !any_time table !on_gain
+        table ^= table & (self.occ | self.blocked)  # ?steps !any_time table !on_gain auras
+        table ^= table & self.occ  # ?steps !any_time table !on_gain !auras
+        if not (supply[p] and table):  # ?steps !any_time table !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time !table
+        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time table on_gain
+            self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
+            if self.pending_left:  # ?steps !any_time
+                break  # ?steps !any_time
     if not targets:  # ?steps !any_time
         continue  # ?steps !any_time
     ready = 0  # ?steps !any_time ready
