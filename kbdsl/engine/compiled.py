@@ -674,8 +674,16 @@ if tile is not None and mask.__class__ is int:  # ?lean
         break  # ?lean reactions
     continue  # ?lean
 tile = plain_moves.get(base)  # ?!choosing
-tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing !free_moves
-tile = (free_moves if choosing else plain_moves).get(base)  # (a card-using one: apply_action)  # ?free_moves
+tile = plain_moves.get(base)  # ?choosing
+if tile is not None and choosing:  # a move while p chooses among cards  # ?choosing
+    if id(g.kind_rows[base // (4 * stride * stride)][1]) in card_actions and hand[p] not in g.leave_choice:  # ?choosing
+        self._play_card(p, k % stride)  # it uses the card of its hex's terrain: apply_action's  # ?choosing
+        if hand[p] not in mtables:  # ?choosing table
+            self.card_table(maction, mtables, hand[p])  # ?choosing table
+    elif base not in free_moves:  # (one that uses no card leaves the choice open: apply_action)  # ?free_moves
+        tile = None  # ?free_moves
+    else:  # (one that uses no card leaves the choice open: apply_action)  # ?choosing !free_moves
+        tile = None  # ?choosing !free_moves
 if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
     log.append(base + k)
