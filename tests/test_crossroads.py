@@ -9,6 +9,7 @@ import pytest
 from conftest import shipped
 
 from kbdsl.bots import RandomBot
+from kbdsl.engine.targets import _merge_blocks
 from kbdsl.errors import IllegalMove
 from kbdsl.game import Game, State
 from kbdsl.moves import Move
@@ -97,6 +98,25 @@ def test_a_random_crossroads_game_uses_every_tile(rules):
             state.apply_action(code)
     parts = {name for name, tile in rules.action_tile.items() if "crossroads" in rules.tiles[tile].pos.path}
     assert parts <= used, sorted(parts - used)
+
+
+def test_a_card_move_while_choosing_is_each_cards_moves_merged(rules):
+    """move_blocks of a tile move on the card's terrain while p chooses among two cards (found for
+    every card at once) is what Hand.over_cards finds putting each card in p's hand in turn."""
+    checked = 0
+    for seed in range(12):
+        game = Game.new(rules, players=2 + seed % 3, seed=seed)
+        state, bot = game.new_state(), RandomBot(seed)
+        moves = [a for a in rules.actions.values() if a.kind == "move" and id(a) in game.card_actions]
+        while not state.over:
+            if state.choosing:
+                p = state.current
+                for action in moves:
+                    merged = state.over_cards(p, lambda s=state, a=action, p=p: s.move_blocks(a, p), _merge_blocks, [])
+                    assert state.move_blocks(action, p) == merged
+                    checked += bool(merged)
+            state.apply_action(bot.choose(state))
+    assert checked > 10
 
 
 def ship_position(rules) -> State:

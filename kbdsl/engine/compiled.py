@@ -47,10 +47,10 @@ What falls back to the interpreter, per construct: a move while a tile action of
 goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
-which sets the rest pending) or with another due after it, a move listed source by source, or a
-card-using tile action while the player chooses among cards (or any where what follows would read
-the played card's table: `free_builds`, `free_moves`) (`apply_action`); card replacement
-(`_settle`), tile gains and losses, phases of grants, the game's end.
+which sets the rest pending) or with another due after it, a move listed source by source, or
+a draw while the player chooses among cards (`apply_action`; there, a plain tile build or move
+that uses the card plays its hex's card first, `_play_card`, and goes on in line); card
+replacement (`_settle`), tile gains and losses, phases of grants, the game's end.
 """
 
 from __future__ import annotations
@@ -88,9 +88,9 @@ def run(self, rngs, stop_turn, max_moves):
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
-    free_builds = plain_tile_actions(g, "build-free")  # ?lean free_builds
+    free_builds = plain_tile_actions(g, "build-free")  # ?lean choosing
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
-    free_moves = plain_tile_actions(g, "move-free")  # ?free_moves
+    free_moves = plain_tile_actions(g, "move-free")  # ?choosing
     first_steps, draws = plain_tile_actions(g, "steps"), plain_tile_actions(g, "draws")  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
@@ -632,11 +632,14 @@ if base == build and self.mand_left > 0:
     to = k  # ?lean
     @@builds@@  # ?lean
     continue
-tile = plain_builds.get(base)  # ?lean !choosing
-tile = None if choosing else plain_builds.get(base)  # (apply_action plays the card)  # ?lean choosing !free_builds
-tile = (free_builds if choosing else plain_builds).get(base)  # (a card-using one: apply_action)  # ?lean free_builds
+tile = plain_builds.get(base)  # ?lean
 if tile is not None and mask.__class__ is int:  # ?lean
     self._mandatory = None  # ?lean
+    if choosing and base not in free_builds:  # ?lean choosing
+        if hand[p] not in g.leave_choice:  # it uses the card of its hex's terrain: apply_action's  # ?lean choosing
+            self._play_card(p, k)  # ?lean choosing
+            if hand[p] not in mtables:  # ?lean choosing
+                self.card_table(maction, mtables, hand[p])  # ?lean choosing
     log.append(base + k)  # ?lean
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?lean grants
         self.grant_left[p][tile] -= 1  # ?lean grants
@@ -664,7 +667,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
-        table = mtables[hand[p]]  # ?lean !on_gain
+        table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?lean !on_gain choosing
+        table = mtables[hand[p]]  # ?lean !on_gain !choosing
         table ^= table & self.blocked  # ?lean !on_gain auras
         if not (supply[p] and table ^ (table & self.occ)):  # ?lean !on_gain
         if not (supply[p] and self.mandatory_targets()):  # ?lean on_gain
@@ -673,11 +677,14 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._react()  # ?lean reactions
         break  # ?lean reactions
     continue  # ?lean
-tile = plain_moves.get(base)  # ?!choosing
-tile = None if choosing else plain_moves.get(base)  # (apply_action)  # ?choosing !free_moves
-tile = (free_moves if choosing else plain_moves).get(base)  # (a card-using one: apply_action)  # ?free_moves
+tile = plain_moves.get(base)
 if tile is not None:  # apply_action of a tile move's step, in line (_move, move_piece, _without written out)
     self._mandatory = None
+    if choosing and base not in free_moves:  # ?choosing
+        if hand[p] not in g.leave_choice:  # it uses the card of its hex's terrain: apply_action's  # ?choosing
+            self._play_card(p, k % stride)  # ?choosing
+            if hand[p] not in mtables:  # ?choosing table
+                self.card_table(maction, mtables, hand[p])  # ?choosing table
     log.append(base + k)
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?grants
         self.grant_left[p][tile] -= 1  # ?grants
@@ -729,7 +736,8 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
             self._react()  # ?steps reactions
         break  # (the outer loop plays them)  # ?steps
     if self.mand_left > 0:
-        table = mtables[hand[p]]  # ?table !on_gain
+        table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?table !on_gain choosing
+        table = mtables[hand[p]]  # ?table !on_gain !choosing
         table ^= table & self.blocked  # ?table !on_gain auras
         if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
         if not (supply[p] and self.mandatory_targets()):  # ?!table
@@ -775,8 +783,15 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         self.return_kind(p, k)  # ?kinds
         if lose_now:  # ?kinds
             self.lose(p, None, lose_now)  # ?kinds
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?kinds
-        self._settle()  # ?kinds
+    if self.mand_left > 0:  # (a board table: the card's, or every card's while p chooses)  # ?kinds
+        table = self.mandatory_targets() if choosing else mtables[hand[p]]  # ?kinds table !on_gain choosing
+        table = mtables[hand[p]]  # ?kinds table !on_gain !choosing
+        table ^= table & (self.occ | self.blocked)  # ?kinds table !on_gain auras
+        table ^= table & self.occ  # ?kinds table !on_gain !auras
+        if not (supply[p] and table):  # ?kinds table !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?kinds !table
+        if not (supply[p] and self.mandatory_targets()):  # ?kinds table on_gain
+            self._settle()  # ?kinds
     if self.reacting:  # ?kinds reactions
         self._react()  # ?kinds reactions
         break  # ?kinds reactions
@@ -798,10 +813,16 @@ if drawing is not None:  # ?steps !any_time !choosing
     targets = self.build_targets(then, p) if supply[p] > 0 else 0  # ?steps !any_time
     if not targets:  # ?steps !any_time
         self._end_pending()  # ?steps !any_time
-    if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?steps !any_time
-        self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
-        if self.pending_left:  # ?steps !any_time
-            break  # ?steps !any_time
+    if self.mand_left > 0:  # (the card's board table: p chooses no card here)  # ?steps !any_time
+        table = mtables[hand[p]]  # ?steps !any_time table !on_gain
+        table ^= table & (self.occ | self.blocked)  # ?steps !any_time table !on_gain auras
+        table ^= table & self.occ  # ?steps !any_time table !on_gain !auras
+        if not (supply[p] and table):  # ?steps !any_time table !on_gain
+        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time !table
+        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time table on_gain
+            self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
+            if self.pending_left:  # ?steps !any_time
+                break  # ?steps !any_time
     if not targets:  # ?steps !any_time
         continue  # ?steps !any_time
     ready = 0  # ?steps !any_time ready
@@ -970,10 +991,6 @@ def _conditions(g) -> dict[str, bool]:
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "inline": bool(inline),  # ... some of them listed in line (the key adds which)
         "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
-        # a tile action using no card applied in line while the player chooses among cards, where
-        # what follows it finds the mandatory targets by mandatory_targets (every card's)
-        "free_builds": choosing and bool(g.on_gain),
-        "free_moves": choosing and bool(g.on_gain or not table),
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
@@ -1116,8 +1133,9 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
     first step of a move of several ("steps": code base -> (kind, up_to, steps left), what
     `apply_action` sets pending); and ("draws": code base -> (tile, kind, action, its code base)) a
     draw with a build of one settlement due after it (`draw then build`), the build's kind and
-    action; "build-free", "move-free": the builds and moves using no card (applied in line also
-    while the player chooses among cards); cached per rule set and board size (the codes' stride)."""
+    action; "build-free", "move-free": the builds and moves using no card (while the player chooses
+    among cards, the others play the card of their hex first); cached per rule set and board size
+    (the codes' stride)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:

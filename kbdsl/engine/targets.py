@@ -225,57 +225,86 @@ class Targets(Kinds, Hand):
         """move_targets as (sources, target-mask) blocks in source order: the sources of a block
         have the same targets (Turn._steps makes a block one run, kbdsl.engine.groups.SameMoves);
         `sources`: of these of the action's sources only (the compiled playout's pieces with an aura)."""
-        if self.choosing and id(action) in self.game.card_actions:
-            return self.over_cards(p, lambda: self.move_blocks(action, p, sources), _merge_blocks, [])
         g = self.game
-        t = g.tables
-        own = self.own[p]
+        if self.choosing and id(action) in g.card_actions:
+            if action.reads <= CARD and not action.source_reads:  # only the target reads the card: each
+                if sources is None:  # card's blocks merged, over_cards' without a hand put in place
+                    sources = self.move_sources(action, p)
+                if not sources:
+                    return []
+                sames = [self.board_target(action, card) for card in self.card_choices(p)]
+                return self._same_blocks(action, p, sources, sames)
+            return self.over_cards(p, lambda: self.move_blocks(action, p, sources), _merge_blocks, [])
         if sources is None:
             sources = self.move_sources(action, p)
         if not sources:
             return []
-        out = []
-        nbr_mask, nb, card, reads = t.nbr_mask, self.nb[p], self.hand[p], action.reads
-        board_only = reads <= CARD_ORIGIN  # the target is a table per board: no context to fill
-        if board_only:
-            table = self.board_table(action, card) if "origin" in reads else None
-            same = self.board_target(action, card) if table is None else 0
-        # the common case: a board-only target, no source with an aura (one lifted would unblock
-        # hexes), and the piece must leave its hex: every target is a hex that is empty and not
-        # blocked now (the source itself is occupied, so never one)
+        card, reads = self.hand[p], action.reads
+        if not reads <= CARD_ORIGIN:  # the target is no table per board: a context to fill
+            return self._lifted_targets(action, p, sources)
+        if "origin" not in reads:
+            return self._same_blocks(action, p, sources, [self.board_target(action, card)])
+        table = self.board_table(action, card)
+        self.fill_origins(action, card, table, sources)
         blocked = self.blocked
         aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
-        fast = board_only and not g.may_stay and not sources & aura
+        nbr_mask, nb, own = g.tables.nbr_mask, self.nb[p], self.own[p]
+        fast = not g.may_stay and not sources & aura
         free, adjacent = ~(self.occ | blocked), action.adjacent
-        if fast and table is None:  # the same hexes from every source: only "adjacent" differs
-            return self._same_move_targets(sources, same & free, adjacent, own, nb)
-        if board_only and table is None and not g.may_stay:  # as above, but for the few sources with an aura
-            lifting = sources & aura
-            out = self._same_move_targets(sources ^ lifting, same & free, adjacent, own, nb)
-            for s in bit_list(lifting):  # lifted, it unblocks hexes: a block of its own
-                cand = same & ~(self.occ | self.blocked_without(p, s))  # (the source is in occ)
-                if adjacent and cand:
-                    cand = _still_adjacent(cand, nb, nbr_mask, own, s)
-                if cand:
-                    out = _with_block(out, s, cand)
-            return out
-        if not board_only:
-            return self._lifted_targets(action, p, sources)
-        if table is not None:
-            self.fill_origins(action, card, table, sources)
+        out = []
         for s in bit_list(sources):
             if fast:
-                cand = same & free if table is None else table[s] & free  # type: ignore[operator]
+                cand = table[s] & free  # type: ignore[operator]
             else:
                 bit = 1 << s
                 occ = self.occ ^ bit
                 if blocked:  # (a source with an aura: not fast)
                     occ |= self.blocked_without(p, s) if aura & bit else blocked
-                cand = (same if table is None else table[s]) & ~occ  # type: ignore[operator]
+                cand = table[s] & ~occ  # type: ignore[operator]
                 if not g.may_stay:
                     cand &= ~bit
             if adjacent and cand:
                 cand = _still_adjacent(cand, nb, nbr_mask, own, s)
+            if cand:
+                out.append((1 << s, cand))
+        return out
+
+    def _same_blocks(self, action: CompiledAction, p: int, sources: int, sames: list[int]) -> list[tuple[int, int]]:
+        """move_blocks of a target that is one hex set on the board from every source, a set per card
+        p may play (`sames`: more than one while p chooses, each card's blocks merged): the same free
+        hexes but where lifting a piece with an aura unblocks hexes."""
+        g = self.game
+        blocked, own, nb = self.blocked, self.own[p], self.nb[p]
+        aura = self.aura_own(p) if blocked else 0  # p's pieces with an aura: lifting one unblocks hexes
+        adjacent = action.adjacent
+        if not g.may_stay and not sources & aura:  # every target empty and not blocked now (the
+            free = ~(self.occ | blocked)  # piece must leave its hex, which is occupied: never one)
+            return self._same_move_targets(sources, [same & free for same in sames], adjacent, own, nb)
+        if len(sames) > 1:
+            out = []
+            for same in sames:
+                out = _merge_blocks(out, self._same_blocks(action, p, sources, [same]))
+            return out
+        same = sames[0]
+        if not g.may_stay:  # as above, but for the few sources with an aura
+            lifting = sources & aura
+            out = self._same_move_targets(sources ^ lifting, [same & ~(self.occ | blocked)], adjacent, own, nb)
+            for s in bit_list(lifting):  # lifted, it unblocks hexes: a block of its own
+                cand = same & ~(self.occ | self.blocked_without(p, s))  # (the source is in occ)
+                if adjacent and cand:
+                    cand = _still_adjacent(cand, nb, g.tables.nbr_mask, own, s)
+                if cand:
+                    out = _with_block(out, s, cand)
+            return out
+        out = []
+        for s in bit_list(sources):
+            bit = 1 << s
+            occ = self.occ ^ bit
+            if blocked:
+                occ |= self.blocked_without(p, s) if aura & bit else blocked
+            cand = same & ~occ
+            if adjacent and cand:
+                cand = _still_adjacent(cand, nb, g.tables.nbr_mask, own, s)
             if cand:
                 out.append((1 << s, cand))
         return out
@@ -432,16 +461,28 @@ class Targets(Kinds, Hand):
             shape_origins(self.ctx(self.current), action.by_shape, sources)
         return origins, mask
 
-    def _same_move_targets(self, sources: int, cand: int, adjacent: bool, own: int, nb: int) -> list[tuple[int, int]]:
-        """move_blocks when every source has the same candidates `cand`: with "adjacent if
+    def _same_move_targets(
+        self, sources: int, cands: list[int], adjacent: bool, own: int, nb: int
+    ) -> list[tuple[int, int]]:
+        """move_blocks when every source has the same candidates, a set per card p may play (several
+        while p chooses: the blocks of each merged, as _merge_blocks would): with "adjacent if
         possible", a hex next to no piece but the lifted one is not adjacent any more, so the
         sources next to such a hex have blocks of their own; the others share one."""
-        if not cand or not sources:
+        if not sources:
             return []
         if not adjacent:
-            return [(sources, cand)]
+            cand = 0
+            for c in cands:
+                cand |= c
+            return [(sources, cand)] if cand else []
         nbr_mask = self.game.tables.nbr_mask
-        near = cand & nb
+        pairs = [(c & nb, c) for c in cands]  # each card's hexes next to p's pieces, and all of them
+        near = common = 0
+        for n, c in pairs:
+            near |= n
+            common |= n or c
+        if not common:
+            return []
         single = 0  # hexes of `near` next to exactly one of p's pieces
         touch = 0  # the pieces next to them
         for i in bit_list(near):
@@ -449,7 +490,6 @@ class Targets(Kinds, Hand):
             if not touching & (touching - 1):
                 single |= 1 << i
                 touch |= touching
-        common = near or cand
         out = []
         rest = sources
         for s in bit_list(touch & sources):  # (lowest first: blocks in source order)
@@ -457,7 +497,10 @@ class Targets(Kinds, Hand):
             if before:
                 out.append((before, common))
             rest ^= before | (1 << s)
-            out.append((1 << s, near & ~(single & nbr_mask[s]) or cand))
+            cut, mask = single & nbr_mask[s], 0
+            for n, c in pairs:
+                mask |= n & ~cut or c
+            out.append((1 << s, mask))
         if rest:
             out.append((rest, common))
         return out
