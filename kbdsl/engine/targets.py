@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from kbdsl.bitset import bit_list, dilate
 from kbdsl.engine.groups import OriginTable, shape_origins
 from kbdsl.engine.hand import Hand
