@@ -755,12 +755,57 @@ class Compiler:
         return self._maybe_static(HEX, lambda c: (x := af(c)) ^ _near(x, bf(c), c.t), a.static and b.static)
 
     def _compare(self, node: ast.Compare, **kw) -> Compiled:
+        mark = len(self.diagnostics)
         lf = self._expect(node.left, INT, **kw).fn
         rf = self._expect(node.right, INT, **kw).fn
+        if len(self.diagnostics) == mark:
+            some = self._some_zero(node, kw)
+            if some is not None:
+                return Compiled(BOOL, some)
         op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
             node.op
         ]
         return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
+
+    def _some_zero(self, node: ast.Compare, kw: dict) -> Fn | None:
+        """`min(count(X) over D) == 0` (or `!= 0`) over a domain of the board: whether some item
+        holds no hex of X, stopping at the first; for X = !S, whether S covers some item, looked
+        for only among the items whose top hex is in S (found once per board): a handful of 62
+        terrain areas, not each of them counted. None for other forms."""
+        agg, zero = node.left, node.right
+        if not (
+            isinstance(agg, ast.Aggregate)
+            and agg.fn == "min"
+            and agg.where is None
+            and agg.domain in _BOARD_ITEMS
+            and isinstance(zero, ast.Num)
+            and zero.value == 0
+            and node.op in ("==", "!=")
+            and isinstance(agg.expr, ast.Call)
+            and agg.expr.name == "count"
+            and len(agg.expr.args) == 1
+            and not self._reads_region(agg.expr.args[0])
+        ):
+            return None
+        x, items, want = agg.expr.args[0], _items(agg.domain), node.op == "=="
+        if isinstance(x, ast.Not):
+            s = self._quiet(self._expect, x.operand, HEX, move=kw.get("move", False), region=agg.domain).fn
+            key = self._new_key()
+
+            def covers(c: Ctx) -> bool:
+                return _covers_one(s(c), _by_top_hex(c, key, items)) is want
+
+            return covers
+        f = self._quiet(self._expect, x, HEX, move=kw.get("move", False), region=agg.domain).fn
+
+        def misses(c: Ctx) -> bool:
+            m = f(c)
+            for r in items(c):
+                if not m & r:
+                    return want
+            return not want
+
+        return misses
 
     def _binop(self, node: ast.BinOp, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn
@@ -1020,6 +1065,44 @@ def _items(domain: str) -> Callable[[Ctx], list[int]]:
     if domain == "settlement":
         return lambda c: list(map(bits(c.t.n).__getitem__, bit_list(c.own[c.p])))
     return lambda c: Hexes(bits(c.t.n)[: c.t.n])  # (a new list, in C)
+
+
+#: Domains whose items are the board's, the same in every position.
+_BOARD_ITEMS = ("line", "sector", "side", "field", "board")
+
+
+def _by_top_hex(c: Ctx, key: tuple, items: Callable[[Ctx], list[int]]) -> tuple[int, dict[int, list[int]], bool]:
+    """A board domain's items (on the board's hexes) by their top hex, kept in the board tables:
+    the mask of those hexes, each with its items, and whether some item (or none at all) is empty."""
+    found = c.t.cache.get(key)
+    if found is None:
+        every, tops, by_top, empty = c.t.all, 0, {}, False
+        found_items = items(c)
+        for r in found_items:
+            r &= every
+            if not r:
+                empty = True
+                continue
+            i = r.bit_length() - 1
+            tops |= 1 << i
+            by_top.setdefault(i, []).append(r)
+        found = c.t.cache[key] = (tops, by_top, empty or not found_items)
+    return found
+
+
+def _covers_one(s: int, index: tuple[int, dict[int, list[int]], bool]) -> bool:
+    """Whether s holds every board hex of some item (count(!s) is 0 in it; min() of no items is 0)."""
+    tops, by_top, empty = index
+    if empty:
+        return True
+    hit = s & tops
+    while hit:
+        i = hit.bit_length() - 1
+        hit ^= 1 << i
+        for r in by_top[i]:
+            if r & s == r:
+                return True
+    return False
 
 
 class Hexes(list):

@@ -1,0 +1,61 @@
+"""`min(count(X) over D) == 0` (and `!= 0`) over a domain of the board is found by looking for one
+item without a hex of X, and for X = !S among the items whose top hex is in S
+(kbdsl.expr.Compiler._some_zero): the truth must be that of the same comparison written so that
+every item is counted (`+ 0`), on random boards of every shipped rule set and random positions,
+some of which cover an item."""
+
+from __future__ import annotations
+
+import random
+
+from conftest import RULE_SETS, shipped
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbdsl.expr import Compiler, Ctx, Vocabulary
+from kbdsl.game import Game
+from kbdsl.lang.parser import parse
+
+DOMAINS = ["field", "side", "line", "sector", "board"]
+FORMS = ["min(count(!own) over D) OP 0", "min(count(own) over D) OP 0", "min(count(!own & !TERRAIN) over D) OP 0"]
+
+
+def _compiled(text: str, terrains: set[str]):
+    (decl,) = parse(f"define x = {text}")
+    comp = Compiler(Vocabulary(terrains, set(), set(), {}))
+    fn = comp.compile(decl.expr).fn
+    assert not comp.diagnostics, comp.diagnostics
+    return fn
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(RULE_SETS),
+    st.integers(0, 10**6),
+    st.sampled_from(DOMAINS),
+    st.sampled_from(FORMS),
+    st.sampled_from(["==", "!="]),
+)
+def test_some_item_without_a_hex_as_every_item_counted(name, seed, domain, form, op):
+    rules = shipped(name)
+    players = rules.players[0]
+    t = Game.new(rules, players=players, seed=seed).tables
+    rng = random.Random(seed)
+    terrain = rng.choice(sorted(t.terrain))
+    text = form.replace("D", domain).replace("OP", op).replace("TERRAIN", f"terrain({terrain})")
+    fast = _compiled(text, set(t.terrain))
+    slow = _compiled(text.replace(f") {op} 0", f") + 0 {op} 0"), set(t.terrain))
+    items = {"field": t.fields, "side": t.sides, "line": t.lines, "sector": t.sectors, "board": [t.all]}[domain]
+    for _ in range(4):
+        free = list(range(t.n))
+        rng.shuffle(free)
+        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 20, 60])]) for k in range(players)]
+        if items and rng.random() < 0.5:  # cover an item (and a few more hexes) now and then
+            own[0] |= rng.choice(items)
+        occ = 0
+        for m in own:
+            occ |= m
+        c = Ctx(t, own, occ, {})
+        for p in range(players):
+            c.p = p
+            assert fast(c) == slow(c), (name, text, p)
