@@ -852,6 +852,15 @@ class Compiler:
         items = _items(domain)
         if cond is None:
             return Compiled(INT, lambda c: amount * len(items(c)))
+        if domain == "board":  # one item, the whole board: the where's truth in it, without lists of values
+
+            def on_board(c: Ctx) -> int:
+                saved, c.region = c.region, c.t.all
+                holds = cond(c)
+                c.region = saved
+                return amount if holds else 0
+
+            return Compiled(INT, on_board)
         keep = self._quiet(self._kept_items, domain, node.where, move, region)
         return Compiled(INT, lambda c: amount * len(keep(c, items(c))))
 

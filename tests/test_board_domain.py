@@ -1,8 +1,12 @@
-"""`min(count(X) over D) == 0` (and `!= 0`) over a domain of the board is found by looking for one
+"""Shortcuts over the board's own domains, checked against the general path on random boards of
+every shipped rule set and random positions.
+
+`min(count(X) over D) == 0` (and `!= 0`) over a domain of the board is found by looking for one
 item without a hex of X, and for X = !S among the items whose top hex is in S
 (kbdsl.expr.Compiler._some_zero): the truth must be that of the same comparison written so that
 every item is counted (`+ 0`), on random boards of every shipped rule set and random positions,
-some of which cover an item."""
+some of which cover an item. `N per board where C` is C's truth with the whole board as the
+item (Compiler._per): the gold must be that of `sum(N over board where C)`."""
 
 from __future__ import annotations
 
@@ -59,3 +63,34 @@ def test_some_item_without_a_hex_as_every_item_counted(name, seed, domain, form,
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, text, p)
+
+
+WHERES = [
+    "count(own & next-to(own, 6)) >= 1",
+    "count(own & next-to(own, 2)) >= 3",
+    "min(count(!own) over field) == 0",
+    "max(count(own) over side) >= 3",
+    "count(own) >= 10 & count(!own) > 5",
+]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from(WHERES))
+def test_per_board_as_a_sum_over_the_board(name, seed, where):
+    rules = shipped(name)
+    players = rules.players[0]
+    t = Game.new(rules, players=players, seed=seed).tables
+    rng = random.Random(seed)
+    fast = _compiled(f"7 per board where {where}", set(t.terrain))
+    slow = _compiled(f"sum(7 over board where {where})", set(t.terrain))
+    for _ in range(4):
+        free = list(range(t.n))
+        rng.shuffle(free)
+        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 20, 60, 150])]) for k in range(players)]
+        occ = 0
+        for m in own:
+            occ |= m
+        c = Ctx(t, own, occ, {})
+        for p in range(players):
+            c.p = p
+            assert fast(c) == slow(c), (name, where, p)
