@@ -759,7 +759,7 @@ class Compiler:
         lf = self._expect(node.left, INT, **kw).fn
         rf = self._expect(node.right, INT, **kw).fn
         if len(self.diagnostics) == mark:
-            some = self._some_zero(node, kw)
+            some = self._some_item(node, kw)
             if some is not None:
                 return Compiled(BOOL, some)
         op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
@@ -767,28 +767,37 @@ class Compiler:
         ]
         return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
 
-    def _some_zero(self, node: ast.Compare, kw: dict) -> Fn | None:
-        """`min(count(X) over D) == 0` (or `!= 0`) over a domain of the board: whether some item
-        holds no hex of X, stopping at the first; for X = !S, whether S covers some item, looked
-        for only among the items whose top hex is in S (found once per board): a handful of 62
-        terrain areas, not each of them counted. None for other forms."""
-        agg, zero = node.left, node.right
+    def _some_item(self, node: ast.Compare, kw: dict) -> Fn | None:
+        """`min(count(X) over D) == 0` or `max(count(X) over D) >= k` (k written out; the other
+        comparisons that say the same or its opposite too) over a domain of the board: whether
+        some item holds no hex of X, or k of them, stopping at the first. For min() of X = !S,
+        whether S covers some item, looked for only among the items whose top hex is in S (found
+        once per board): a handful of 62 terrain areas, not each of them counted. None for other
+        forms."""
+        agg, num = node.left, node.right
         if not (
             isinstance(agg, ast.Aggregate)
-            and agg.fn == "min"
+            and agg.fn in ("min", "max")
             and agg.where is None
             and agg.domain in _BOARD_ITEMS
-            and isinstance(zero, ast.Num)
-            and zero.value == 0
-            and node.op in ("==", "!=")
+            and isinstance(num, ast.Num)
             and isinstance(agg.expr, ast.Call)
             and agg.expr.name == "count"
             and len(agg.expr.args) == 1
             and not self._reads_region(agg.expr.args[0])
         ):
             return None
-        x, items, want = agg.expr.args[0], _items(agg.domain), node.op == "=="
-        if isinstance(x, ast.Not):
+        # (whether the comparison holds when some item has the count, the count at least reached)
+        found = {
+            "min": {("==", 0): (True, 0), ("<=", 0): (True, 0), ("<", 1): (True, 0)}
+            | {("!=", 0): (False, 0), (">", 0): (False, 0), (">=", 1): (False, 0)},
+            "max": {(">=", num.value): (True, num.value), (">", num.value): (True, num.value + 1)}
+            | {("<", num.value): (False, num.value), ("<=", num.value): (False, num.value + 1)},
+        }[agg.fn].get((node.op, num.value))
+        if found is None or (agg.fn == "max" and found[1] < 1):
+            return None
+        (want, k), x, items = found, agg.expr.args[0], _items(agg.domain)
+        if agg.fn == "min" and isinstance(x, ast.Not):
             s = self._quiet(self._expect, x.operand, HEX, move=kw.get("move", False), region=agg.domain).fn
             key = self._new_key()
 
@@ -797,15 +806,25 @@ class Compiler:
 
             return covers
         f = self._quiet(self._expect, x, HEX, move=kw.get("move", False), region=agg.domain).fn
+        if agg.fn == "min":
 
-        def misses(c: Ctx) -> bool:
+            def misses(c: Ctx) -> bool:
+                m, found = f(c), items(c)
+                for r in found:
+                    if not m & r:
+                        return want
+                return want if not found else not want  # (min() of no items is 0)
+
+            return misses
+
+        def reaches(c: Ctx) -> bool:
             m = f(c)
             for r in items(c):
-                if not m & r:
+                if (m & r).bit_count() >= k:
                     return want
             return not want
 
-        return misses
+        return reaches
 
     def _binop(self, node: ast.BinOp, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn

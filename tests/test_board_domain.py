@@ -1,9 +1,10 @@
 """Shortcuts over the board's own domains, checked against the general path on random boards of
 every shipped rule set and random positions.
 
-`min(count(X) over D) == 0` (and `!= 0`) over a domain of the board is found by looking for one
-item without a hex of X, and for X = !S among the items whose top hex is in S
-(kbdsl.expr.Compiler._some_zero): the truth must be that of the same comparison written so that
+`min(count(X) over D) == 0` and `max(count(X) over D) >= k` (and the comparisons that say the same
+or the opposite) over a domain of the board are found by looking for one item without a hex of X
+(with k of them), and for min() of X = !S among the items whose top hex is in S
+(kbdsl.expr.Compiler._some_item): the truth must be that of the same comparison written so that
 every item is counted (`+ 0`), on random boards of every shipped rule set and random positions,
 some of which cover an item. `N per board where C` is C's truth with the whole board as the
 item (Compiler._per): the gold must be that of `sum(N over board where C)`."""
@@ -21,7 +22,15 @@ from kbdsl.game import Game
 from kbdsl.lang.parser import parse
 
 DOMAINS = ["field", "side", "line", "sector", "board"]
-FORMS = ["min(count(!own) over D) OP 0", "min(count(own) over D) OP 0", "min(count(!own & !TERRAIN) over D) OP 0"]
+FORMS = [
+    "min(count(!own) over D) OP",
+    "min(count(own) over D) OP",
+    "min(count(!own & !TERRAIN) over D) OP",
+    "max(count(own) over D) OP",
+    "max(count(own & TERRAIN) over D) OP",
+]
+#: Comparisons with a number: those of the shortcut and some it leaves alone.
+TESTS = ["== 0", "!= 0", "<= 0", "< 1", "> 0", ">= 1", ">= 3", "> 2", "< 3", "<= 2", ">= 0", "== 2", "< 0"]
 
 
 def _compiled(text: str, terrains: set[str]):
@@ -32,23 +41,23 @@ def _compiled(text: str, terrains: set[str]):
     return fn
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(
     st.sampled_from(RULE_SETS),
     st.integers(0, 10**6),
     st.sampled_from(DOMAINS),
     st.sampled_from(FORMS),
-    st.sampled_from(["==", "!="]),
+    st.sampled_from(TESTS),
 )
-def test_some_item_without_a_hex_as_every_item_counted(name, seed, domain, form, op):
+def test_some_item_as_every_item_counted(name, seed, domain, form, test):
     rules = shipped(name)
     players = rules.players[0]
     t = Game.new(rules, players=players, seed=seed).tables
     rng = random.Random(seed)
     terrain = rng.choice(sorted(t.terrain))
-    text = form.replace("D", domain).replace("OP", op).replace("TERRAIN", f"terrain({terrain})")
+    text = form.replace("D", domain).replace("OP", test).replace("TERRAIN", f"terrain({terrain})")
     fast = _compiled(text, set(t.terrain))
-    slow = _compiled(text.replace(f") {op} 0", f") + 0 {op} 0"), set(t.terrain))
+    slow = _compiled(text.replace(f") {test}", f") + 0 {test}"), set(t.terrain))
     items = {"field": t.fields, "side": t.sides, "line": t.lines, "sector": t.sectors, "board": [t.all]}[domain]
     for _ in range(4):
         free = list(range(t.n))
