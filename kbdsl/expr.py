@@ -802,7 +802,11 @@ class Compiler:
             key = self._new_key()
 
             def covers(c: Ctx) -> bool:
-                return _covers_one(s(c), _by_top_hex(c, key, items)) is want
+                t, found = c.t, items(c)
+                index = t.cache.get(key)
+                if index is None:
+                    index = t.cache[key] = _by_top_hex(t, found)
+                return _covers_one(s(c), found, index, t.all) is want
 
             return covers
         f = self._quiet(self._expect, x, HEX, move=kw.get("move", False), region=agg.domain).fn
@@ -1099,37 +1103,41 @@ def _items(domain: str) -> Callable[[Ctx], list[int]]:
 _BOARD_ITEMS = ("line", "sector", "side", "field", "board")
 
 
-def _by_top_hex(c: Ctx, key: tuple, items: Callable[[Ctx], list[int]]) -> tuple[int, dict[int, list[int]], bool]:
-    """A board domain's items (on the board's hexes) by their top hex, kept in the board tables:
-    the mask of those hexes, each with its items, and whether some item (or none at all) is empty."""
-    found = c.t.cache.get(key)
-    if found is None:
-        every, tops, by_top, empty = c.t.all, 0, {}, False
-        found_items = items(c)
-        for r in found_items:
-            r &= every
-            if not r:
-                empty = True
-                continue
-            i = r.bit_length() - 1
-            tops |= 1 << i
-            by_top.setdefault(i, []).append(r)
-        found = c.t.cache[key] = (tops, by_top, empty or not found_items)
-    return found
+def _by_top_hex(t, items: list[int]) -> tuple[int, dict[int, int], bool, bool]:
+    """A board domain's items by their top hex (its index + 1, the item's bit_length), built in C
+    calls once per board (the tables are new each game): the mask of those hexes, each with its
+    item; whether some item is empty or there are none (min() of count(!S) is then 0); and whether
+    the index holds, each item a different top hex and all of them on the board (else every item
+    is looked at)."""
+    lengths = list(map(int.bit_length, items))
+    by_top = dict(zip(lengths, items, strict=True))
+    if not items or 0 in by_top:
+        return 0, by_top, True, False
+    every = t.all
+    if len(by_top) < len(items) or reduce(or_, items) | every != every:
+        return 0, by_top, False, False
+    return reduce(or_, map(bits(t.n + 1).__getitem__, lengths)) >> 1, by_top, False, True
 
 
-def _covers_one(s: int, index: tuple[int, dict[int, list[int]], bool]) -> bool:
-    """Whether s holds every board hex of some item (count(!s) is 0 in it; min() of no items is 0)."""
-    tops, by_top, empty = index
-    if empty:
+def _covers_one(s: int, items: list[int], index: tuple[int, dict[int, int], bool, bool], every: int) -> bool:
+    """Whether s holds every board hex of some item (count(!s) is 0 in it; min() of no items is 0):
+    only items whose top hex is in s can be, by _by_top_hex's index where it holds."""
+    tops, by_top, always, indexed = index
+    if always:
         return True
+    if not indexed:
+        out = every ^ (every & s)
+        for r in items:  # noqa: SIM110 (a loop: any() of a generator costs more)
+            if not out & r:
+                return True
+        return False
     hit = s & tops
     while hit:
-        i = hit.bit_length() - 1
-        hit ^= 1 << i
-        for r in by_top[i]:
-            if r & s == r:
-                return True
+        i = hit.bit_length()
+        hit ^= 1 << (i - 1)
+        r = by_top[i]
+        if r & s == r:
+            return True
     return False
 
 
