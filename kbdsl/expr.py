@@ -710,7 +710,7 @@ class Compiler:
 
     def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
         if node.op == "&":
-            near = self._and_next_to(node, kw)
+            near = self._and_next_to(node, kw) or self._and_touching(node, kw)
             if near is not None:
                 return near
         left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)
@@ -753,6 +753,19 @@ class Compiler:
         if near:
             return self._maybe_static(HEX, lambda c: _near(af(c), bf(c), c.t), a.static and b.static)
         return self._maybe_static(HEX, lambda c: (x := af(c)) ^ _near(x, bf(c), c.t), a.static and b.static)
+
+    def _and_touching(self, node: ast.BoolOp, kw: dict) -> Compiled | None:
+        """`A & next-to(B, n)` (n written out), either way round, as _touching_in; None for other
+        forms (and for a truth value or a number as A, which _boolop deals with)."""
+        sides = ((node.left, node.right), (node.right, node.left))
+        found = next(((a, b) for a, b in sides if isinstance(b, ast.Call) and len(b.args) == 2 and _next_to_n(b)), None)
+        if found is None or self._quiet(self.compile, found[0], **kw).type != HEX:
+            return None
+        b_inner, n = _next_to_n(found[1])
+        left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)  # (with their diagnostics)
+        af = (left if found[0] is node.left else right).fn
+        bf = self._quiet(self._expect, b_inner, HEX, **kw).fn
+        return self._maybe_static(HEX, lambda c: _touching_in(af(c), bf(c), n, c.t), left.static and right.static)
 
     def _compare(self, node: ast.Compare, **kw) -> Compiled:
         mark = len(self.diagnostics)
@@ -1205,6 +1218,19 @@ def _touching(mask: int, n: int, t) -> int:
             if (nbrs[i] & mask).bit_count() >= n:
                 out |= 1 << i
     return out
+
+
+def _touching_in(a: int, mask: int, n: int, t) -> int:
+    """`a & next-to(mask, n)`: with a neighbour in every direction asked for, the shifts'
+    intersection starts at a (a few hexes of a end it after a shift or two); else _touching's."""
+    if n == len(t.shifts) and not t.odd:
+        out = a & t.all
+        for shift in t.shifts:
+            if not out:
+                break
+            out &= shift(mask)
+        return out
+    return a & _touching(mask, n, t)
 
 
 def _touching_code(steps: list[list[int]], n: int) -> Callable[[int], int]:

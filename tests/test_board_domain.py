@@ -103,3 +103,35 @@ def test_per_board_as_a_sum_over_the_board(name, seed, where):
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, where, p)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(RULE_SETS),
+    st.integers(0, 10**6),
+    st.sampled_from(["own", "special", "TERRAIN", "!own"]),
+    st.integers(1, 6),
+    st.booleans(),
+)
+def test_and_next_to_n_as_the_whole_neighbourhood(name, seed, a, n, turned):
+    """`A & next-to(B, n)` (Compiler._and_touching, the shifts' intersection started at A for n = 6)
+    must be `A & !!next-to(B, n)`, whose second side is found on the whole board."""
+    rules = shipped(name)
+    players = rules.players[0]
+    t = Game.new(rules, players=players, seed=seed).tables
+    rng = random.Random(seed)
+    a = a.replace("TERRAIN", f"terrain({rng.choice(sorted(t.terrain))})")
+    near = f"next-to(own, {n})"
+    fast = _compiled(f"count({near} & {a})" if turned else f"count({a} & {near})", set(t.terrain))
+    slow = _compiled(f"count({a} & !!{near})", set(t.terrain))
+    for _ in range(4):
+        free = list(range(t.n))
+        rng.shuffle(free)
+        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 60, 150, t.n])]) for k in range(players)]
+        occ = 0
+        for m in own:
+            occ |= m
+        c = Ctx(t, own, occ, {})
+        for p in range(players):
+            c.p = p
+            assert fast(c) == slow(c), (name, a, n, p)
