@@ -710,7 +710,7 @@ class Compiler:
 
     def _boolop(self, node: ast.BoolOp, **kw) -> Compiled:
         if node.op == "&":
-            near = self._and_next_to(node, kw)
+            near = self._and_next_to(node, kw) or self._and_touching(node, kw)
             if near is not None:
                 return near
         left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)
@@ -754,13 +754,94 @@ class Compiler:
             return self._maybe_static(HEX, lambda c: _near(af(c), bf(c), c.t), a.static and b.static)
         return self._maybe_static(HEX, lambda c: (x := af(c)) ^ _near(x, bf(c), c.t), a.static and b.static)
 
+    def _and_touching(self, node: ast.BoolOp, kw: dict) -> Compiled | None:
+        """`A & next-to(B, n)` (n written out), either way round, as _touching_in; None for other
+        forms (and for a truth value or a number as A, which _boolop deals with)."""
+        sides = ((node.left, node.right), (node.right, node.left))
+        found = next(((a, b) for a, b in sides if isinstance(b, ast.Call) and len(b.args) == 2 and _next_to_n(b)), None)
+        if found is None or self._quiet(self.compile, found[0], **kw).type != HEX:
+            return None
+        b_inner, n = _next_to_n(found[1])
+        left, right = self.compile(node.left, **kw), self.compile(node.right, **kw)  # (with their diagnostics)
+        af = (left if found[0] is node.left else right).fn
+        bf = self._quiet(self._expect, b_inner, HEX, **kw).fn
+        return self._maybe_static(HEX, lambda c: _touching_in(af(c), bf(c), n, c.t), left.static and right.static)
+
     def _compare(self, node: ast.Compare, **kw) -> Compiled:
+        mark = len(self.diagnostics)
         lf = self._expect(node.left, INT, **kw).fn
         rf = self._expect(node.right, INT, **kw).fn
+        if len(self.diagnostics) == mark:
+            some = self._some_item(node, kw)
+            if some is not None:
+                return Compiled(BOOL, some)
         op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
             node.op
         ]
         return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
+
+    def _some_item(self, node: ast.Compare, kw: dict) -> Fn | None:
+        """`min(count(X) over D) == 0` or `max(count(X) over D) >= k` (k written out; the other
+        comparisons that say the same or its opposite too) over a domain of the board: whether
+        some item holds no hex of X, or k of them, stopping at the first. For min() of X = !S,
+        whether S covers some item, looked for only among the items whose top hex is in S (found
+        once per board): a handful of 62 terrain areas, not each of them counted. None for other
+        forms."""
+        agg, num = node.left, node.right
+        if not (
+            isinstance(agg, ast.Aggregate)
+            and agg.fn in ("min", "max")
+            and agg.where is None
+            and agg.domain in _BOARD_ITEMS
+            and isinstance(num, ast.Num)
+            and isinstance(agg.expr, ast.Call)
+            and agg.expr.name == "count"
+            and len(agg.expr.args) == 1
+            and not self._reads_region(agg.expr.args[0])
+        ):
+            return None
+        # (whether the comparison holds when some item has the count, the count at least reached)
+        found = {
+            "min": {("==", 0): (True, 0), ("<=", 0): (True, 0), ("<", 1): (True, 0)}
+            | {("!=", 0): (False, 0), (">", 0): (False, 0), (">=", 1): (False, 0)},
+            "max": {(">=", num.value): (True, num.value), (">", num.value): (True, num.value + 1)}
+            | {("<", num.value): (False, num.value), ("<=", num.value): (False, num.value + 1)},
+        }[agg.fn].get((node.op, num.value))
+        if found is None or (agg.fn == "max" and found[1] < 1):
+            return None
+        (want, k), x, items = found, agg.expr.args[0], _items(agg.domain)
+        if agg.fn == "min" and isinstance(x, ast.Not):
+            s = self._quiet(self._expect, x.operand, HEX, move=kw.get("move", False), region=agg.domain).fn
+            key = self._new_key()
+
+            def covers(c: Ctx) -> bool:
+                t, found = c.t, items(c)
+                index = t.cache.get(key)
+                if index is None:
+                    index = t.cache[key] = _by_top_hex(t, found)
+                return _covers_one(s(c), found, index, t.all) is want
+
+            return covers
+        f = self._quiet(self._expect, x, HEX, move=kw.get("move", False), region=agg.domain).fn
+        if agg.fn == "min":
+
+            def misses(c: Ctx) -> bool:
+                m, found = f(c), items(c)
+                for r in found:
+                    if not m & r:
+                        return want
+                return want if not found else not want  # (min() of no items is 0)
+
+            return misses
+
+        def reaches(c: Ctx) -> bool:
+            m = f(c)
+            for r in items(c):
+                if (m & r).bit_count() >= k:
+                    return want
+            return not want
+
+        return reaches
 
     def _binop(self, node: ast.BinOp, **kw) -> Compiled:
         lf = self._expect(node.left, INT, **kw).fn
@@ -807,6 +888,15 @@ class Compiler:
         items = _items(domain)
         if cond is None:
             return Compiled(INT, lambda c: amount * len(items(c)))
+        if domain == "board":  # one item, the whole board: the where's truth in it, without lists of values
+
+            def on_board(c: Ctx) -> int:
+                saved, c.region = c.region, c.t.all
+                holds = cond(c)
+                c.region = saved
+                return amount if holds else 0
+
+            return Compiled(INT, on_board)
         keep = self._quiet(self._kept_items, domain, node.where, move, region)
         return Compiled(INT, lambda c: amount * len(keep(c, items(c))))
 
@@ -1022,6 +1112,48 @@ def _items(domain: str) -> Callable[[Ctx], list[int]]:
     return lambda c: Hexes(bits(c.t.n)[: c.t.n])  # (a new list, in C)
 
 
+#: Domains whose items are the board's, the same in every position.
+_BOARD_ITEMS = ("line", "sector", "side", "field", "board")
+
+
+def _by_top_hex(t, items: list[int]) -> tuple[int, dict[int, int], bool, bool]:
+    """A board domain's items by their top hex (its index + 1, the item's bit_length), built in C
+    calls once per board (the tables are new each game): the mask of those hexes, each with its
+    item; whether some item is empty or there are none (min() of count(!S) is then 0); and whether
+    the index holds, each item a different top hex and all of them on the board (else every item
+    is looked at)."""
+    lengths = list(map(int.bit_length, items))
+    by_top = dict(zip(lengths, items, strict=True))
+    if not items or 0 in by_top:
+        return 0, by_top, True, False
+    every = t.all
+    if len(by_top) < len(items) or reduce(or_, items) | every != every:
+        return 0, by_top, False, False
+    return reduce(or_, map(bits(t.n + 1).__getitem__, lengths)) >> 1, by_top, False, True
+
+
+def _covers_one(s: int, items: list[int], index: tuple[int, dict[int, int], bool, bool], every: int) -> bool:
+    """Whether s holds every board hex of some item (count(!s) is 0 in it; min() of no items is 0):
+    only items whose top hex is in s can be, by _by_top_hex's index where it holds."""
+    tops, by_top, always, indexed = index
+    if always:
+        return True
+    if not indexed:
+        out = every ^ (every & s)
+        for r in items:  # noqa: SIM110 (a loop: any() of a generator costs more)
+            if not out & r:
+                return True
+        return False
+    hit = s & tops
+    while hit:
+        i = hit.bit_length()
+        hit ^= 1 << (i - 1)
+        r = by_top[i]
+        if r & s == r:
+            return True
+    return False
+
+
 class Hexes(list):
     """Every hex of the board as an item of its own, in index order (the items of domain `hex`):
     count(S) in each is a bit of S (_counts)."""
@@ -1086,6 +1218,19 @@ def _touching(mask: int, n: int, t) -> int:
             if (nbrs[i] & mask).bit_count() >= n:
                 out |= 1 << i
     return out
+
+
+def _touching_in(a: int, mask: int, n: int, t) -> int:
+    """`a & next-to(mask, n)`: with a neighbour in every direction asked for, the shifts'
+    intersection starts at a (a few hexes of a end it after a shift or two); else _touching's."""
+    if n == len(t.shifts) and not t.odd:
+        out = a & t.all
+        for shift in t.shifts:
+            if not out:
+                break
+            out &= shift(mask)
+        return out
+    return a & _touching(mask, n, t)
 
 
 def _touching_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
