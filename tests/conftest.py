@@ -24,7 +24,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from kbdsl.errors import Diagnostic, RuleError
+from kbdsl.expr import Compiler, Ctx, Vocabulary
 from kbdsl.game import Game, State
+from kbdsl.lang.parser import parse
 from kbdsl.ruleset import RuleSet, load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +62,29 @@ def random_position(rules: RuleSet, players: int, seed: int, moves: int) -> tupl
             break
         state.apply_action(state.sample_action(rng))
     return state, rng
+
+
+def compile_expr(text: str, terrains: set[str]):
+    """A rule expression compiled alone (as `define x = text`) over these terrains: its function of a Ctx."""
+    (decl,) = parse(f"define x = {text}")
+    comp = Compiler(Vocabulary(terrains, set(), set(), {}))
+    fn = comp.compile(decl.expr).fn
+    assert not comp.diagnostics, comp.diagnostics
+    return fn
+
+
+def random_ctx(t, rng: random.Random, players: int, sizes: list[int], cover: list[int] | None = None) -> Ctx:
+    """A context on tables `t` where each player owns a random share of the hexes (as many as one of
+    `sizes`, disjoint), and now and then player 0 also one of the `cover` items whole."""
+    free = list(range(t.n))
+    rng.shuffle(free)
+    own = [sum(1 << i for i in free[k::players][: rng.choice(sizes)]) for k in range(players)]
+    if cover and rng.random() < 0.5:
+        own[0] |= rng.choice(cover)
+    occ = 0
+    for m in own:
+        occ |= m
+    return Ctx(t, own, occ, {})
 
 
 def play_random_and_sampled(state, seed: int, until: int):

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import random
 
-from conftest import RULE_SETS, shipped
+from conftest import RULE_SETS, compile_expr, random_ctx, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbdsl.expr import Compiler, Ctx, Vocabulary
 from kbdsl.game import Game
-from kbdsl.lang.parser import parse
 
 DOMAINS = ["field", "side", "line", "sector", "board"]
 FORMS = [
@@ -31,14 +29,6 @@ FORMS = [
 ]
 #: Comparisons with a number: those of the shortcut and some it leaves alone.
 TESTS = ["== 0", "!= 0", "<= 0", "< 1", "> 0", ">= 1", ">= 3", "> 2", "< 3", "<= 2", ">= 0", "== 2", "< 0"]
-
-
-def _compiled(text: str, terrains: set[str]):
-    (decl,) = parse(f"define x = {text}")
-    comp = Compiler(Vocabulary(terrains, set(), set(), {}))
-    fn = comp.compile(decl.expr).fn
-    assert not comp.diagnostics, comp.diagnostics
-    return fn
 
 
 @settings(max_examples=80, deadline=None)
@@ -56,19 +46,11 @@ def test_some_item_as_every_item_counted(name, seed, domain, form, test):
     rng = random.Random(seed)
     terrain = rng.choice(sorted(t.terrain))
     text = form.replace("D", domain).replace("OP", test).replace("TERRAIN", f"terrain({terrain})")
-    fast = _compiled(text, set(t.terrain))
-    slow = _compiled(text.replace(f") {test}", f") + 0 {test}"), set(t.terrain))
+    fast = compile_expr(text, set(t.terrain))
+    slow = compile_expr(text.replace(f") {test}", f") + 0 {test}"), set(t.terrain))
     items = {"field": t.fields, "side": t.sides, "line": t.lines, "sector": t.sectors, "board": [t.all]}[domain]
     for _ in range(4):
-        free = list(range(t.n))
-        rng.shuffle(free)
-        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 20, 60])]) for k in range(players)]
-        if items and rng.random() < 0.5:  # cover an item (and a few more hexes) now and then
-            own[0] |= rng.choice(items)
-        occ = 0
-        for m in own:
-            occ |= m
-        c = Ctx(t, own, occ, {})
+        c = random_ctx(t, rng, players, [0, 3, 20, 60], cover=items)  # an item covered now and then
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, text, p)
@@ -90,16 +72,10 @@ def test_per_board_as_a_sum_over_the_board(name, seed, where):
     players = rules.players[0]
     t = Game.new(rules, players=players, seed=seed).tables
     rng = random.Random(seed)
-    fast = _compiled(f"7 per board where {where}", set(t.terrain))
-    slow = _compiled(f"sum(7 over board where {where})", set(t.terrain))
+    fast = compile_expr(f"7 per board where {where}", set(t.terrain))
+    slow = compile_expr(f"sum(7 over board where {where})", set(t.terrain))
     for _ in range(4):
-        free = list(range(t.n))
-        rng.shuffle(free)
-        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 20, 60, 150])]) for k in range(players)]
-        occ = 0
-        for m in own:
-            occ |= m
-        c = Ctx(t, own, occ, {})
+        c = random_ctx(t, rng, players, [0, 3, 20, 60, 150])
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, where, p)
@@ -122,16 +98,10 @@ def test_and_next_to_n_as_the_whole_neighbourhood(name, seed, a, n, turned):
     rng = random.Random(seed)
     a = a.replace("TERRAIN", f"terrain({rng.choice(sorted(t.terrain))})")
     near = f"next-to(own, {n})"
-    fast = _compiled(f"count({near} & {a})" if turned else f"count({a} & {near})", set(t.terrain))
-    slow = _compiled(f"count({a} & !!{near})", set(t.terrain))
+    fast = compile_expr(f"count({near} & {a})" if turned else f"count({a} & {near})", set(t.terrain))
+    slow = compile_expr(f"count({a} & !!{near})", set(t.terrain))
     for _ in range(4):
-        free = list(range(t.n))
-        rng.shuffle(free)
-        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 60, 150, t.n])]) for k in range(players)]
-        occ = 0
-        for m in own:
-            occ |= m
-        c = Ctx(t, own, occ, {})
+        c = random_ctx(t, rng, players, [0, 3, 60, 150, t.n])
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, a, n, p)

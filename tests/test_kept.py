@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import random
 
-from conftest import RULE_SETS, shipped
+from conftest import RULE_SETS, compile_expr, random_ctx, shipped
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbdsl.expr import Compiler, Ctx, Vocabulary
 from kbdsl.game import Game
-from kbdsl.lang.parser import parse
 
 
 #: (aggregate with a board-only conjunct, the same whose conjunct also reads the pieces); TERRAIN
@@ -40,14 +38,6 @@ PAIRS = [
 ]
 
 
-def _compiled(text: str, terrains: set[str]):
-    (decl,) = parse(f"define x = {text}")
-    comp = Compiler(Vocabulary(terrains, set(), set(), {}))
-    fn = comp.compile(decl.expr).fn
-    assert not comp.diagnostics, comp.diagnostics
-    return fn
-
-
 @settings(max_examples=30, deadline=None)
 @given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from(range(len(PAIRS))))
 def test_items_kept_per_board_give_the_values_of_all_items(name, seed, which):
@@ -56,15 +46,9 @@ def test_items_kept_per_board_give_the_values_of_all_items(name, seed, which):
     t = Game.new(rules, players=players, seed=seed).tables
     rng = random.Random(seed)
     terrain = rng.choice(sorted(t.terrain))
-    fast, slow = (_compiled(x.replace("TERRAIN", terrain), set(t.terrain)) for x in PAIRS[which])
+    fast, slow = (compile_expr(x.replace("TERRAIN", terrain), set(t.terrain)) for x in PAIRS[which])
     for _ in range(3):
-        free = list(range(t.n))
-        rng.shuffle(free)
-        own = [sum(1 << i for i in free[k::players][: rng.choice([0, 3, 20, 60])]) for k in range(players)]
-        occ = 0
-        for m in own:
-            occ |= m
-        c = Ctx(t, own, occ, {})
+        c = random_ctx(t, rng, players, [0, 3, 20, 60])
         for p in range(players):
             c.p = p
             assert fast(c) == slow(c), (name, terrain, p)
