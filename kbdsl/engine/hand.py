@@ -137,12 +137,11 @@ class Hand(Cards):
         rules keep them (`discard: played`), and p draws up to the hand size (unless the rules
         draw at the start of the turn, `draw: start-of-turn`)."""
         size, keep = self.hand_rules(p)
-        spare, hand, wild = self.spare[p], self.hand, self.wild
-        if size == 1 and not spare and wild is None and not self.game.draw_at_start:
+        spare, hand = self.spare[p], self.hand
+        if size == 1 and not spare and self.wild is None and not self.game.draw_at_start:
             self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
             return
-        played = wild if wild is not None and p == self.turn_player else hand[p]  # played_card's
-        self.wild = None
+        played, self.wild = self.played_card(p), None
         if not keep:
             self.discard.extend(spare)
             self.spare[p] = spare = []

@@ -386,14 +386,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
         blocked = 0 if action.piece in self.game.past_auras else self.blocked
-        t = self.game.tables
-        if action.reads:
-            allowed = action.target(self.ctx(p)) & t.all
-        else:  # on the board alone: board_target's table, read in line (no context to fill)
-            table = t.cache.get((id(action), None))
-            allowed = None if table is None else table[-1]
-            if allowed is None:
-                allowed = self.board_target(action, None)
+        # a target on the board alone: board_target's table (no context to fill)
+        allowed = action.target(self.ctx(p)) & self.game.tables.all if action.reads else self.board_target(action, None)
         allowed ^= allowed & (self.occ | blocked)  # allowed & ~taken, without a negative int
         return self.kind_targets(action.piece, p, allowed, action.adjacent, action.required)
 
