@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import reduce
+from itertools import repeat
 from operator import or_
 
 from kbdsl.board import trim
@@ -33,9 +34,9 @@ def columns(rules: RuleSet, cards: Sequence[str]) -> tuple[tuple[str, Fn], ...]:
     """A score sheet's columns (scorer_names), each with its scorer."""
     key = (id(rules), tuple(cards))
     got = _COLUMNS.get(key)
-    if got is None or got[0] is not rules:
-        scorers = rules.scorers
-        got = _COLUMNS[key] = (rules, tuple((name, scorers.get(name, _nothing)) for name in scorer_names(rules, cards)))
+    if got is None or got[0] is not rules:  # (with task cards dealt by sections, most games' set is new)
+        names = scorer_names(rules, cards)
+        got = _COLUMNS[key] = (rules, tuple(zip(names, map(rules.scorers.get, names, repeat(_nothing)), strict=False)))
         trim(_COLUMNS, _COLUMNS_KEPT)
     return got[1]
 

@@ -43,8 +43,10 @@ compiles:
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
   plays the reactions through `sample_action` until the turn's player goes on.
 
-What falls back to the interpreter, per construct: a move while a tile action of several steps
-goes on or while the player reacts (`sample_action`, `apply_action`); any other tile action, a
+What falls back to the interpreter, per construct: a move while the player reacts, or while a
+tile action of several steps goes on where the board grants actions or a tile is usable at any
+time (`sample_action`, `apply_action`; elsewhere that decision is listed in line, `_PENDING`, and
+its move applied by `apply_action`); any other tile action, a
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
 which sets the rest pending) or with another due after it, a move listed source by source, or
@@ -114,7 +116,8 @@ def run(self, rngs, stop_turn, max_moves):
         ):
             ready = 0  # ?ready
             moves += 1
-            self.apply_action(self.sample_action(rng))
+            @@pending@@  # ?pending
+            self.apply_action(self.sample_action(rng))  # ?!pending
             continue
         while moves < max_moves:
             if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
@@ -359,7 +362,7 @@ if self.phase:  # ?grants
 if self.spare[p] or self.wild is not None:  # ?plain_hand
 if (  # ?!plain_hand one_card
     self.spare[p] or self.wild is not None  # ?!plain_hand one_card
-    or not hand_tiles.isdisjoint(map(kind_of, tiles_of[p]))  # ?!plain_hand one_card
+    or tiles_of[p] and not hand_tiles.isdisjoint(map(kind_of, tiles_of[p]))  # ?!plain_hand one_card
 ):  # ?!plain_hand one_card
     self.refill(p)  # ?one_card
 else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
@@ -446,173 +449,13 @@ if not stop:
     plain = supply[p] > 0
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
-            if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
-                if by_card is None:  # ?choosing
-                    total += steps(self, name, action, out)  # ?choosing
-                elif plain and (targets := self.build_targets(action, p)):  # ?choosing
-                    out.append((base, targets))  # ?choosing
-                    total += targets.bit_count()  # ?choosing
-                continue  # ?choosing
-            if by_card is None:
-                shape = shapes[name]
-                if shape == TILE_BUILD:  # a build whose target is no board table
-                    if plain:
-                        if action.near_own is not None:  # A & next-to(own): build_targets', in line
-                            try:  # near_own_part's table, in line
-                                targets = tcache[("near-own", id(action), hand[p] if "card" in action.reads else None)]
-                            except KeyError:
-                                targets = self.near_own_part(action, p)
-                            targets &= nb[p]
-                            targets ^= targets & (self.occ | self.blocked)  # ?auras
-                            targets ^= targets & self.occ  # ?!auras
-                        else:
-                            targets = self.build_targets(action, p)
-                        if targets:
-                            out.append((base, targets))
-                            total += targets.bit_count()
-                    continue
-                if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX: _steps' targets in line
-                    if not shape:
-                        total += steps(self, name, action, out)
-                    elif shape == PLACE:
-                        if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
-                            out.append((base, targets))
-                            total += targets.bit_count()
-                    elif shape == RETURN:  # return_targets' pieces of one hex from any hex, in line
-                        targets = self.kind_own[action.piece][p]
-                        if targets and (action.source is not None or action.piece in footprints):
-                            targets = self.return_targets(action, p)
-                        if targets:
-                            out.append((base, targets))
-                            total += targets.bit_count()
-                    else:
-                        out.append((base, 1))
-                        total += 1
-                    continue
-                sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
-                if action.piece is None:  # move_sources, in line  # ?kinds
-                    sources = own[p]  # ?kinds
-                    if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
-                        try:  # ?kinds
-                            sources &= tcache[("source", id(action))]  # ?kinds
-                        except KeyError:  # ?kinds
-                            sources = self.move_sources(action, p)  # ?kinds
-                    if sources:  # (none on a source of board hexes: the kinds are not read)  # ?kinds
-                        if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
-                            fixed = 0  # unmovable(p, None), in line  # ?kinds
-                            for masks in unmoved:  # ?kinds
-                                fixed |= masks[p]  # ?kinds
-                        sources ^= sources & fixed  # ?kinds
-                elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
-                    sources = self.kind_own[action.piece][p]  # ?kinds
-                else:  # ?kinds
-                    sources = self.move_sources(action, p)  # ?kinds
-                if not sources:  # no piece to lift: no move, whatever the shape
-                    continue
-                full = self.occ | self.blocked  # ?auras
-                full = self.occ  # ?!auras
-                lifting = self.blocked and sources & self.aura_own(p)  # ?auras
-                if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
-                    if shape == WALK or shape == NEAR:  # ?auras
-                        total += steps(self, name, action, out)  # ?auras
-                        continue  # ?auras
-                    sources ^= lifting  # ?auras
-                run = None
-                if shape == SAME:
-                    table = tcache.get((id(action), hand[p] if "card" in action.reads else None))  # board_table's
-                    cand = None if table is None else table[-1]
-                    if cand is None:
-                        cand = self.board_target(action, hand[p])
-                    cand ^= cand & full
-                    if cand and sources:
-                        run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
-                elif shape < WALK:  # ORIGIN, ORIGIN_CARD: a target per board and origin
-                    ocard = hand[p] if shape == ORIGIN_CARD else None
-                    free = every ^ full
-                    origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
-                    if action.by_shape:
-                        run = shape_run(self, action, ocard, sources, free, stride)
-                        if run is not None:
-                            table, free = run.origins.table, run.free
-                    elif origins is not None and not sources ^ (sources & origins.known):
-                        table = origins.table
-                        size = origins.count(sources, free)
-                        if size:
-                            run = MoveGroup(origins, sources, free, size, stride)
-                    else:
-                        run = origin_run(self, action, ocard, sources, free, stride)
-                        if run is not None:
-                            table = run.table
-                elif shape == WALK:  # one slide from the moving piece: counted by directions
-                    run = walk_run(self, action, sources, stride)
-                    if run is None:  # (a slide onto taken hexes: listed)
-                        total += steps(self, name, action, out)
-                        continue
-                    if not run.size:
-                        continue
-                else:  # NEAR: A & next-to(own): near_own_part's free hexes next to a piece not lifted
-                    cand = self.near_own_part(action, p)
-                    cand ^= cand & full
-                    if cand & nb[p]:
-                        run = near_run(sources, cand, nb[p], nbr_mask, stride, own[p])
-                if lifting:  # ?auras
-                    total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
-                    continue  # ?auras
-                if run is None:
-                    continue
-                if self._risky < 0:
-                    self._risky = self.sole_touchers(p)
-                risky = self._risky & sources
-                if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
-                    total += split_run(self, out, g.kind_index[name], base, run, risky)
-                else:
-                    out.append((base, run))
-                    total += run.size
-                continue
-            if not plain:
-                continue
-            card = hand[p]
-            try:
-                targets = by_card[card]
-            except KeyError:
-                targets = self.card_table(action, by_card, card)
-            targets ^= targets & (self.occ | self.blocked)  # ?auras
-            targets ^= targets & self.occ  # ?!auras
-            if action.adjacent and not self.waived:
-                near = targets & nb[p]
-                if near:
-                    targets = near
-            if targets:
-                out.append((base, targets))
-                total += targets.bit_count()
+            @@tile_runs@@
     @@inline@@  # ?inline
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
         total += 1
-if not total:
-    raise KbdslError("the game is over: there is no move to choose")
-w = total.bit_length()
-k = getrandbits(w)
-while k >= total:
-    k = getrandbits(w)
-for base, mask in out:
-    size = mask.bit_count()
-    if k < size:
-        break
-    k -= size
-if mask.__class__ is not int:
-    k = mask.nth(k)
-elif k < 3:  # the three lowest and the highest without nth_bit, as _DRAW finds them
-    if k:
-        mask &= mask - 1
-        if k == 2:
-            mask &= mask - 1
-    k = (mask ^ (mask - 1)).bit_length() - 1
-elif k == size - 1:
-    k = mask.bit_length() - 1
-else:
-    k = nth_bit(mask, k)
+@@draw_run@@
 if base == build and self.mand_left > 0:
     if choosing:  # the first build plays the card of its terrain  # ?choosing
         self._play_card(p, k)  # ?choosing
@@ -847,6 +690,220 @@ if self.pending_left or self.react_saved is not None:  # ?reactions
 """
 
 
+#: One tile action's runs at a decision (`_runs`' per action, written out by shape): the body of
+#: the loop over `plan[tile]`, in `_PICK` and `_PENDING`.
+_TILE_RUNS = """
+if choosing and id(action) in card_actions:  # each card's targets: as _runs has them  # ?choosing
+    if by_card is None:  # ?choosing
+        total += steps(self, name, action, out)  # ?choosing
+    elif plain and (targets := self.build_targets(action, p)):  # ?choosing
+        out.append((base, targets))  # ?choosing
+        total += targets.bit_count()  # ?choosing
+    continue  # ?choosing
+if by_card is None:
+    shape = shapes[name]
+    if shape == TILE_BUILD:  # a build whose target is no board table
+        if plain:
+            if action.near_own is not None:  # A & next-to(own): build_targets', in line
+                try:  # near_own_part's table, in line
+                    targets = tcache[("near-own", id(action), hand[p] if "card" in action.reads else None)]
+                except KeyError:
+                    targets = self.near_own_part(action, p)
+                targets &= nb[p]
+                targets ^= targets & (self.occ | self.blocked)  # ?auras
+                targets ^= targets & self.occ  # ?!auras
+            else:
+                targets = self.build_targets(action, p)
+            if targets:
+                out.append((base, targets))
+                total += targets.bit_count()
+        continue
+    if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX: _steps' targets in line
+        if not shape:
+            total += steps(self, name, action, out)
+        elif shape == PLACE:
+            if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
+                out.append((base, targets))
+                total += targets.bit_count()
+        elif shape == RETURN:  # return_targets' pieces of one hex from any hex, in line
+            targets = self.kind_own[action.piece][p]
+            if targets and (action.source is not None or action.piece in footprints):
+                targets = self.return_targets(action, p)
+            if targets:
+                out.append((base, targets))
+                total += targets.bit_count()
+        else:
+            out.append((base, 1))
+            total += 1
+        continue
+    sources = own[p] if action.source is None else self.move_sources(action, p)  # ?!kinds
+    if action.piece is None:  # move_sources, in line  # ?kinds
+        sources = own[p]  # ?kinds
+        if action.source is not None:  # a source of board hexes (else the shape is OTHER)  # ?kinds
+            try:  # ?kinds
+                sources &= tcache[("source", id(action))]  # ?kinds
+            except KeyError:  # ?kinds
+                sources = self.move_sources(action, p)  # ?kinds
+        if sources:  # (none on a source of board hexes: the kinds are not read)  # ?kinds
+            if fixed < 0:  # p's pieces no move of any kind lifts, found once a decision  # ?kinds
+                fixed = 0  # unmovable(p, None), in line  # ?kinds
+                for masks in unmoved:  # ?kinds
+                    fixed |= masks[p]  # ?kinds
+            sources ^= sources & fixed  # ?kinds
+    elif action.source is None:  # a move of one kind: its pieces (move_sources')  # ?kinds
+        sources = self.kind_own[action.piece][p]  # ?kinds
+    else:  # ?kinds
+        sources = self.move_sources(action, p)  # ?kinds
+    if not sources:  # no piece to lift: no move, whatever the shape
+        continue
+    full = self.occ | self.blocked  # ?auras
+    full = self.occ  # ?!auras
+    lifting = self.blocked and sources & self.aura_own(p)  # ?auras
+    if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
+        if shape == WALK or shape == NEAR:  # ?auras
+            total += steps(self, name, action, out)  # ?auras
+            continue  # ?auras
+        sources ^= lifting  # ?auras
+    run = None
+    if shape == SAME:
+        table = tcache.get((id(action), hand[p] if "card" in action.reads else None))  # board_table's
+        cand = None if table is None else table[-1]
+        if cand is None:
+            cand = self.board_target(action, hand[p])
+        cand ^= cand & full
+        if cand and sources:
+            run = same_run(sources, cand, nb[p] if action.adjacent else 0, nbr_mask, stride, own[p])
+    elif shape < WALK:  # ORIGIN, ORIGIN_CARD: a target per board and origin
+        ocard = hand[p] if shape == ORIGIN_CARD else None
+        free = every ^ full
+        origins = None if action.by_shape else tcache.get(("by-offset", id(action), ocard))
+        if action.by_shape:
+            run = shape_run(self, action, ocard, sources, free, stride)
+            if run is not None:
+                table, free = run.origins.table, run.free
+        elif origins is not None and not sources ^ (sources & origins.known):
+            table = origins.table
+            size = origins.count(sources, free)
+            if size:
+                run = MoveGroup(origins, sources, free, size, stride)
+        else:
+            run = origin_run(self, action, ocard, sources, free, stride)
+            if run is not None:
+                table = run.table
+    elif shape == WALK:  # one slide from the moving piece: counted by directions
+        run = walk_run(self, action, sources, stride)
+        if run is None:  # (a slide onto taken hexes: listed)
+            total += steps(self, name, action, out)
+            continue
+        if not run.size:
+            continue
+    else:  # NEAR: A & next-to(own): near_own_part's free hexes next to a piece not lifted
+        cand = self.near_own_part(action, p)
+        cand ^= cand & full
+        if cand & nb[p]:
+            run = near_run(sources, cand, nb[p], nbr_mask, stride, own[p])
+    if lifting:  # ?auras
+        total += aura_runs(self, out, g.kind_index[name], action, base, run, lifting)  # ?auras
+        continue  # ?auras
+    if run is None:
+        continue
+    if self._risky < 0:
+        self._risky = self.sole_touchers(p)
+    risky = self._risky & sources
+    if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
+        total += split_run(self, out, g.kind_index[name], base, run, risky)
+    else:
+        out.append((base, run))
+        total += run.size
+    continue
+if not plain:
+    continue
+card = hand[p]
+try:
+    targets = by_card[card]
+except KeyError:
+    targets = self.card_table(action, by_card, card)
+targets ^= targets & (self.occ | self.blocked)  # ?auras
+targets ^= targets & self.occ  # ?!auras
+if action.adjacent and not self.waived:
+    near = targets & nb[p]
+    if near:
+        targets = near
+if targets:
+    out.append((base, targets))
+    total += targets.bit_count()
+"""
+
+#: A move drawn from the runs in `out` (`total` moves) as `_pick` draws it: its code base and
+#: offset (`base`, `k`).
+_DRAW_RUN = """
+if not total:
+    raise KbdslError("the game is over: there is no move to choose")
+w = total.bit_length()
+k = getrandbits(w)
+while k >= total:
+    k = getrandbits(w)
+for base, mask in out:
+    size = mask.bit_count()
+    if k < size:
+        break
+    k -= size
+if mask.__class__ is not int:
+    k = mask.nth(k)
+elif k < 3:  # the three lowest and the highest without nth_bit, as _DRAW finds them
+    if k:
+        mask &= mask - 1
+        if k == 2:
+            mask &= mask - 1
+    k = (mask ^ (mask - 1)).bit_length() - 1
+elif k == size - 1:
+    k = mask.bit_length() - 1
+else:
+    k = nth_bit(mask, k)
+"""
+
+#: A decision while a tile action of several steps goes on (`_runs`' first part, in line where the
+#: board grants nothing and nobody reacts or uses a tile at any time): the action's next steps, as
+#: `_settle` found them, then, where it may stop there (`pending_up_to`), the mandatory builds,
+#: the other tile actions and the end of the turn; the move drawn applied by `apply_action`.
+_PENDING = """
+going = g.kinds[self.pending]
+self._risky = -1
+seen = self._pending_runs
+if seen is not None and seen[0] == (len(log), p, self.occ, hand[p], self.mand_left, self.drawn):
+    out = seen[1]
+    total = 0
+    for base, mask in out:
+        total += mask.bit_count()
+else:
+    out = []
+    total = steps(self, going, g.rules.actions[going], out)
+self._pending_runs = None
+if self.pending_up_to:
+    choosing = self.choosing  # ?choosing
+    fixed = -1  # ?kinds
+    stop = False
+    if self.mand_left > 0:
+        targets = self.mandatory_targets()
+        if targets:
+            out.append((build, targets))
+            total += targets.bit_count()
+        stop = self.built
+    if not stop:
+        plain = supply[p] > 0
+        for tile in fromkeys(filter(None, map(usable_kind, tiles_of[p]))):
+            for name, action, base, by_card in plan[tile]:
+                if name == going:
+                    continue
+                @@tile_runs@@
+        if self.mand_left <= 0:  # ?!forced
+        if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
+            out.append((end, 1))
+            total += 1
+@@draw_run@@
+self.apply_action(base + k)
+"""
+
 #: A granted action of the players' turns listed in line (`inline_grants`): a build on `A &
 #: next-to(own)` whose A is a table per board (entry i's action, base, kind index and table:
 #: ga$i, gb$i, gk$i, gt$i, the table found when first needed in a run).
@@ -982,7 +1039,7 @@ def _conditions(g) -> dict[str, bool]:
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     inline = g.turn_grants and inline_grants(g)
     choosing = bool(g.several_cards or g.faces)
-    return {
+    out = {
         "choosing": choosing,
         "faces": bool(g.faces),
         "any_time": bool(g.any_time),
@@ -1014,6 +1071,9 @@ def _conditions(g) -> dict[str, bool]:
         # several may be applied in line: plain_tile_actions' "steps")
         "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
     }
+    # ... whose later steps are drawn in line (_PENDING) where _runs lists nothing but the tiles
+    out["pending"] = out["steps"] and not (g.grants or g.any_time or g.reactions)
+    return out
 
 
 def _keep(line: str, conds: dict[str, bool]) -> str | None:
@@ -1045,6 +1105,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str
 _PARTS = {
     **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
     **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
+    **{"tile_runs": _TILE_RUNS, "draw_run": _DRAW_RUN, "pending": _PENDING},
 }
 _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and cards (a new game's conditions are not read again:
