@@ -1319,19 +1319,64 @@ def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
     """_line_end on one board shape for one n as one function of a few masked shifts per axis
     (written inline: a shifter call per step cost two fifths of the instructions). A big-int
     operation costs as much as some ten bytecodes, so the code is laid out to need few: see
-    _axis_code."""
+    _axis_code. Where the shape's parts (boards that touch none of the others) step by different
+    offsets, no one offset serves an axis, so each part gets its own code, read from the mask
+    moved down to its first hex (small ints) and skipped where the mask holds none of it."""
     lines = ["def line_end(m):", "    out = 0"]
-    for d in AXES:
-        fwd = [_far_steps(steps[d], k) for k in range(n + 1)]
-        back = [_far_steps(steps[d + 3], k) for k in range(n + 1)]
-        lines += ["    " + line for line in _axis_code(fwd, back, n)]
+    whole = all(_period([_far_steps(steps[d], k) for k in range(n + 1)], n)[0] <= n for d in AXES)
+    parts = [(0, steps)] if whole else _parts(steps)
+    for lo, part in parts:
+        var, to = ("m", "out") if not lo else ("x", "o")
+        code = []
+        for d in AXES:
+            fwd = [_far_steps(part[d], k) for k in range(n + 1)]
+            back = [_far_steps(part[d + 3], k) for k in range(n + 1)]
+            code += _axis_code(fwd, back, n, var, to)
+        if lo:
+            code = [f"x = m >> {lo}", "if x:", "    o = 0", *("    " + line for line in code), f"    out |= o << {lo}"]
+        lines += ["    " + line for line in code]
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
     return space["line_end"]
 
 
-def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]:
+def _period(fwd: list[list[int]], n: int) -> tuple[int, int]:
+    """(p, o) for the fewest p <= n steps (fwd[p]: p steps along one way) that move every hex that
+    has them by one offset o, or (n + 1, 0) if there are none."""
+    return next(
+        ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
+        (n + 1, 0),
+    )
+
+
+def _parts(steps: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
+    """The shape's parts that no step joins, each as (its first hex, its step lists from there),
+    where each holds a range of hexes of its own (the index runs board by board); else the whole."""
+    size = len(steps[0])
+    root = list(range(size))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = i = root[root[i]]
+        return i
+
+    for step in steps:
+        for i, j in enumerate(step):
+            if j >= 0:
+                root[find(i)] = find(j)
+    roots = [find(i) for i in range(size)]
+    starts = [i for i in range(size) if not i or roots[i] != roots[i - 1]]
+    if len(starts) != len(set(roots)):
+        return [(0, steps)]  # a part's hexes are not one range
+    ends = [*starts[1:], size]
+    return [
+        (lo, [[j - lo if j >= 0 else -1 for j in step[lo:hi]] for step in steps])
+        for lo, hi in zip(starts, ends, strict=True)
+    ]
+
+
+def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int, m: str = "m", out: str = "out") -> list[str]:
     """Lines adding to `out` the hexes h with fwd^1 h .. fwd^n h in m, and those with back^1 h ..
     back^n h in m (fwd[k], back[k]: k steps along one axis, each way). When p steps move every
     hex by one offset o (p = 1 along a row, 2 on a diagonal of an offset layout), m[x], m[x + o],
@@ -1342,17 +1387,14 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     their intersection (for odd n, the same at both ends). Each masked pull, or else a last mask,
     keeps only hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
     size = len(fwd[0])
-    p, o = next(
-        ((p, offs.pop()) for p in range(1, n + 1) if len(offs := {j - i for i, j in enumerate(fwd[p]) if j >= 0}) == 1),
-        (n + 1, 0),  # no period within n steps: every step is a class of its own
-    )
+    p, o = _period(fwd, n)  # (n + 1, 0): no period within n steps, every step is a class of its own
     classes = [ks for r in range(p) if (ks := [k for k in range(1, n + 1) if k % p == r])]
     valid_fwd = sum(1 << i for i in range(size) if fwd[n][i] >= 0)
     valid_back = sum(1 << i for i in range(size) if back[n][i] >= 0)
     top = max(map(len, classes))
-    lines, run = [], {1: "m"}
+    lines, run = [], {1: m}
     for c in range(2, top + 1):
-        lines.append(f"r{c} = {run[c - 1]} & {_shift('m', (c - 1) * o)}")
+        lines.append(f"r{c} = {run[c - 1]} & {_shift(m, (c - 1) * o)}")
         run[c] = f"r{c}"
     near: list[tuple[str, int]] = []  # plain parts of each end: (run set, offset it is read at)
     far: list[tuple[str, int]] = []
@@ -1379,7 +1421,7 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int) -> list[str]
     for end, pulls, valid in zip(ends, masked, (valid_fwd, valid_back), strict=True):
         parts = [_shift(v, off) for v, off in end] + pulls
         texts.append(" & ".join(parts + ([] if pulls else [str(valid)])))  # else: keep hexes whose steps stay on
-    body = [*temps, f"out |= {texts[0]} | {texts[1]}"]
+    body = [*temps, f"{out} |= {texts[0]} | {texts[1]}"]
     return lines + ([f"if {run[top]}:", *("    " + line for line in body)] if top >= 2 else body)
 
 
