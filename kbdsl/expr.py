@@ -1323,9 +1323,12 @@ def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
     offsets, no one offset serves an axis, so each part gets its own code, read from the mask
     moved down to its first hex (small ints) and skipped where the mask holds none of it."""
     lines = ["def line_end(m):", "    out = 0"]
-    whole = all(_period([_far_steps(steps[d], k) for k in range(n + 1)], n)[0] <= n for d in AXES)
-    parts = [(0, steps)] if whole else _parts(steps)
-    for lo, part in parts:
+    size = len(steps[0])
+    starts = (
+        [0] if all(_period([_far_steps(steps[d], k) for k in range(n + 1)], n)[0] <= n for d in AXES) else _parts(steps)
+    )
+    for lo, hi in zip(starts, [*starts[1:], size], strict=True):
+        part = [[j - lo if j >= 0 else -1 for j in step[lo:hi]] for step in steps] if lo or hi < size else steps
         var, to = ("m", "out") if not lo else ("x", "o")
         code = []
         for d in AXES:
@@ -1350,9 +1353,9 @@ def _period(fwd: list[list[int]], n: int) -> tuple[int, int]:
     )
 
 
-def _parts(steps: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
-    """The shape's parts that no step joins, each as (its first hex, its step lists from there),
-    where each holds a range of hexes of its own (the index runs board by board); else the whole."""
+def _parts(steps: list[list[int]]) -> list[int]:
+    """The first hex of each of the shape's parts that no step joins, where each holds a range of
+    hexes of its own (the index runs board by board); else [0], the whole."""
     size = len(steps[0])
     root = list(range(size))
 
@@ -1367,13 +1370,13 @@ def _parts(steps: list[list[int]]) -> list[tuple[int, list[list[int]]]]:
                 root[find(i)] = find(j)
     roots = [find(i) for i in range(size)]
     starts = [i for i in range(size) if not i or roots[i] != roots[i - 1]]
-    if len(starts) != len(set(roots)):
-        return [(0, steps)]  # a part's hexes are not one range
-    ends = [*starts[1:], size]
-    return [
-        (lo, [[j - lo if j >= 0 else -1 for j in step[lo:hi]] for step in steps])
-        for lo, hi in zip(starts, ends, strict=True)
-    ]
+    return starts if len(starts) == len(set(roots)) else [0]
+
+
+def later_parts(t) -> int:
+    """The first hex of the second of the board shape's parts that no step joins (each a range of
+    hexes, `_parts`), 0 if there is one part: what comes after it is often empty of pieces."""
+    return _of_shape(t, ("parts",), lambda steps: ([*_parts(steps), 0])[1])
 
 
 def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int, m: str = "m", out: str = "out") -> list[str]:

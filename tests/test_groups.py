@@ -29,9 +29,16 @@ def tables(draw) -> list[int]:
 
 
 @settings(max_examples=scaled(200))
-@given(table=tables(), sources=st.integers(0, (1 << N) - 1), occ=st.integers(0, (1 << N) - 1), base=st.integers(0, 9))
-def test_a_group_counts_lists_and_draws_its_moves_in_code_order(table, sources, occ, base):
-    origins = OriginTable(list(table))
+@given(
+    table=tables(),
+    sources=st.integers(0, (1 << N) - 1),
+    occ=st.integers(0, (1 << N) - 1),
+    base=st.integers(0, 9),
+    split=st.sampled_from([0, 1, 40, N - 1]),
+)
+def test_a_group_counts_lists_and_draws_its_moves_in_code_order(table, sources, occ, base, split):
+    """(`split`: where a later part of the board would start, whose offsets are counted apart.)"""
+    origins = OriginTable(list(table), split)
     origins.learn(sources & 0x5555)  # learnt in two parts, as the origins of a game come to be used
     origins.learn(sources)
     free = ~(occ | sources)  # a piece's own hex is taken

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.board import assemble
-from kbdsl.expr import _line_end
+from kbdsl.expr import _line_end, later_parts
 from kbdsl.game import Game
 from kbdsl.position import Board, Layout
 from kbdsl.tables import Tables
@@ -61,3 +61,12 @@ def test_line_end_is_compiled_once_per_board_shape(base_rules):
         assert _line_end(mask, 3, a) == _line_end(mask, 3, b) == _line_end(mask, 3, own) == walked(a, mask, 3)
     assert a.cache[("line-end", 3)] is b.cache[("line-end", 3)]
     assert own.cache[("line-end", 3)] is not a.cache[("line-end", 3)]
+
+
+def test_a_detached_board_is_a_later_part_of_its_own():
+    """A board no step joins to the main one starts a part (kbdsl.expr.later_parts), whose
+    line-end code is its own; one board of regular rows is one part."""
+    t = random_tables("island", 1)
+    split = later_parts(t)
+    assert split and t.ids[split].startswith("island:") and not t.ids[split - 1].startswith("island:")
+    assert later_parts(random_tables("base", 1)) == 0

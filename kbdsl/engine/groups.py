@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
-from kbdsl.expr import Ctx, ShapeSplit
+from kbdsl.expr import Ctx, ShapeSplit, later_parts
 
 
 class OriginTable:
@@ -26,15 +26,19 @@ class OriginTable:
     `table` is the board's cache of targets by origin (Targets.board_table), filled by its owner
     before `learn`; the offset masks cover the origins learnt so far (`known`). `count(sources,
     free)` is the number of moves from `sources` (all known) onto `free` hexes: a function
-    compiled over the offset masks (see _counter)."""
+    compiled over the offset masks (see _counter). On a board shape of several parts that no step
+    joins (`split`: the first hex of the second, kbdsl.expr.later_parts), the offsets of the later
+    parts (a detached board's own, where rows have another width) are counted apart, only where a
+    source lies there."""
 
-    __slots__ = ("table", "known", "by_offset", "count")
+    __slots__ = ("table", "known", "by_offset", "count", "split")
 
-    def __init__(self, table: list[int | None]):
+    def __init__(self, table: list[int | None], split: int = 0):
         self.table = table
         self.known = 0
         self.by_offset: defaultdict[int, int] = defaultdict(int)  # offset -> origins with a target at that offset
-        self.count: Callable[[int, int], int] = _counter(())(table)
+        self.count: Callable[[int, int], int] = _counter((), (), 0)(table)
+        self.split = split
 
     def learn(self, origins: int) -> None:
         """Add these origins (their table entries filled) to the offset masks."""
@@ -49,8 +53,22 @@ class OriginTable:
                 by[t.bit_length() - s] |= low  # (a missing offset starts at 0: defaultdict, in C)
         self.known |= origins
         if new:
-            offsets = tuple(sorted(by))
-            self.count = _counter(offsets)(table, *map(by.__getitem__, offsets))  # (no generator frames)
+            split = self.split
+            if not split:
+                offsets = tuple(sorted(by))
+                self.count = _counter(offsets, (), 0)(table, *map(by.__getitem__, offsets))  # (no generator frames)
+                return
+            first = (1 << split) - 1  # the first part's hexes
+            low, high, lows, highs = [], [], [], []
+            for o in sorted(by):
+                m = by[o]
+                if m & first:
+                    low.append(o)
+                    lows.append(m & first)
+                if m >> split:
+                    high.append(o)
+                    highs.append(m ^ (m & first))
+            self.count = _counter(tuple(low), tuple(high), split)(table, *lows, *highs)
 
 
 def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
@@ -60,7 +78,10 @@ def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
     cache = c.t.shape_cache
     hit = cache.get(id(split))
     if hit is None or hit[0] is not split:
-        hit = cache[id(split)] = (split, OriginTable([None] * (c.t.n + 1)))  # (the split kept: its id stays its)
+        hit = cache[id(split)] = (
+            split,
+            OriginTable([None] * (c.t.n + 1), later_parts(c.t)),
+        )  # (split kept: its id stays)
     origins = hit[1]
     missing = rest = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
     if missing:
@@ -77,22 +98,29 @@ def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
 
 
 @lru_cache(maxsize=64)
-def _counter(offsets: tuple[int, ...]) -> Callable[..., Callable[[int, int], int]]:
+def _counter(offsets: tuple[int, ...], high: tuple[int, ...], split: int) -> Callable[..., Callable[[int, int], int]]:
     """OriginTable.count over the terms of these offsets as one expression (a loop over the terms
     costs more than their shifts, and a method calling it costs a call), made from the terms'
     origin masks: compiled once per set of offsets (a board's straight lines have the same few
     everywhere), bound to the table and masks each time a table learns origins. With few sources
     for many offsets, it counts by source instead (a term costs about 11 bytecodes, a source 20
     and the sum's calls about 60: the offsets of a straight line are always cheaper); one source
-    (the piece of a move of several steps) is counted by its targets, whatever the offsets."""
-    masks = [f"m{k}" for k in range(len(offsets))]
-    shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
-    terms = [f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)]
-    count = " + ".join(terms) or "0"
+    (the piece of a move of several steps) is counted by its targets, whatever the offsets. The
+    terms of the `high` offsets (their masks: the origins from hex `split` on) only where a
+    source lies there."""
+    masks = [f"m{k}" for k in range(len(offsets) + len(high))]
+
+    def terms(offsets: tuple[int, ...], masks: list[str]) -> str:
+        shifted = [f"(free >> {o})" if o > 0 else f"(free << {-o})" for o in offsets]
+        return " + ".join(f"({f} & sources & {m}).bit_count()" for f, m in zip(shifted, masks, strict=True)) or "0"
+
+    count = terms(offsets, masks[: len(offsets)])
+    if high:
+        count = f"{count} + ({terms(high, masks[len(offsets) :])} if sources >> {split} else 0)"
     if len(offsets) > 8:
         by_source = "sum((table[s] & free).bit_count() for s in bit_list(sources))"
         count = f"{by_source} if 2 * sources.bit_count() + 6 < {len(offsets)} else {count}"
-    if len(offsets) > 1:  # one source (a piece's next step): its own targets, whatever the offsets
+    if len(masks) > 1:  # one source (a piece's next step): its own targets, whatever the offsets
         one = "(table[sources.bit_length() - 1] & free).bit_count()"
         count = f"{one} if sources and not sources & (sources - 1) else {count}"
     return eval(f"lambda table, {', '.join(masks)}: lambda sources, free: {count}", {"bit_list": bit_list})  # ints
