@@ -61,7 +61,7 @@ import linecache
 from operator import attrgetter
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, bits, dilate, nth_bit
+from kbdsl.bitset import bit_list, bits, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
@@ -1304,9 +1304,10 @@ class SameRun:
     """The moves of a board-only move action with the same targets `cand` from every source, as one
     run of `_runs` (what `move_targets`' runs (source, targets) are, in code order): with "adjacent
     if possible", a source's targets are the hexes of `near` still next to another of the player's
-    pieces once it is lifted (all of `cand` if none). Counted without listing them: `size`."""
+    pieces once it is lifted (all of `cand` if none). Counted without listing them: `size`.
+    `touchers`: the pieces next to a hex of `single` (each such hex has one: no dilate needed)."""
 
-    __slots__ = ("sources", "cand", "near", "single", "nbr_mask", "stride", "size", "bit_count")
+    __slots__ = ("sources", "cand", "near", "single", "touchers", "nbr_mask", "stride", "size", "bit_count")
 
     def targets(self, s: int) -> int:
         """The targets of the piece on s."""
@@ -1325,7 +1326,7 @@ class SameRun:
         single, nbr_mask, stride = self.single, self.nbr_mask, self.stride  # (single is part of near)
         # the sources next to no hex of single (most) have targets near: counted a stretch at a time
         # up to each source that is (whose targets are counted as self.targets does)
-        apart = dilate(single, nbr_mask) & rest
+        apart = self.touchers & rest
         m = near.bit_count()
         while apart:
             low = apart & (apart - 1)
@@ -1357,7 +1358,7 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
     run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, nbr_mask, stride
     near = cand & nb
     count = sources.bit_count()
-    single = 0
+    single = touchers = 0
     if not near:
         size = count * cand.bit_count()
     else:
@@ -1373,6 +1374,7 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
                 lone = 0
             else:
                 single |= bit
+                touchers |= touching
                 if touching & sources:
                     lost += 1
                 if lone < 0:
@@ -1382,7 +1384,7 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
         size = count * near.bit_count() - lost
         if lone > 0 and lone & sources:
             size += cand.bit_count()
-    run.near, run.single, run.size = near, single, size
+    run.near, run.single, run.touchers, run.size = near, single, touchers, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
     return run
 
@@ -1579,7 +1581,7 @@ def _part(
         else:
             m = near.bit_count()
             size = sources.bit_count() * m
-            apart = dilate(run.single, nbr_mask) & sources
+            apart = run.touchers & sources
             while apart:
                 low = apart & (apart - 1)
                 size += run.targets((apart ^ low).bit_length() - 1).bit_count() - m
@@ -1588,7 +1590,7 @@ def _part(
             return None
         part = SameRun()
         part.sources, part.cand, part.near, part.single, part.nbr_mask = sources, run.cand, near, run.single, nbr_mask
-        part.stride, part.size, part.bit_count = run.stride, size, size.__index__
+        part.touchers, part.stride, part.size, part.bit_count = run.touchers, run.stride, size, size.__index__
         return part
     free, size, rest = run.free, 0, sources
     while rest:
