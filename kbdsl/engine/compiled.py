@@ -1362,28 +1362,28 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
     if not near:
         size = count * cand.bit_count()
     else:
-        lone = -1  # the one piece touching every hex of near, while there is one
-        lost = 0  # hexes of single next to a source
         rest = near
         while rest:
             low = rest & (rest - 1)
             bit = rest ^ low
             rest = low
             touching = nbr_mask[bit.bit_length() - 1] & own
-            if touching & (touching - 1):
-                lone = 0
-            else:
+            if not touching & (touching - 1):
                 single |= bit
                 touchers |= touching
-                if touching & sources:
-                    lost += 1
-                if lone < 0:
-                    lone = touching
-                elif lone != touching:
-                    lone = 0
-        size = count * near.bit_count() - lost
-        if lone > 0 and lone & sources:
-            size += cand.bit_count()
+        size = count * near.bit_count()
+        if single:
+            if touchers ^ (touchers & sources):  # a hex of single next to no source: counted hex by hex
+                rest = single
+                while rest:
+                    low = rest & (rest - 1)
+                    if nbr_mask[(rest ^ low).bit_length() - 1] & sources:
+                        size -= 1
+                    rest = low
+            else:
+                size -= single.bit_count()
+            if single == near and not touchers & (touchers - 1) and touchers & sources:  # one piece touches all
+                size += cand.bit_count()
     run.near, run.single, run.touchers, run.size = near, single, touchers, size
     run.bit_count = size.__index__  # as MoveGroup's: a C call
     return run
