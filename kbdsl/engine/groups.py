@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
+from itertools import compress
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
 from kbdsl.expr import Ctx, ShapeSplit, later_parts
@@ -58,17 +59,12 @@ class OriginTable:
                 offsets = tuple(sorted(by))
                 self.count = _counter(offsets, (), 0)(table, *map(by.__getitem__, offsets))  # (no generator frames)
                 return
-            first = (1 << split) - 1  # the first part's hexes
-            low, high, lows, highs = [], [], [], []
-            for o in sorted(by):
-                m = by[o]
-                if m & first:
-                    low.append(o)
-                    lows.append(m & first)
-                if m >> split:
-                    high.append(o)
-                    highs.append(m ^ (m & first))
-            self.count = _counter(tuple(low), tuple(high), split)(table, *lows, *highs)
+            offsets = sorted(by)
+            masks = list(map(by.__getitem__, offsets))
+            lows = list(map(((1 << split) - 1).__and__, masks))  # the origins on the first part
+            highs = list(map(int.__sub__, masks, lows))  # (C calls: a table may learn every game)
+            low, high = tuple(compress(offsets, lows)), tuple(compress(offsets, highs))
+            self.count = _counter(low, high, split)(table, *compress(lows, lows), *compress(highs, highs))
 
 
 def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
