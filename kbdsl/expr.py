@@ -1388,7 +1388,8 @@ def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int, m: str = "m"
     pull each; class r = 0 is a plain shift. With p = 2 the odd class is pulled one step back
     once, and both ends read it by plain shifts; sets read at one offset are shifted once, as
     their intersection (for odd n, the same at both ends). Each masked pull, or else a last mask,
-    keeps only hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops."""
+    keeps only hexes whose n steps stay on the board, so the garbage of the unmasked shifts drops.
+    `m` and `out`: the names of the mask and of the result in the lines."""
     size = len(fwd[0])
     p, o = _period(fwd, n)  # (n + 1, 0): no period within n steps, every step is a class of its own
     classes = [ks for r in range(p) if (ks := [k for k in range(1, n + 1) if k % p == r])]

@@ -74,10 +74,8 @@ def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
     cache = c.t.shape_cache
     hit = cache.get(id(split))
     if hit is None or hit[0] is not split:
-        hit = cache[id(split)] = (
-            split,
-            OriginTable([None] * (c.t.n + 1), later_parts(c.t)),
-        )  # (split kept: its id stays)
+        origins = OriginTable([None] * (c.t.n + 1), later_parts(c.t))
+        hit = cache[id(split)] = (split, origins)  # (the split kept: its id stays its)
     origins = hit[1]
     missing = rest = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
     if missing:
