@@ -150,7 +150,12 @@ def run(self, rngs, stop_turn, max_moves):
             if mand_left > 0:
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
-                    self.built or not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p)))  # ?grants !turns
+                    self.built or not (  # usable_tiles, in line where no grant is usable now  # ?grants !turns
+                        (usable := self.usable_tiles(p)) if instead or self.phase  # ?grants !turns
+                        else tiles_of[p] and (  # ?grants !turns
+                            usable := fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?grants !turns
+                        )  # ?grants !turns
+                    )  # ?grants !turns
                     self.built or not usable  # ?turns !inline
                     self.built or not (usable or granted)  # ?inline
                     usable is None  # ?!grants
@@ -172,7 +177,10 @@ def run(self, rngs, stop_turn, max_moves):
                         to = -1  # ?lean
                         @@builds@@  # ?lean
                         continue
-            elif not ((tiles_of[p] or grants) and (usable := self.usable_tiles(p))):  # ?grants !turns
+            elif not (  # ?grants !turns
+                (usable := self.usable_tiles(p)) if instead or self.phase  # ?grants !turns
+                else tiles_of[p] and (usable := fromkeys(filter(None, map(usable_kind, tiles_of[p]))))  # ?grants !turns
+            ):  # ?grants !turns
             elif not usable:  # ?turns !inline
             elif not (usable or granted):  # ?inline
             elif usable is None:  # ?!grants
