@@ -1462,8 +1462,13 @@ def _far_steps(step: Sequence[int], k: int) -> list[int]:
 
 def _same_terrain(mask: int, t) -> int:
     """The terrains met by mask, terrain by terrain (a build meets one: a table per hex, built
-    for each new board, cost more than a game's calls)."""
+    for each new board, cost more than a game's calls; a hex has one terrain, so one hex stops at it)."""
     out = 0
+    if not mask & (mask - 1):
+        for m in t.terrain.values():
+            if m & mask:
+                return m
+        return 0
     for m in t.terrain.values():
         if m & mask:
             out |= m
