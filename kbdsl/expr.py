@@ -1841,8 +1841,11 @@ def _board_rays(t) -> list[tuple[tuple[int, ...], ...]]:
 
 def _held(c: Ctx, kinds: frozenset[str]) -> int:
     """How many tiles of these kinds the player in question holds."""
-    held = c.tiles[c.p] if c.tiles else ()
-    return sum(1 for x in held if x.kind in kinds)
+    n = 0
+    for x in c.tiles[c.p] if c.tiles else ():  # (a loop, not sum() of a generator: the lists are short)
+        if x.kind in kinds:
+            n += 1
+    return n
 
 
 _RAYS = ("rays",)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbdsl.engine.tiles import Holdings, Tile
+from kbdsl.engine.tiles import Holdings, Tile, _kind
 
 
 class Given(Holdings):
@@ -29,11 +29,9 @@ class Given(Holdings):
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
         g = self.game
         held, c = self.tiles[p], None
+        have = set(map(_kind, held))  # (in C; a tile given below is of a kind not looked at again)
         for kind, when in g.given.items():
-            for x in held:  # (a loop, not any() of a generator: the lists are short, a call costs more)
-                if x.kind == kind:
-                    break
-            else:  # the condition first: it is rarely true, and cheaper than counting the stock
+            if kind not in have:  # the condition first: it is rarely true, and cheaper than counting the stock
                 if c is None:
                     c = self.ctx(p)  # (one context for the conditions, until a tile is taken)
                 if when(c) and self.given_left(kind):
