@@ -495,15 +495,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?lean grants
         self.grant_left[p][tile] -= 1  # ?lean grants
     else:  # ?lean grants
-        self.mark_used(p, tile)  # ?lean grants
-    held = tiles_of[p]  # ?lean !grants
-    for i, x in enumerate(held):  # ?lean !grants
-        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?lean !grants
-            break  # ?lean !grants
-    if tile in single_use:  # ?lean !grants
-        del held[i]  # ?lean !grants
-    else:  # ?lean !grants
-        held[i] = x.spent  # ?lean !grants
+        @@mark_used@@  # ?lean grants
+    @@mark_used@@  # ?lean !grants
     bit = bit_of[k]  # ?lean
     own[p] |= bit  # ?lean
     self.occ |= bit  # ?lean
@@ -540,17 +533,10 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?grants
         self.grant_left[p][tile] -= 1  # ?grants
     else:  # ?grants
-        self.mark_used(p, tile)  # ?grants
+        @@mark_used@@  # ?grants
     if tile in instead:  # ?grants
         self.mand_left = 0  # ?grants
-    held = tiles_of[p]  # ?!grants
-    for i, x in enumerate(held):  # ?!grants
-        if x.usable == tile:  # mark_used, written out: the first unused tile of the kind  # ?!grants
-            break  # ?!grants
-    if tile in single_use:  # ?!grants
-        del held[i]  # ?!grants
-    else:  # ?!grants
-        held[i] = x.spent  # ?!grants
+    @@mark_used@@  # ?!grants
     frm = k // stride
     to = k - frm * stride
     if frm != to:  # (else, by the move-may-stay option, nothing changes on the board)
@@ -611,17 +597,10 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
     if tile in grants:  # a grant's use (mark_used's, in line)  # ?kinds grants
         self.grant_left[p][tile] -= 1  # ?kinds grants
     else:  # ?kinds grants
-        self.mark_used(p, tile)  # ?kinds grants
+        @@mark_used@@  # ?kinds grants
     if tile in instead:  # ?kinds grants
         self.mand_left = 0  # ?kinds grants
-    held = tiles_of[p]  # ?kinds !grants
-    for i, x in enumerate(held):  # ?kinds !grants
-        if x.usable == tile:  # mark_used, written out  # ?kinds !grants
-            break  # ?kinds !grants
-    if tile in single_use:  # ?kinds !grants
-        del held[i]  # ?kinds !grants
-    else:  # ?kinds !grants
-        held[i] = x.spent  # ?kinds !grants
+    @@mark_used@@  # ?kinds !grants
     if placing:  # _do's, in line  # ?kinds
         cover = self.place_kind(p, piece, k)  # ?kinds
         pays = g.on_build and piece not in g.unpaid_kinds  # ?kinds on_build
@@ -912,6 +891,19 @@ if self.pending_up_to:
 self.apply_action(base + k)
 """
 
+#: A held tile's use (`mark_used`, written out): the first unused tile of the kind, spent or gone.
+_MARK_USED = """
+held = tiles_of[p]
+for i, x in enumerate(held):
+    if x.usable == tile:
+        break
+if tile in single_use:
+    del held[i]
+else:
+    held[i] = x.spent
+"""
+
+
 #: A granted action of the players' turns listed in line (`inline_grants`): a build on `A &
 #: next-to(own)` whose A is a table per board (entry i's action, base, kind index and table:
 #: ga$i, gb$i, gk$i, gt$i, the table found when first needed in a run).
@@ -1112,7 +1104,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str
 
 _PARTS = {
     **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
-    **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK},
+    **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK, "mark_used": _MARK_USED},
     **{"tile_runs": _TILE_RUNS, "draw_run": _DRAW_RUN, "pending": _PENDING},
 }
 _CACHE: dict[tuple, Callable] = {}
