@@ -123,7 +123,7 @@ def run(self, rngs, stop_turn, max_moves):
             if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
                 break  # ?any_time !timed
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
-                break  # ?any_time
+                break  # ?any_time timed
             moves += 1
             usable = None  # ?!turns
             usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
