@@ -677,7 +677,7 @@ class Compiler:
                 return Compiled(HEX, lambda c: 0, True)
             f = self._expect(node.args[0], HEX, **kw).fn
             if self._lift_free(node.args[0]):
-                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray, _ray_each))
+                return Compiled(HEX, _once_a_move(f, self._new_key(), _ray, _ray_each, _ray_counter))
             return Compiled(HEX, lambda c: _ray(c.origin, f(c), c.t))
         if name == "held":
             kinds = frozenset(self._names(node, self.v.tiles, "tile"))
@@ -1668,9 +1668,9 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 #: A walk from each of a move's sources at once: (sources, through, tables, free) -> the
 #: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
 Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
-#: How a board shape counts slides from many sources (_slide_counter): (firsts, ends), firsts(sources,
-#: through) per direction the sources whose slide that way ends on a hex, ends[d](s, through) that
-#: hex for a source of firsts[d]; () where the shape's slides are not counted so.
+#: How a board shape counts slides (or rays) from many sources (_slide_counter, _ray_counter): (firsts,
+#: ends), firsts(sources, through) per direction the sources whose walk that way ends on a hex,
+#: ends[d](s, through) that hex for a source of firsts[d]; () where the shape's walks are not counted so.
 SlideCounter = tuple[Callable[[int, int], tuple[int, ...]], tuple[Callable[[int, int], int], ...]] | tuple[()]
 
 
@@ -1686,8 +1686,7 @@ def _once_a_move(
     engine while it lifts each source in turn), then walked from each. When the move's whole
     target is that walk, the engine walks from all its sources in one call: `once.each` is
     (S's function, the walk over sources: `_slide_each`, `_ray_each`), and `once.counter` the
-    board shape's count of the walks by their first steps where they count its ends
-    (`_slide_counter`; else None)."""
+    board shape's count of the walks by directions (`_slide_counter`, `_ray_counter`)."""
 
     def once(c: Ctx) -> int:
         memo = c.lifted
@@ -1760,27 +1759,76 @@ def _counter_code(steps: list[list[int]]) -> SlideCounter:
     back one step, _pull, of `sources`), and per direction the end of a slide as the nearest
     hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
     step that way goes up or down the index, as in _walk_each_code); () where a direction goes
-    both ways or two rays from one hex meet (their slides may end on one hex)."""
-    rays = _ray_masks(steps)
-    for from_i in rays:
-        seen = 0
-        for ray in from_i:
-            if ray & seen:
-                return ()
-            seen |= ray
+    both ways or two rays from one hex meet (their slides may end on one hex: _counted_ways)."""
+    ways, rays = _counted_ways(steps)
+    if ways is None:
+        return ()
     ends = []
     for d, step in enumerate(steps):
-        up = {j > i for i, j in enumerate(step) if j >= 0}
-        if len(up) > 1:
-            return ()
         stop = f"table[s] & ~(through & ({_pull('through', step)}))"  # the ray's hexes where a slide stops
-        end = f"(y := {stop}) & -y" if up != {False} else f"1 << (({stop}).bit_length() - 1)"
+        end = f"(y := {stop}) & -y" if ways[d] else f"1 << (({stop}).bit_length() - 1)"
         ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
     terms = ", ".join(f"sources & ({_pull('through', step)})" for step in steps)
     return eval(f"lambda sources, through: ({terms},)"), tuple(ends)  # only ints: the board's own masks and offsets
 
 
-_COUNTER = ("slide-counter",)
+def _ray_counter(t) -> SlideCounter:
+    """The board shape's count of rays from many sources (_ray_counter_code), made once per shape:
+    from a source whose ray in a direction meets `through`, a ray that way ends on the nearest hex
+    of `through`, another for each such direction (kbdsl.engine.groups.WalkRun counts them)."""
+    try:  # (a subscript is cheaper than .get)
+        return t.cache[_RAY_COUNTER]
+    except KeyError:
+        return _of_shape(t, _RAY_COUNTER, _ray_counter_code)
+
+
+def _ray_counter_code(steps: list[list[int]]) -> SlideCounter:
+    """_ray_counter on one board shape: firsts as one function (per direction, the hexes whose ray
+    meets `through`: `through` moved back one step, then what that covers moved back 1, 2, 4, ...
+    steps more and joined, up to the longest ray, of `sources`), and per direction the end of a
+    ray as the nearest hex of its ray in `through` (as _counter_code; () where it gives ())."""
+    ways, rays = _counted_ways(steps)
+    if ways is None:
+        return ()
+    lines = ["def firsts(sources, through):"]
+    for d, step in enumerate(steps):
+        longest = max(ray[d].bit_count() for ray in rays)
+        lines.append(f"    r = {_pull('through', step)}")  # covers rays of 1 step
+        k = 1
+        while k < longest:  # ... of k steps: then of 2k
+            lines.append(f"    r |= {_pull('r', _far_steps(step, k))}")
+            k += k
+        lines.append(f"    f{d} = sources & r")
+    lines.append(f"    return ({', '.join(f'f{d}' for d in range(len(steps)))},)")
+    space: dict[str, Any] = {}
+    exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    ends = []
+    for d, up in enumerate(ways):
+        end = "(y := table[s] & through) & -y" if up else "1 << ((table[s] & through).bit_length() - 1)"
+        ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
+    return space["firsts"], tuple(ends)
+
+
+def _counted_ways(steps: list[list[int]]) -> tuple[list[bool] | None, list[tuple[int, ...]]]:
+    """Whether each direction steps up the hex index (else down), and the rays (_ray_masks); None
+    for the first where a direction goes both ways or two rays from one hex meet."""
+    rays = _ray_masks(steps)
+    for from_i in rays:
+        seen = 0
+        for ray in from_i:
+            if ray & seen:
+                return None, rays
+            seen |= ray
+    ways = []
+    for step in steps:
+        up = {j > i for i, j in enumerate(step) if j >= 0}
+        if len(up) > 1:
+            return None, rays
+        ways.append(up != {False})
+    return ways, rays
+
+
+_COUNTER, _RAY_COUNTER = ("slide-counter",), ("ray-counter",)
 
 
 def _walk_each(t, slide: bool) -> Each:

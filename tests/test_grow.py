@@ -15,7 +15,17 @@ from hypothesis import strategies as st
 
 from kbdsl.bitset import bit_list, dilate, grower, shift_table, shifter
 from kbdsl.engine.groups import WalkRun
-from kbdsl.expr import _near, _ray, _ray_each, _slide, _slide_counter, _slide_each, _touching, _walk_each_code
+from kbdsl.expr import (
+    _near,
+    _ray,
+    _ray_counter,
+    _ray_each,
+    _slide,
+    _slide_counter,
+    _slide_each,
+    _touching,
+    _walk_each_code,
+)
 from kbdsl.game import Game
 
 
@@ -146,19 +156,19 @@ def test_walks_from_many_sources_on_a_board_with_a_direction_going_both_ways():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([0.1, 0.5, 0.8, 0.95]))
-def test_slides_from_many_sources_are_counted_and_drawn_by_directions(name, seed, density):
-    # a WalkRun (kbdsl.engine.groups) against the slide from each source by definition, in code order
+@given(st.sampled_from(RULE_SETS), st.integers(0, 10**6), st.sampled_from([0.05, 0.1, 0.5, 0.8, 0.95]), st.booleans())
+def test_slides_and_rays_from_many_sources_are_counted_and_drawn_by_directions(name, seed, density, slide):
+    # a WalkRun (kbdsl.engine.groups) against the slide (ray) from each source by definition, in code order
     rules = shipped(name)
     t = Game.new(rules, players=rules.players[0], seed=seed).tables
     rng = random.Random(seed)
     sources = sum(1 << i for i in rng.sample(range(t.n), rng.choice([1, 5, 30])))
     through = sum(1 << i for i in range(t.n) if rng.random() < density) & ~sources  # (pieces are not empty)
-    firsts, ends = _slide_counter(t)
+    firsts, ends = (_slide_counter if slide else _ray_counter)(t)
     run = WalkRun(sources, firsts(sources, through), through, ends, t.n)
     want = []
     for s in bit_list(sources):
-        m = _walk_by_definition(s, through, t.steps, True)
+        m = _walk_by_definition(s, through, t.steps, slide)
         assert run.targets(s) == m
         want += [s * t.n + j for j in bit_list(m)]
     assert run.size == len(want)
@@ -174,3 +184,4 @@ def test_slides_are_not_counted_by_directions_where_two_rays_from_a_hex_meet():
     steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
     steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
     assert _slide_counter(SimpleNamespace(steps=steps, cache={})) == ()
+    assert _ray_counter(SimpleNamespace(steps=steps, cache={})) == ()

@@ -777,9 +777,9 @@ if by_card is None:
             run = origin_run(self, action, ocard, sources, free, stride)
             if run is not None:
                 table = run.table
-    elif shape == WALK:  # one slide from the moving piece: counted by directions
+    elif shape == WALK:  # one slide or ray from the moving piece: counted by directions
         run = walk_run(self, action, sources, stride)
-        if run is None:  # (a slide onto taken hexes: listed)
+        if run is None:  # (a walk onto taken hexes: listed)
             total += steps(self, name, action, out)
             continue
         if not run.size:
@@ -1258,8 +1258,8 @@ _PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
 #: itself (OTHER), as a build (TILE_BUILD: `build_targets`, a target that is no board table), as
 #: the same targets from every source (SAME, `move_targets`' board-only case), as targets per
-#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide
-#: from each source (WALK: `walk_run`), or to `A & next-to(own)` with A a table per board (NEAR:
+#: board and origin (ORIGIN, ORIGIN_CARD: also by card; `origin_moves`' case), or as one slide or
+#: ray from each source (WALK: `walk_run`), or to `A & next-to(own)` with A a table per board (NEAR:
 #: `Targets._lifted_targets`' case: `near_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
@@ -1466,10 +1466,10 @@ def shape_run(state, action, card: str | None, sources: int, free: int, stride: 
 
 
 def walk_run(state, action, sources: int, stride: int) -> WalkRun | None:
-    """The WalkRun of these sources for a move whose target is one slide from the moving piece
+    """The WalkRun of these sources for a move whose target is one slide or ray from the moving piece
     (`Targets._lifted_targets`' walk from every source, no source with an aura), or None where
-    the slide's hexes hold a taken one (a slide may end there, and that end is no target) or the
-    board's slides are not counted by directions (kbdsl.expr._slide_counter)."""
+    the walk's hexes hold a taken one (a walk may end there, and that end is no target) or the
+    board's walks are not counted by directions (kbdsl.expr._slide_counter, _ray_counter)."""
     c = state.ctx(state.current)
     taken = state.occ
     if state.blocked:

@@ -200,11 +200,11 @@ class SameMoves:
 
 
 class WalkRun:
-    """The moves of pieces on `sources` whose target is one slide from the moving piece through
+    """The moves of pieces on `sources` whose target is one slide or ray from the moving piece through
     hexes `through` (kbdsl.expr._once_a_move), none of them taken, as one run of `Turn._runs` (a
-    MoveGroup's interface): from each piece, one target per direction whose first step is onto
-    `through` (`firsts`, `ends`: the board shape's kbdsl.expr._slide_counter), so the moves are
-    counted by bit counts and only a drawn move's source has its targets found."""
+    MoveGroup's interface): from each piece, one target per direction whose walk ends on a hex
+    (`firsts`, `ends`: the board shape's kbdsl.expr._slide_counter or _ray_counter), so the moves
+    are counted by bit counts and only a drawn move's source has its targets found."""
 
     __slots__ = ("sources", "firsts", "through", "ends", "stride", "size", "bit_count")
 
