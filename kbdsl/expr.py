@@ -684,7 +684,16 @@ class Compiler:
             self.held |= kinds
             if not node.args:
                 return self._err(node.pos, "held() needs at least one tile name")
-            return Compiled(INT, lambda c: _held(c, kinds))
+
+            def held(c: Ctx) -> int:
+                """How many tiles of these kinds the player in question holds (a loop: the lists are short)."""
+                n = 0
+                for x in c.tiles[c.p] if c.tiles else ():
+                    if x.kind in kinds:
+                        n += 1
+                return n
+
+            return Compiled(INT, held)
         if name == "same-terrain":
             if not self._arity(node, 1, 1):
                 return Compiled(HEX, lambda c: 0, True)
@@ -803,6 +812,19 @@ class Compiler:
             some = self._some_item(node, kw)
             if some is not None:
                 return Compiled(BOOL, some)
+        if isinstance(node.right, ast.Num):  # a number written out: read once, compared in line
+            k = node.right.value
+            return Compiled(
+                BOOL,
+                {
+                    ">=": lambda c: lf(c) >= k,
+                    "<=": lambda c: lf(c) <= k,
+                    "==": lambda c: lf(c) == k,
+                    "!=": lambda c: lf(c) != k,
+                    ">": lambda c: lf(c) > k,
+                    "<": lambda c: lf(c) < k,
+                }[node.op],
+            )
         op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
             node.op
         ]
@@ -1913,15 +1935,6 @@ def _board_rays(t) -> list[tuple[tuple[int, ...], ...]]:
         return t.cache[_RAYS]
     except KeyError:
         return _of_shape(t, _RAYS, _rays)
-
-
-def _held(c: Ctx, kinds: frozenset[str]) -> int:
-    """How many tiles of these kinds the player in question holds."""
-    n = 0
-    for x in c.tiles[c.p] if c.tiles else ():  # (a loop, not sum() of a generator: the lists are short)
-        if x.kind in kinds:
-            n += 1
-    return n
 
 
 _RAYS = ("rays",)
