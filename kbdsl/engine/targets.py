@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kbdsl.bitset import bit_list, dilate
+from kbdsl.bitset import bit_list
 from kbdsl.engine.groups import OriginTable, shape_origins
 from kbdsl.engine.hand import Hand
 from kbdsl.engine.kinds import Kinds
@@ -325,7 +325,7 @@ class Targets(Kinds, Hand):
             lone = nb ^ _touching(own, 2, t)  # hexes next to one piece of p's: next to none once it is lifted
             kept, edge = part & nb, part & lone
             if not adjacent:  # kept from every source but those next to a hex of edge: blocks between them
-                apart = dilate(edge, nbr_mask) & sources
+                apart = t.grow(edge) & sources
                 while apart:  # (cand is not kept: the edge hexes next to s are kept's)
                     low = apart & (apart - 1)
                     s = (apart ^ low).bit_length() - 1
