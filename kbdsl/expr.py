@@ -1816,10 +1816,10 @@ def _ray_counter_code(steps: list[list[int]]) -> SlideCounter:
     for d, step in enumerate(steps):
         longest = max(ray[d].bit_count() for ray in rays)
         lines.append(f"    r = {_pull('through', step)}")  # covers rays of 1 step
-        k = 1
-        while k < longest:  # ... of k steps: then of 2k
-            lines.append(f"    r |= {_pull('r', _far_steps(step, k))}")
-            k += k
+        far, k = step, 1
+        while k < longest:  # ... of k steps (far: k steps at once): then of 2k
+            lines.append(f"    r |= {_pull('r', far)}")
+            far, k = [far[j] if j >= 0 else -1 for j in far], k + k
         lines.append(f"    f{d} = sources & r")
     lines.append(f"    return ({', '.join(f'f{d}' for d in range(len(steps)))},)")
     space: dict[str, Any] = {}
