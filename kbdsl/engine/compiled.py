@@ -37,7 +37,9 @@ compiles:
   the last of the granted actions usable every turn, where each is a build on `A & next-to(own)`
   or a move with the same targets from every source (`inline_grants`: by the action's parsed
   shape), listed by code written for it with its board tables found once a run, after the held
-  tiles;
+  tiles; while the player holds a tile usable any time, unused, a decision is listed so too (between
+  the mandatory builds: the builds and that tile's steps, `_runs`' `_any_time`) and the drawn move
+  applied by `apply_action`, one at a time;
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
@@ -111,7 +113,6 @@ def run(self, rngs, stop_turn, max_moves):
         if (
             self.pending_left
             or self.react_saved is not None  # ?reactions
-            or (self.tiles[p] and not any_time.isdisjoint(map(kind_of, self.tiles[p])))  # ?any_time !timed
             or ((self.tiles[p] or grants) and self._holds_any_time(p))  # ?any_time timed
         ):
             ready = 0  # ?ready
@@ -120,8 +121,8 @@ def run(self, rngs, stop_turn, max_moves):
             self.apply_action(self.sample_action(rng))  # ?!pending
             continue
         while moves < max_moves:
-            if tiles_of[p] and not any_time.isdisjoint(map(kind_of, tiles_of[p])):  # ?any_time !timed
-                break  # ?any_time !timed
+            # a tile usable any time, unused: between the builds it is offered too (_pick below)  # ?any_tile
+            anytime = tiles_of[p] and not any_time.isdisjoint(map(usable_kind, tiles_of[p]))  # ?any_tile
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time timed
             moves += 1
@@ -142,12 +143,14 @@ def run(self, rngs, stop_turn, max_moves):
                 usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # (its keys)  # ?inline_all
                 @@inline_uses@@  # ?inline
             mand_left = self.mand_left
-            if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants
+            if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants !any_tile
+            if mand_left <= 0 or not self.built or anytime:  # (or one usable any time)  # ?!grants any_tile
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
                     if x.usable:  # ?!grants
                         usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # ?!grants
                         break  # ?!grants
-            if mand_left > 0:
+            if mand_left > 0:  # ?!any_tile
+            if mand_left > 0 and not anytime:  # ?any_tile
                 if not self.choosing and (  # (a choice of cards: _pick)  # ?choosing
                 if (  # ?!choosing
                     self.built or not (  # usable_tiles, in line where no grant is usable now  # ?grants !turns
@@ -450,6 +453,11 @@ if mand_left > 0:
         out.append((build, targets))
         total += targets.bit_count()
     stop = self.built
+    if stop and anytime:  # between the builds: the tiles usable any time (_runs' _any_time)  # ?any_tile
+        for tile in usable:  # ?any_tile
+            if tile in any_time:  # ?any_tile
+                for name, action, base, by_card in plan[tile]:  # ?any_tile
+                    total += steps(self, name, action, out)  # ?any_tile
 if not stop:
     if usable is None:  # ?!turns
         usable = self.usable_tiles(p)  # ?grants !turns
@@ -464,6 +472,10 @@ if not stop:
         out.append((end, 1))
         total += 1
 @@draw_run@@
+if anytime:  # the drawn move alone (apply_action): the tile is offered again before the next  # ?any_tile
+    ready = 0  # ?any_tile ready
+    self.apply_action(base + k)  # ?any_tile
+    break  # (the turn may have ended: the outer loop reads the player again)  # ?any_tile
 if base == build and self.mand_left > 0:
     if choosing:  # the first build plays the card of its terrain  # ?choosing
         self._play_card(p, k)  # ?choosing
@@ -1045,6 +1057,7 @@ def _conditions(g) -> dict[str, bool]:
         "any_time": bool(g.any_time),
         "grants": bool(g.grants),
         "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
+        "any_tile": bool(g.any_time) and g.any_time.isdisjoint(g.grants),  # ... only tiles: listed in line
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "inline": bool(inline),  # ... some of them listed in line (the key adds which)
         "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
