@@ -264,26 +264,24 @@ class Compiler:
     def truth(self, node: ast.Expr) -> Fn:
         return self._expect(node, BOOL).fn
 
-    def trigger(self, node: ast.Expr, one_hex: bool = False) -> Fn:
-        """The gold of a card's `on` trigger: a number, where `built` is the hexes just built
-        (`one_hex`: always one hex, as at each build: `k * count(built & X)` asks whether X holds it)."""
+    def trigger(self, node: ast.Expr) -> Fn:
+        """The gold of a card's `on` trigger: a number, where `built` is the hexes just built."""
         self._trigger = True
         try:
             fn = self._expect(node, INT).fn
-            if one_hex:
-                fn = self._quiet(self._built_in, node) or fn
-            return fn
+            return self._quiet(self._built_in, node, fn) or fn
         finally:
             self._trigger = False
 
-    def _built_in(self, node: ast.Expr, k: int = 1) -> Fn | None:
+    def _built_in(self, node: ast.Expr, general: Fn, k: int = 1) -> Fn | None:
         """`count(built & next-to(B))` or `count(built & !next-to(B))` (either way round, times a
-        number written out) where `built` is one hex: k if a neighbour of it is in B (or none is),
-        one test rather than the hexes found and counted; None for other forms."""
+        number written out) where `built` is one hex (as at each build): k if a neighbour of it is
+        in B (or none is), one test rather than the hexes found and counted; `general` (the whole
+        trigger) for any other `built`; None for other forms."""
         if isinstance(node, ast.BinOp) and node.op == "*":
             for num, rest in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(num, ast.Num):
-                    return self._built_in(rest, k * num.value)
+                    return self._built_in(rest, general, k * num.value)
             return None
         if not (isinstance(node, ast.Call) and node.name == "count" and len(node.args) == 1):
             return None
@@ -296,9 +294,17 @@ class Compiler:
         ):
             return None
         f = self._expect(found[1].args[0], HEX).fn  # (at the top of a trigger no aggregate sets count()'s item)
-        if found[2]:
-            return lambda c: k if c.t.nbr_mask[c.built.bit_length() - 1] & f(c) else 0
-        return lambda c: 0 if c.t.nbr_mask[c.built.bit_length() - 1] & f(c) else k
+        near = found[2]
+
+        def built_in(c: Ctx) -> int:
+            b = c.built
+            if not b or b & (b - 1):  # no hex or several
+                return general(c)
+            if c.t.nbr_mask[b.bit_length() - 1] & f(c):
+                return k if near else 0
+            return 0 if near else k
+
+        return built_in
 
     def by_shape(self, node: ast.Expr) -> ShapeSplit | None:
         """A move's target as `A & B` where B, the conjuncts (`&`) that read the origin, reads

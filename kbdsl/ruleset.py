@@ -658,7 +658,7 @@ class _Loader:
                 if t.letter is not None or t.pool is not None:
                     self.err(t.pos, f"tile {t.name!r} is given from a stock: no letter and no pool", "E107")
         triggers = {
-            c.name: tuple((event, comp.trigger(expr, one_hex=event == "build")) for event, expr in c.triggers)
+            c.name: tuple((event, comp.trigger(expr)) for event, expr in c.triggers)
             for c in all_cards.values()
             if c.triggers
         }
