@@ -294,17 +294,23 @@ class Compiler:
         ):
             return None
         f = self._expect(found[1].args[0], HEX).fn  # (at the top of a trigger no aggregate sets count()'s item)
-        near = found[2]
+        if found[2]:
 
-        def built_in(c: Ctx) -> int:
+            def near(c: Ctx) -> int:
+                b = c.built
+                if b & (b - 1) or not b:  # several hexes or none
+                    return general(c)
+                return k if c.t.nbr_mask[b.bit_length() - 1] & f(c) else 0
+
+            return near
+
+        def apart(c: Ctx) -> int:
             b = c.built
-            if not b or b & (b - 1):  # no hex or several
+            if b & (b - 1) or not b:
                 return general(c)
-            if c.t.nbr_mask[b.bit_length() - 1] & f(c):
-                return k if near else 0
-            return 0 if near else k
+            return 0 if c.t.nbr_mask[b.bit_length() - 1] & f(c) else k
 
-        return built_in
+        return apart
 
     def by_shape(self, node: ast.Expr) -> ShapeSplit | None:
         """A move's target as `A & B` where B, the conjuncts (`&`) that read the origin, reads
