@@ -60,7 +60,7 @@ replacement (`_settle`), tile gains and losses, phases of grants, the game's end
 from __future__ import annotations
 
 import linecache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import bit_list, bits, nth_bit
@@ -101,6 +101,7 @@ def run(self, rngs, stop_turn, max_moves):
     lose_later, expiring = g.lose_later, g.expiring  # ?refresh
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
+    kind_masks, mine_of = list(self.kind_own.values()), list(map(itemgetter, range(players)))  # (as unmoved)  # ?kinds
     footprints = g.footprints  # ?kinds
     @@inline_setup@@  # ?inline
     on_build = g.on_build  # ?lean on_build
@@ -561,12 +562,13 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
             if not nbr_mask[j] & mine:
                 around ^= bit_of[j]
         nb[p] = around | nbr_mask[to]
-        for kind, masks in self.kind_own.items():  # move_kind, in line  # ?kinds
-            if (masks[p] >> frm) & 1:  # ?kinds
-                masks[p] ^= swap  # ?kinds
-                if kind in auras:  # ?kinds auras
-                    self._block()  # ?kinds auras
-                break  # ?kinds
+        if (sum(map(mine_of[p], kind_masks)) >> frm) & 1:  # a kind's piece (no shared hex: sum = union)  # ?kinds
+            for kind, masks in self.kind_own.items():  # move_kind, in line  # ?kinds
+                if (masks[p] >> frm) & 1:  # ?kinds
+                    masks[p] ^= swap  # ?kinds
+                    if kind in auras:  # ?kinds auras
+                        self._block()  # ?kinds auras
+                    break  # ?kinds
         near = tile_near[to]
         if near and near ^ (near & self.taken[p]):
             self.gain(p, to)  # ?!on_gain given
@@ -1179,7 +1181,8 @@ def compiled(g) -> Callable | None:
             "PLACE": PLACE,
             "RETURN": RETURN,
             "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
-            "kind_of": attrgetter("kind"),  # (with map: the held tiles' kinds without a Python frame)
+            "kind_of": attrgetter("kind"),
+            "itemgetter": itemgetter,  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
