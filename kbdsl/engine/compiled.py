@@ -372,9 +372,10 @@ if self.phase:  # ?grants
     self._end_turn()  # ?grants
     break  # ?grants
 if self.spare[p] or self.wild is not None:  # ?plain_hand
+held = tiles_of[p]  # ?!plain_hand one_card
 if (  # ?!plain_hand one_card
     self.spare[p] or self.wild is not None  # ?!plain_hand one_card
-    or tiles_of[p] and not hand_tiles.isdisjoint(map(kind_of, tiles_of[p]))  # ?!plain_hand one_card
+    or held and not hand_tiles.isdisjoint(map(kind_of, held))  # ?!plain_hand one_card
 ):  # ?!plain_hand one_card
     self.refill(p)  # ?one_card
 else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
@@ -384,7 +385,8 @@ else:  # one card, and no tile held restates the hand: Hand.refill's discard_and
     deck = self.deck  # ?one_card
     hand[p] = deck.pop() if deck else self.draw()  # ?one_card
 self.refill(p)  # ?!one_card
-held = tiles_of[p]
+held = tiles_of[p]  # ?plain_hand
+held = tiles_of[p]  # ?!plain_hand !one_card
 if held:
     if lose_later or not expiring.isdisjoint(map(kind_of, held)):  # ?refresh
         self.refresh_tiles(p)  # ?refresh
