@@ -64,7 +64,7 @@ class Hand(Cards):
     def any_terrain(self, p: int) -> bool:
         """Whether p's hand is two or more cards of one terrain that may be played as any terrain."""
         g, played, others = self.game, self.hand[p], self.spare[p]
-        if not others or any(c != played for c in others):
+        if not others or others.count(played) != len(others):  # (one C call: no generator frame)
             return False
         return g.wild or any(x.kind in g.wild_tiles for x in self.tiles[p])
 
