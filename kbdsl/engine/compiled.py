@@ -92,10 +92,12 @@ def run(self, rngs, stop_turn, max_moves):
     any_time = g.any_time  # ?any_time
     players = len(own)
     plain_builds = plain_tile_actions(g, "build")  # ?lean
-    free_builds = plain_tile_actions(g, "build-free")  # ?lean choosing
     plain_moves, single_use = plain_tile_actions(g, "move"), g.single_use
-    free_moves = plain_tile_actions(g, "move-free")  # ?choosing
-    first_steps, draws = plain_tile_actions(g, "steps"), plain_tile_actions(g, "draws")  # ?steps
+    tile_plain = plain_tile_actions(g, None)  # the tables below, by kind, in one call  # ?choosing
+    tile_plain = plain_tile_actions(g, None)  # ?!choosing steps
+    free_builds = tile_plain["build-free"]  # ?lean choosing
+    free_moves = tile_plain["move-free"]  # ?choosing
+    first_steps, draws = tile_plain["steps"], tile_plain["draws"]  # ?steps
     plain_kinds, auras = plain_kind_actions(g), g.aura_kinds  # ?kinds
     lose_now, nbrs = g.lose_now, g.tables.nbr
     lose_later, expiring = g.lose_later, g.expiring  # ?refresh
@@ -1205,7 +1207,7 @@ def steps(state, name: str, action, out: list) -> int:
     return total
 
 
-def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
+def plain_tile_actions(g, kind: str | None) -> dict:
     """Code base -> tile, of the tile actions of this kind ("build", "move") whose move
     `apply_action` applies as one `_build` or `_move`, with no action due after it: of one step
     (the playout applies builds so where builds trigger nothing: the `lean` condition), or the
@@ -1214,7 +1216,8 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
     draw with a build of one settlement due after it (`draw then build`), the build's kind and
     action; "build-free", "move-free": the builds and moves using no card (while the player chooses
     among cards, the others play the card of their hex first); cached per rule set and board size
-    (the codes' stride)."""
+    (the codes' stride). `kind` None: every kind's, by kind (a lookup costs about what a table's
+    use in a short game does: the playout reads several in one call)."""
     key = (id(g.rules), g.tables.n)
     seen = _PLAIN.get(key)
     if seen is None or seen[0] is not g.rules:
@@ -1240,7 +1243,7 @@ def plain_tile_actions(g, kind: str) -> dict[int, str | tuple]:
                 if id(action) not in g.card_actions:
                     plain[action.kind + "-free"][g.code_base[k]] = tile
         seen = _PLAIN[key] = (g.rules, plain)
-    return seen[1][kind]
+    return seen[1] if kind is None else seen[1][kind]
 
 
 _PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict]]] = {}
