@@ -1127,7 +1127,9 @@ _PARTS = {
     **{"tile_runs": _TILE_RUNS, "draw_run": _DRAW_RUN, "pending": _PENDING},
 }
 _CACHE: dict[tuple, Callable] = {}
-#: The playout of a rule set, options and cards (a new game's conditions are not read again:
+#: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
+#: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
+#: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
 #: 1.7 us a game); an entry keeps its rule set alive and is used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable]] = {}
 _OF_GAME_KEPT = 4096
@@ -1145,7 +1147,7 @@ def compiled(g) -> Callable | None:
     interpreter's loop must play (no mandatory action)."""
     if g.mandatory is None:
         return None
-    game_key = (id(g.rules), tuple(g.options.items()), g.setup.cards)  # what the conditions are read from
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory)  # (see _OF_GAME)
     seen = _OF_GAME.get(game_key)
     if seen is not None and seen[0] is g.rules:
         return seen[1]
