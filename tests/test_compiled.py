@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.engine.compiled import compiled, inline_grants, shape_run, source
+from kbdsl.engine.compiled import _CACHE, _conditions, compiled, inline_grants, shape_run, source
 from kbdsl.game import Game, State
 from kbdsl.ruleset import load, shipped
 
@@ -48,6 +48,19 @@ def test_compiled_playout_plays_the_moves_sample_action_would(where, players, se
     until = stop if stop is not None else 1 << 30
     ours, theirs = play_random_and_sampled(state, seed, until)
     assert ours.scores() == theirs.scores()
+
+
+@pytest.mark.parametrize("where", NAMES)
+def test_a_games_playout_is_made_from_its_own_conditions(where):
+    """compiled() finds a game's playout by its rule set, its options and what its dealt cards
+    decide of the conditions (not by the cards): the function made from the game's own conditions,
+    whatever games of other cards came before (Nomads' cards trigger on builds in some games only)."""
+    rules = load(ROOT / "rules" / where)
+    for seed in range(16):
+        game = Game.new(rules, players=rules.players[0], seed=seed)
+        run = compiled(game)
+        conds = _conditions(game)
+        assert run is _CACHE[(*conds.values(), inline_grants(game) if conds["inline"] else ())]
 
 
 @pytest.mark.parametrize(("where", "seeds"), [(REACTIONS, range(3)), ("marshlands", range(4, 6))])
