@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbdsl.board import Placed, assemble, parse_hex
+from kbdsl.board import Placed, assemble, parse_hex, trim
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
@@ -71,8 +71,7 @@ class Board:
         if hit is not None and hit.rules is rules:
             return hit
         board = _BOARDS[key] = cls(rules, layout, options)
-        while len(_BOARDS) > _BOARDS_KEPT:
-            del _BOARDS[next(iter(_BOARDS))]
+        trim(_BOARDS, _BOARDS_KEPT)
         return board
 
     def hex(self, text: str) -> str:
