@@ -138,14 +138,35 @@ def off_axis(steps: Sequence[Sequence[int]], nbr_mask: Sequence[int]) -> list[in
 def grower(steps: Sequence[Sequence[int]], nbr_mask: Sequence[int]) -> Callable[[int], int]:
     """`dilate(mask, nbr_mask)` as one function compiled once per board shape: a small mask hex by
     hex, a larger one as the masked shifts of its six directions (`steps[d][i]`: the neighbour of
-    i in direction d, or -1), plus, hex by hex, any neighbours that lie in no direction. A hex
-    costs the loop about four big-int operations, a distinct offset of a direction the shifts
-    about two and a half (timed on 400- and 435-hex boards), hence the size where they change."""
+    i in direction d, or -1), part by part (`by_parts`), plus, hex by hex, any neighbours that lie
+    in no direction. A hex costs the loop about four big-int operations, a distinct offset of a
+    direction the shifts about two and a half (timed on 400- and 435-hex boards), hence the size
+    where they change (on the first part's offsets; a later part, of small ints, chooses alike for
+    its own hexes of the mask)."""
     extra = off_axis(steps, nbr_mask)
     off = sum(1 << i for i, x in enumerate(extra) if x)  # hexes with a neighbour in no direction
-    tables = [shift_table(step) for step in steps]
-    shifts = " | ".join(shift_text("m", t) for t in tables) or "0"
-    loop_below = max(2, sum(len(t) for t in tables) * 3 // 5)
+    starts = parts(steps)
+
+    def part_code(part: Sequence[Sequence[int]], m: str, to: str) -> list[str]:
+        tables = [shift_table(step) for step in part]
+        shifts = " | ".join(shift_text(m, t) for t in tables) or "0"
+        if m == "m":  # the first part (by_parts names its mask m): a small mask was looped over whole
+            return [f"{to} = {shifts}"]
+        nbr = tuple(sum(1 << step[i] for step in part if step[i] >= 0) for i in range(len(part[0])))
+        return [
+            f"if {m}.bit_count() < {max(2, sum(len(t) for t in tables) * 3 // 5)}:",
+            f"    {to} = 0",
+            f"    while {m}:",
+            f"        rest = {m} & ({m} - 1)",
+            f"        {to} |= {nbr}[({m} ^ rest).bit_length() - 1]",
+            f"        {m} = rest",
+            "else:",
+            f"    {to} = {shifts}",
+        ]
+
+    first = part_steps(steps, 0, [*starts, len(steps[0])][1])
+    loop_below = max(2, sum(len(shift_table(step)) for step in first) * 3 // 5)
+    shifts = by_parts(steps, starts, part_code)
     code = f"""
 def grow(m):
     if m.bit_count() < {loop_below}:
@@ -155,7 +176,7 @@ def grow(m):
             out |= nbr[(m ^ rest).bit_length() - 1]
             m = rest
         return out
-    out = {shifts}
+{chr(10).join("    " + line for line in shifts)}
     x = m & {off}
     while x:
         rest = x & (x - 1)
@@ -166,6 +187,54 @@ def grow(m):
     space: dict = {"nbr": nbr_mask, "extra": extra}
     exec(code, space)  # only ints: the board's own masks and offsets
     return space["grow"]
+
+
+def parts(steps: Sequence[Sequence[int]]) -> list[int]:
+    """The first hex of each of the shape's parts that no step joins (boards that touch none of
+    the others), where each holds a range of hexes of its own (the index runs board by board);
+    else [0], the whole."""
+    size = len(steps[0])
+    root = list(range(size))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = i = root[root[i]]
+        return i
+
+    for step in steps:
+        for i, j in enumerate(step):
+            if j >= 0:
+                root[find(i)] = find(j)
+    roots = [find(i) for i in range(size)]
+    starts = [i for i in range(size) if not i or roots[i] != roots[i - 1]]
+    return starts if len(starts) == len(set(roots)) else [0]
+
+
+def part_steps(steps: Sequence[Sequence[int]], lo: int, hi: int) -> Sequence[Sequence[int]]:
+    """The step lists of the part of hexes lo..hi - 1 (one of `parts`), counted from lo."""
+    if not lo and hi == len(steps[0]):
+        return steps
+    return [[j - lo if j >= 0 else -1 for j in step[lo:hi]] for step in steps]
+
+
+def by_parts(
+    steps: Sequence[Sequence[int]],
+    starts: list[int],
+    code: Callable[[Sequence[Sequence[int]], str, str], list[str]],
+    out: str = "out",
+) -> list[str]:
+    """Lines setting `out` to what code(part's steps, mask name, result name) sets its result to,
+    on a shape whose parts start at `starts` (`parts`): the first part's code on `m` into `out`;
+    each later one's on the mask's hexes of it moved down to its first hex (small ints), skipped
+    where there are none, its result moved back up into `out`. (Where the parts are boards of
+    other widths, no one offset moves a whole direction: each part's steps have few.)"""
+    ends = [*starts[1:], len(steps[0])]
+    lines = code(part_steps(steps, 0, ends[0]), "m", out)
+    for lo, hi in zip(starts[1:], ends[1:], strict=True):
+        body = code(part_steps(steps, lo, hi), "x", "o")
+        down = f"m >> {lo}" if hi == len(steps[0]) else f"m >> {lo} & {(1 << (hi - lo)) - 1}"
+        lines += [f"x = {down}", "if x:", *("    " + line for line in body), f"    {out} |= o << {lo}"]
+    return lines
 
 
 def components(mask: int, grow: Callable[[int], int]) -> list[int]:

@@ -19,7 +19,7 @@ from typing import Any
 import operator
 from operator import attrgetter, or_
 
-from kbdsl.bitset import bit_list, bits, shift_table, shift_text
+from kbdsl.bitset import bit_list, bits, by_parts, parts, shift_table, shift_text
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -1298,12 +1298,18 @@ def _touching_in(a: int, mask: int, n: int, t) -> int:
 def _touching_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
     """_touching's count on one board shape as straight-line code: per direction, mask's masked
     shift, added bit-sliced up to n (g{k}: the hexes with at least k such neighbours so far; after
-    d directions a hex has at most d)."""
-    lines = ["def touching(mask):", f"    {' = '.join(f'g{k}' for k in range(1, n + 1))} = 0"]
-    for d, step in enumerate(steps):
-        lines.append(f"    s = {shift_text('mask', shift_table(step))}")
-        lines += [f"    g{k} |= g{k - 1} & s" for k in range(min(n, d + 1), 1, -1)]
-        lines.append("    g1 |= s")
+    d directions a hex has at most d); part by part (kbdsl.bitset.by_parts)."""
+
+    def code(part: Sequence[Sequence[int]], m: str, to: str) -> list[str]:
+        g = [f"g{k}" for k in range(n)] + [to]  # g[k], k >= 1: at least k (the last: the result)
+        lines = [f"{' = '.join(g[1:])} = 0"]
+        for d, step in enumerate(part):
+            lines.append(f"s = {shift_text(m, shift_table(step))}")
+            lines += [f"{g[k]} |= {g[k - 1]} & s" for k in range(min(n, d + 1), 1, -1)]
+            lines.append(f"{g[1]} |= s")
+        return lines
+
+    lines = ["def touching(m):", *("    " + line for line in by_parts(steps, parts(steps), code, f"g{n}"))]
     lines.append(f"    return g{n}")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
@@ -1382,24 +1388,20 @@ def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:
     (written inline: a shifter call per step cost two fifths of the instructions). A big-int
     operation costs as much as some ten bytecodes, so the code is laid out to need few: see
     _axis_code. Where the shape's parts (boards that touch none of the others) step by different
-    offsets, no one offset serves an axis, so each part gets its own code, read from the mask
-    moved down to its first hex (small ints) and skipped where the mask holds none of it."""
-    lines = ["def line_end(m):", "    out = 0"]
-    size = len(steps[0])
+    offsets, no one offset serves an axis, so each part gets its own code (kbdsl.bitset.by_parts)."""
     starts = (
-        [0] if all(_period([_far_steps(steps[d], k) for k in range(n + 1)], n)[0] <= n for d in AXES) else _parts(steps)
+        [0] if all(_period([_far_steps(steps[d], k) for k in range(n + 1)], n)[0] <= n for d in AXES) else parts(steps)
     )
-    for lo, hi in zip(starts, [*starts[1:], size], strict=True):
-        part = [[j - lo if j >= 0 else -1 for j in step[lo:hi]] for step in steps] if lo or hi < size else steps
-        var, to = ("m", "out") if not lo else ("x", "o")
-        code = []
+
+    def code(part: Sequence[Sequence[int]], m: str, to: str) -> list[str]:
+        lines = [f"{to} = 0"]
         for d in AXES:
             fwd = [_far_steps(part[d], k) for k in range(n + 1)]
             back = [_far_steps(part[d + 3], k) for k in range(n + 1)]
-            code += _axis_code(fwd, back, n, var, to)
-        if lo:
-            code = [f"x = m >> {lo}", "if x:", "    o = 0", *("    " + line for line in code), f"    out |= o << {lo}"]
-        lines += ["    " + line for line in code]
+            lines += _axis_code(fwd, back, n, m, to)
+        return lines
+
+    lines = ["def line_end(m):", *("    " + line for line in by_parts(steps, starts, code))]
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
@@ -1415,30 +1417,10 @@ def _period(fwd: list[list[int]], n: int) -> tuple[int, int]:
     )
 
 
-def _parts(steps: list[list[int]]) -> list[int]:
-    """The first hex of each of the shape's parts that no step joins, where each holds a range of
-    hexes of its own (the index runs board by board); else [0], the whole."""
-    size = len(steps[0])
-    root = list(range(size))
-
-    def find(i: int) -> int:
-        while root[i] != i:
-            root[i] = i = root[root[i]]
-        return i
-
-    for step in steps:
-        for i, j in enumerate(step):
-            if j >= 0:
-                root[find(i)] = find(j)
-    roots = [find(i) for i in range(size)]
-    starts = [i for i in range(size) if not i or roots[i] != roots[i - 1]]
-    return starts if len(starts) == len(set(roots)) else [0]
-
-
 def later_parts(t) -> int:
     """The first hex of the second of the board shape's parts that no step joins (each a range of
-    hexes, `_parts`), 0 if there is one part: what comes after it is often empty of pieces."""
-    return _of_shape(t, ("parts",), lambda steps: ([*_parts(steps), 0])[1])
+    hexes, kbdsl.bitset.parts), 0 if there is one part: what comes after it is often empty of pieces."""
+    return _of_shape(t, ("parts",), lambda steps: ([*parts(steps), 0])[1])
 
 
 def _axis_code(fwd: list[list[int]], back: list[list[int]], n: int, m: str = "m", out: str = "out") -> list[str]:
@@ -1588,25 +1570,26 @@ def _run_code(steps: list[list[int]], n: int, axes: tuple[int, ...]) -> Callable
     """_straight_run on one board shape for one n and axes as masked shifts (_pull), per axis: the
     hexes starting a run of n, by doubling (a hex starting a run of L whose hex s <= L steps on
     starts one too starts a run of L + s), stopping where none is left; then the runs spread from
-    their starts the same way (the starts and the hexes s <= C steps past them cover C + s)."""
+    their starts the same way (the starts and the hexes s <= C steps past them cover C + s); part
+    by part (kbdsl.bitset.by_parts)."""
 
-    def pull(var: str, step: list[int], k: int) -> str:
-        far = _far_steps(step, k)
-        return _pull(var, far)
+    def code(part: Sequence[Sequence[int]], m: str, to: str) -> list[str]:
+        lines = [f"{to} = 0"]
+        for d in axes:
+            indent, size, var = "", 1, m
+            while size < n:
+                s = min(size, n - size)
+                lines += [f"{indent}a = {var} & {_pull(var, _far_steps(part[d], s))}", f"{indent}if a:"]
+                indent, size, var = indent + "    ", size + s, "a"
+            cover = 1
+            while cover < n:
+                s = min(cover, n - cover)
+                lines.append(f"{indent}a |= {_pull('a', _far_steps(part[d + 3], s))}")
+                cover += s
+            lines.append(f"{indent}{to} |= {var}")
+        return lines
 
-    lines = ["def runs(m):", "    out = 0"]
-    for d in axes:
-        indent, size, var = "    ", 1, "m"
-        while size < n:
-            s = min(size, n - size)
-            lines += [f"{indent}a = {var} & {pull(var, steps[d], s)}", f"{indent}if a:"]
-            indent, size, var = indent + "    ", size + s, "a"
-        cover = 1
-        while cover < n:
-            s = min(cover, n - cover)
-            lines.append(f"{indent}a |= {pull('a', steps[d + 3], s)}")
-            cover += s
-        lines.append(f"{indent}out |= {var}")
+    lines = ["def runs(m):", *("    " + line for line in by_parts(steps, parts(steps), code))]
     lines.append("    return out")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
