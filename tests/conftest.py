@@ -73,6 +73,39 @@ def compile_expr(text: str, terrains: set[str]):
     return fn
 
 
+def walked_runs(t, mask: int, n: int, axes: tuple[int, ...]) -> int:
+    """Hexes of mask on n consecutive hexes of mask along one of the axes (either way), hex by hex:
+    the reference for straight runs."""
+    out = 0
+    for i in range(t.n):
+        if not mask >> i & 1:
+            continue
+        for d in axes:
+            run = 1
+            for step in (t.steps[d], t.steps[d + 3]):
+                j = step[i]
+                while j >= 0 and mask >> j & 1:
+                    run += 1
+                    j = step[j]
+            if run >= n:
+                out |= 1 << i
+    return out
+
+
+def walked_ends(t, mask: int, n: int) -> int:
+    """Hexes from which n steps in one direction stay on hexes of mask, hex by hex: the reference for
+    line-end."""
+    out = 0
+    for i in range(t.n):
+        for step in t.steps:
+            j, run = i, 0
+            while run < n and (j := step[j]) >= 0 and (mask >> j) & 1:
+                run += 1
+            if run == n:
+                out |= 1 << i
+    return out
+
+
 def random_ctx(t, rng: random.Random, players: int, sizes: list[int], cover: list[int] | None = None) -> Ctx:
     """A context on tables `t` where each player owns a random share of the hexes (as many as one of
     `sizes`, disjoint), and now and then player 0 also one of the `cover` items whole."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from conftest import RULE_SETS, shipped
+from conftest import RULE_SETS, shipped, walked_ends
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,19 +14,6 @@ from kbdsl.expr import _line_end, later_parts
 from kbdsl.game import Game
 from kbdsl.position import Board, Layout
 from kbdsl.tables import Tables
-
-
-def walked(t, mask: int, n: int) -> int:
-    """Hexes from which n steps in one direction stay on hexes of mask."""
-    out = 0
-    for i in range(t.n):
-        for step in t.steps:
-            j, run = i, 0
-            while run < n and (j := step[j]) >= 0 and (mask >> j) & 1:
-                run += 1
-            if run == n:
-                out |= 1 << i
-    return out
 
 
 def random_tables(name: str, seed: int) -> Tables:
@@ -42,7 +29,7 @@ def test_line_end_is_walking_each_hexs_steps(name, seed, size):
     t = random_tables(name, seed)
     mask = sum(1 << i for i in random.Random(seed).sample(range(t.n), min(size, t.n)))
     for n in (1, 2, 3, 4):
-        assert _line_end(mask, n, t) == walked(t, mask, n), (n, t.names(mask))
+        assert _line_end(mask, n, t) == walked_ends(t, mask, n), (n, t.names(mask))
 
 
 def test_line_end_is_compiled_once_per_board_shape(base_rules):
@@ -58,7 +45,7 @@ def test_line_end_is_compiled_once_per_board_shape(base_rules):
     rng = random.Random(3)
     for _ in range(10):
         mask = sum(1 << i for i in rng.sample(range(a.n), 60))
-        assert _line_end(mask, 3, a) == _line_end(mask, 3, b) == _line_end(mask, 3, own) == walked(a, mask, 3)
+        assert _line_end(mask, 3, a) == _line_end(mask, 3, b) == _line_end(mask, 3, own) == walked_ends(a, mask, 3)
     assert a.cache[("line-end", 3)] is b.cache[("line-end", 3)]
     assert own.cache[("line-end", 3)] is not a.cache[("line-end", 3)]
 

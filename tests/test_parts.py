@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+from conftest import walked_ends, walked_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,33 +40,6 @@ def shape(boards: list[tuple[int, int]]) -> SimpleNamespace:
 
 
 TABLES = [shape(boards) for boards in SHAPES]
-
-
-def walked_runs(t, mask: int, n: int, axes: tuple[int, ...]) -> int:
-    out = 0
-    for i in range(t.n):
-        for d in axes if mask >> i & 1 else ():
-            run = 1
-            for step in (t.steps[d], t.steps[d + 3]):
-                j = step[i]
-                while j >= 0 and mask >> j & 1:
-                    run += 1
-                    j = step[j]
-            if run >= n:
-                out |= 1 << i
-    return out
-
-
-def walked_ends(t, mask: int, n: int) -> int:
-    out = 0
-    for i in range(t.n):
-        for step in t.steps:
-            j, run = i, 0
-            while run < n and (j := step[j]) >= 0 and (mask >> j) & 1:
-                run += 1
-            if run == n:
-                out |= 1 << i
-    return out
 
 
 def test_parts_are_the_boards():

@@ -6,30 +6,12 @@ from __future__ import annotations
 
 import random
 
-from conftest import RULE_SETS, shipped
+from conftest import RULE_SETS, shipped, walked_runs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.expr import AXES, DIAGONALS, RUN_SHIFTS_FROM, _straight_run
 from kbdsl.game import Game
-
-
-def walked(t, mask: int, n: int, axes: tuple[int, ...]) -> int:
-    """Hexes of mask on n consecutive hexes of mask along one of the axes (either way)."""
-    out = 0
-    for i in range(t.n):
-        if not mask >> i & 1:
-            continue
-        for d in axes:
-            run = 1
-            for step in (t.steps[d], t.steps[d + 3]):
-                j = step[i]
-                while j >= 0 and mask >> j & 1:
-                    run += 1
-                    j = step[j]
-            if run >= n:
-                out |= 1 << i
-    return out
 
 
 @settings(max_examples=40, deadline=None)
@@ -41,7 +23,7 @@ def test_straight_run_is_walking_each_hexs_steps(name, seed, size):
     mask = sum(1 << i for i in rng.sample(range(t.n), min(size, t.n)))
     for n in range(1, 8):
         for axes in (AXES, DIAGONALS):
-            assert _straight_run(mask, n, t, axes) == walked(t, mask, n, axes), (n, axes, t.names(mask))
+            assert _straight_run(mask, n, t, axes) == walked_runs(t, mask, n, axes), (n, axes, t.names(mask))
 
 
 @settings(max_examples=40, deadline=None)
@@ -62,4 +44,4 @@ def test_n_hexes_are_a_run_of_n_exactly_when_they_lie_in_line(name, seed):
         bent = run ^ (1 << first) | (1 << rng.choice(others)) if others else run  # its first hex moved aside
         for mask in (run, bent):
             for axes in (AXES, DIAGONALS):
-                assert _straight_run(mask, n, t, axes) == walked(t, mask, n, axes), (n, axes, t.names(mask))
+                assert _straight_run(mask, n, t, axes) == walked_runs(t, mask, n, axes), (n, axes, t.names(mask))
