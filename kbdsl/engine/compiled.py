@@ -528,11 +528,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
-        table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?lean !on_gain choosing
-        table = mtables[hand[p]]  # ?lean !on_gain !choosing
-        table ^= table & self.blocked  # ?lean !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?lean !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?lean on_gain
+        @@still_due@@  # ?lean
             self._settle()  # ?lean
     if self.reacting:  # ?lean reactions
         self._react()  # ?lean reactions
@@ -591,12 +587,7 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
             self._react()  # ?steps reactions
         break  # (the outer loop plays them)  # ?steps
     if self.mand_left > 0:
-        table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?table !on_gain choosing
-        table = mtables[hand[p]]  # ?table !on_gain !choosing
-        table ^= table & self.blocked  # ?table !on_gain auras
-        if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?!table
-        if not (supply[p] and self.mandatory_targets()):  # ?table on_gain
+        @@still_due@@
             self._settle()
     if self.reacting:  # ?reactions
         self._react()  # ?reactions
@@ -631,14 +622,8 @@ if kind_tile is not None:  # apply_action of a placement or return of a player-o
         self.return_kind(p, k)  # ?kinds
         if lose_now:  # ?kinds
             self.lose(p, None, lose_now)  # ?kinds
-    if self.mand_left > 0:  # (a board table: the card's, or every card's while p chooses)  # ?kinds
-        table = self.mandatory_targets() if choosing else mtables[hand[p]]  # ?kinds table !on_gain choosing
-        table = mtables[hand[p]]  # ?kinds table !on_gain !choosing
-        table ^= table & (self.occ | self.blocked)  # ?kinds table !on_gain auras
-        table ^= table & self.occ  # ?kinds table !on_gain !auras
-        if not (supply[p] and table):  # ?kinds table !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?kinds !table
-        if not (supply[p] and self.mandatory_targets()):  # ?kinds table on_gain
+    if self.mand_left > 0:  # ?kinds
+        @@still_due@@  # ?kinds
             self._settle()  # ?kinds
     if self.reacting:  # ?kinds reactions
         self._react()  # ?kinds reactions
@@ -661,13 +646,8 @@ if drawing is not None:  # ?steps !any_time !choosing
     targets = self.build_targets(then, p) if supply[p] > 0 else 0  # ?steps !any_time
     if not targets:  # ?steps !any_time
         self._end_pending()  # ?steps !any_time
-    if self.mand_left > 0:  # (the card's board table: p chooses no card here)  # ?steps !any_time
-        table = mtables[hand[p]]  # ?steps !any_time table !on_gain
-        table ^= table & (self.occ | self.blocked)  # ?steps !any_time table !on_gain auras
-        table ^= table & self.occ  # ?steps !any_time table !on_gain !auras
-        if not (supply[p] and table):  # ?steps !any_time table !on_gain
-        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time !table
-        if not (supply[p] and self.mandatory_targets()):  # ?steps !any_time table on_gain
+    if self.mand_left > 0:  # ?steps !any_time
+        @@still_due@@  # ?steps !any_time
             self._settle()  # (a card replaced: the outer loop plays the build, if any)  # ?steps !any_time
             if self.pending_left:  # ?steps !any_time
                 break  # ?steps !any_time
@@ -909,6 +889,19 @@ if self.pending_up_to:
 self.apply_action(base + k)
 """
 
+#: Whether the mandatory build can still be made after an action applied in line: the card's board
+#: table (every card's while the player chooses: `mandatory_targets`) less the taken and blocked
+#: hexes, or `mandatory_targets` itself where a gain may change it. The `if` line whose body,
+#: written after the part, settles the turn (`_settle`) where it cannot.
+_STILL_DUE = """
+table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?table !on_gain choosing
+table = mtables[hand[p]]  # ?table !on_gain !choosing
+table ^= table & self.blocked  # ?table !on_gain auras
+if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
+if not (supply[p] and self.mandatory_targets()):  # ?!table
+if not (supply[p] and self.mandatory_targets()):  # ?table on_gain
+"""
+
 #: A held tile's use (`mark_used`, written out): the first unused tile of the kind, spent or gone.
 _MARK_USED = """
 held = tiles_of[p]
@@ -1124,6 +1117,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str
 _PARTS = {
     **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
     **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK, "mark_used": _MARK_USED},
+    **{"still_due": _STILL_DUE},
     **{"tile_runs": _TILE_RUNS, "draw_run": _DRAW_RUN, "pending": _PENDING},
 }
 _CACHE: dict[tuple, Callable] = {}
