@@ -271,10 +271,8 @@ class Turn(Given, Grants, Targets, Gold, Later):
                         if before:
                             self._same(out, base, before, targets, n)
                         self._special_runs(out, kind, base + s * n, s, targets, special, lifted)
-                    if rest & (rest - 1):  # self._same, inline (the common case: the whole block)
-                        out.append((base, SameMoves(rest, targets, n)))
-                    elif rest:
-                        out.append((base + (rest.bit_length() - 1) * n, targets))
+                    if rest:
+                        self._same(out, base, rest, targets, n)
                 return
             # one group of runs for the sources whose moves are all plain, split at the others
             origins, sources, free = grouped
