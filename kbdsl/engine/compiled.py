@@ -67,7 +67,7 @@ from kbdsl.bitset import bit_list, bits, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
-from kbdsl.engine.tiles import Holdings
+from kbdsl.engine.tiles import Holdings, fresh_of, kind_of, usable_kind
 from kbdsl.errors import KbdslError
 from kbdsl.moves import BUILD, END_TURN
 
@@ -1161,9 +1161,9 @@ def compiled(g) -> Callable | None:
             "plain_kind_actions": plain_kind_actions,
             "bit_list": bit_list,
             "fromkeys": dict.fromkeys,
-            "usable_kind": attrgetter("usable"),  # usable_tiles where the board grants nothing: the kinds of
+            "usable_kind": usable_kind,  # usable_tiles where the board grants nothing: the kinds of
             # the held tiles usable this turn, in order, as a dict's keys (fromkeys, filter, map: in C)
-            "fresh_of": attrgetter("fresh"),
+            "fresh_of": fresh_of,
             "same_run": same_run,
             "near_run": near_run,
             "inline_locals": inline_locals,
@@ -1181,7 +1181,7 @@ def compiled(g) -> Callable | None:
             "PLACE": PLACE,
             "RETURN": RETURN,
             "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
-            "kind_of": attrgetter("kind"),
+            "kind_of": kind_of,
             "itemgetter": itemgetter,  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g), f"<kbdsl playout {key}>"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kbdsl.engine.tiles import Holdings, Tile, _kind
+from kbdsl.engine.tiles import Holdings, Tile, kind_of
 
 
 class Given(Holdings):
@@ -29,7 +29,7 @@ class Given(Holdings):
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""
         g = self.game
         held, c = self.tiles[p], None
-        have = set(map(_kind, held))  # (in C; a tile given below is of a kind not looked at again)
+        have = set(map(kind_of, held))  # (in C; a tile given below is of a kind not looked at again)
         for kind, when in g.given.items():
             if kind not in have:  # the condition first: it is rarely true, and cheaper than counting the stock
                 if c is None:

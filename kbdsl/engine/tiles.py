@@ -66,8 +66,10 @@ class Tile:
 
 
 _TAKEN: dict[tuple[str, int, bool], Tile] = {}  # Tile.taken's tiles (a few per tile hex of the boards played)
-_usable_kind, _fromkeys = attrgetter("usable"), dict.fromkeys  # (usable_tiles: each kind once, in order)
-_kind, _fresh = attrgetter("kind"), attrgetter("fresh")
+#: A held tile's kind, the kind it is usable as now (None: spent), and the tile as a new turn finds
+#: it: read in C by map() over a hand of tiles (here, in Given and in the compiled playout).
+kind_of, usable_kind, fresh_of = attrgetter("kind"), attrgetter("usable"), attrgetter("fresh")
+_fromkeys = dict.fromkeys  # (usable_tiles: each kind once, in order)
 
 
 class Holdings(Pieces):
@@ -102,7 +104,7 @@ class Holdings(Pieces):
 
     def usable_tiles(self, p: int) -> list[str]:
         """Kinds of tile p may use now: held, not used this turn, not taken this turn (RULINGS 9)."""
-        seen = list(_fromkeys(filter(None, map(_usable_kind, self.tiles[p]))))  # (in C: no loop in Python)
+        seen = list(_fromkeys(filter(None, map(usable_kind, self.tiles[p]))))  # (in C: no loop in Python)
         turns = self.game.turn_grants  # and the actions the board grants
         if turns and not self.phase:  # granted(p), inline (none used instead of the mandatory action):
             seen += filter(self.grant_left[p].get, turns)  # those with uses left
@@ -130,10 +132,10 @@ class Holdings(Pieces):
         g = self.game
         if g.lose_later:
             self.lose(p, None, g.lose_later)
-        if g.expiring and not g.expiring.isdisjoint(map(_kind, self.tiles[p])):  # (most turns: none held)
+        if g.expiring and not g.expiring.isdisjoint(map(kind_of, self.tiles[p])):  # (most turns: none held)
             for tile in [x for x in self.tiles[p] if x.kind in g.expiring and not x.new]:
                 self._discard(p, tile)
-        self.tiles[p] = list(map(_fresh, self.tiles[p]))
+        self.tiles[p] = list(map(fresh_of, self.tiles[p]))
 
     def gains(self, p: int, i: int) -> list[int]:
         """RULINGS 10: the tile hexes a piece of p arriving on hex i takes a tile from (each adjacent
