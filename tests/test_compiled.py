@@ -63,6 +63,25 @@ def test_a_games_playout_is_made_from_its_own_conditions(where):
         assert run is _CACHE[(*conds.values(), inline_grants(game) if conds["inline"] else ())]
 
 
+def test_a_board_without_a_rule_sets_pieces_plays_the_code_without_them():
+    """Crossroads on base sections alone (no tile of its gives a piece, a second card or a move of
+    several steps) plays base's playout; the same board with a position arranged with a warrior and
+    a spare card (which no tile in play gives) plays the rule set's whole code, and both play the
+    games sample_action plays."""
+    base, crossroads = (load(ROOT / "rules" / name) for name in ("base", "crossroads"))
+    sections, cards = ["barn", "farm", "harbor", "oasis"], ["fishermen", "knights", "lords"]
+    game = Game.new(crossroads, players=2, seed=5, sections=sections, cards=cards)
+    alike = Game.new(base, players=2, seed=5, sections=sections, cards=cards)
+    assert compiled(game) is compiled(alike) and source(game) == source(alike)
+    assert not any(_conditions(game)[c] for c in ("kinds", "auras", "choosing", "steps"))
+    play_random_and_sampled(game.new_state(), 5, 1 << 30)
+    arranged = State.arrange(game, [["4,16"], []], kinds={"warrior": [["9,9"], []]}, spare=[["grass"], []])
+    every = _conditions(game, every=True)
+    assert compiled(game, arranged) is _CACHE[(*every.values(), ())] is not compiled(game)
+    assert all(every[c] for c in ("kinds", "auras", "choosing", "steps"))
+    play_random_and_sampled(arranged, 5, 1 << 30)
+
+
 @pytest.mark.parametrize(("where", "seeds"), [(REACTIONS, range(3)), ("marshlands", range(4, 6))])
 def test_compiled_playout_hands_the_turn_to_reactions(where, seeds):
     """A build that takes a hex's last tile (a drawn mandatory one, one of the inner loops', a

@@ -1044,12 +1044,35 @@ def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
     }
 
 
-def _conditions(g) -> dict[str, bool]:
-    """What the template's lines are kept for, from the game's rules and options."""
-    m = g.mandatory
+def _deciding(rules) -> frozenset[str]:
+    """The tiles whose being in play decides a condition (_conditions' `play`): those restating the
+    hand, with an action naming a piece kind, of several steps, or with another due after it."""
+    seen = _DECIDING.get(id(rules))
+    if seen is not None and seen[0] is rules:
+        return seen[1]
+    tile = rules.action_tile
+    out = {tile[n] for n, a in rules.actions.items() if a.piece in rules.kinds or a.steps or n in rules.follow}
+    out = frozenset(out | rules.tile_cards.keys())
+    _DECIDING[id(rules)] = (rules, out)
+    return out
+
+
+def _conditions(g, every: bool = False) -> dict[str, bool]:
+    """What the template's lines are kept for, from the game's rules and options and what its
+    tiles in play can do (all of the rule set's if `every`): the kinds of pieces their actions
+    name, hands they restate, actions of several steps (a board whose tiles give no pieces, no
+    second card and no move of several steps plays the code of a rule set without them)."""
+    r, m = g.rules, g.mandatory
+    play = r.tiles.keys() if every else g.in_play
+    acts = [a for n, a in r.actions.items() if r.action_tile[n] in play]  # the tiles' actions in play
+    named = placed = r.kinds.keys()  # kinds an action in play places, moves or returns; ... places
+    if not every:  # (a kind no action in play places stands nowhere)
+        named = {a.piece for a in [*r.mandatory, *acts]}
+        placed = {a.piece for a in [*r.mandatory, *acts] if a.kind == "place"}
+    several = g.hand_size > 1 or any(n > 1 for t, n in g.hand_tiles.items() if t in play)
     table = m is not None and g.mandatory_tables is not None  # (read only where the player chooses no card)
     inline = g.turn_grants and inline_grants(g)
-    choosing = bool(g.several_cards or g.faces)
+    choosing = several or bool(g.faces)
     out = {
         "choosing": choosing,
         "faces": bool(g.faces),
@@ -1063,9 +1086,9 @@ def _conditions(g) -> dict[str, bool]:
         "table": table,
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
-        "auras": bool(g.aura_kinds),
+        "auras": not g.aura_kinds.isdisjoint(placed),
         "forced": bool(g.forced),
-        "plain_hand": g.plain_hand,
+        "plain_hand": not several and not g.draw_at_start,  # (Game.plain_hand, of the tiles in play)
         "one_card": g.hand_size == 1 and not g.draw_at_start,
         "refresh": bool(g.lose_later or g.expiring),
         "delayed": g.delayed,
@@ -1076,12 +1099,12 @@ def _conditions(g) -> dict[str, bool]:
         "on_gain": bool(g.on_gain),
         "given": bool(g.given),
         "on_build": bool(g.on_build),
-        "kinds": bool(g.rules.kinds),
+        "kinds": not r.kinds.keys().isdisjoint(named),
         "on_mandatory": bool(g.on_mandatory),
         "reactions": bool(g.reactions),
         # an action of several steps, or one due after another (the first step of a move of
         # several may be applied in line: plain_tile_actions' "steps")
-        "steps": bool(g.rules.follow) or any(map(attrgetter("steps"), g.rules.actions.values())),
+        "steps": any(map(attrgetter("steps"), acts)) or any(r.action_tile[n] in play for n in r.follow),
     }
     # ... whose later steps are drawn in line (_PENDING) where _runs lists nothing but the tiles
     out["pending"] = out["steps"] and not (g.grants or g.any_time or g.reactions)
@@ -1124,28 +1147,33 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game); an entry keeps its rule set alive and is used only for it.
+#: 1.7 us a game) and the tiles in play that decide some (_deciding); an entry keeps its rule set
+#: alive and is used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable]] = {}
 _OF_GAME_KEPT = 4096
+_DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
 
 
-def source(g) -> str:
-    """The playout's Python source for this game's rules and options."""
-    conds = _conditions(g)
+def source(g, every: bool = False) -> str:
+    """The playout's Python source for this game's rules, options and tiles in play."""
+    conds = _conditions(g, every)
     parts = {**_PARTS, **_inline_parts(inline_grants(g), conds)} if conds["inline"] else _PARTS
     return "\n".join(_expand(_TEMPLATE, conds, "", parts) + [""] + _expand(_TAKE, conds)) + "\n"
 
 
-def compiled(g) -> Callable | None:
+def compiled(g, state=None) -> Callable | None:
     """The compiled playout of this game (cached per set of conditions), or None where the
-    interpreter's loop must play (no mandatory action)."""
+    interpreter's loop must play (no mandatory action). A `state` arranged with what no tile in
+    play gives (pieces of a kind, cards beside the played one) is played by the rule set's whole code."""
     if g.mandatory is None:
         return None
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory)  # (see _OF_GAME)
+    every = state is not None and (any(state.spare) or any(map(any, state.kind_own.values())))
+    play = True if every else g.in_play & _deciding(g.rules)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play)  # (see _OF_GAME)
     seen = _OF_GAME.get(game_key)
     if seen is not None and seen[0] is g.rules:
         return seen[1]
-    conds = _conditions(g)
+    conds = _conditions(g, every)
     key = (*conds.values(), inline_grants(g) if conds["inline"] else ())
     fn = _CACHE.get(key)
     if fn is None:
@@ -1184,7 +1212,7 @@ def compiled(g) -> Callable | None:
             "kind_of": kind_of,
             "itemgetter": itemgetter,  # (with map: the held tiles' kinds without a Python frame)
         }
-        text, name = source(g), f"<kbdsl playout {key}>"
+        text, name = source(g, every), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]

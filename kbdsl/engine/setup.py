@@ -88,7 +88,7 @@ class BaseGame:
     __slots__ = (
         *("rules", "setup", "options", "board", "tables", "tile_names", "kinds", "kind_index", "code_base"),
         "kind_rows",
-        *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable"),
+        *("tile_plan", "mandatory", "mandatory_tables", "may_stay", "end_latched", "_standable", "in_play"),
         *("lose_now", "lose_later", "expiring", "returning", "single_use", "wait_a_turn", "on_gain", "any_time"),
         *(
             "pool_hexes",
@@ -171,6 +171,8 @@ class BaseGame:
         self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
         self.tile_near = [m & self.tile_hexes for m in t.nbr_mask]  # per hex, the tile hexes next to it
         self.tile_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}  # at the start
+        # the tiles this game can give: the board's (a location hex, a pool's terrain), a stock's, granted
+        self.in_play = frozenset(n for n in rules.tiles if n in rules.grants or n in rules.given or self._on_board(n))
         # per pool: its hexes in board order, and its tiles in name order (`deal` shuffles them onto the hexes)
         self.pool_tiles = [
             (
@@ -326,10 +328,7 @@ class BaseGame:
         moved_by_any = kind not in self.fixed_kinds and kind not in self.own_tile_kinds
         actions = [*r.mandatory[:1], *r.actions.values()]
         if in_play:
-            given = {
-                n for n in r.tiles if n in r.grants or n in r.given or self._on_board(n)
-            }  # (the board's, a stock's)
-            actions = [*r.mandatory[:1], *(a for n, a in r.actions.items() if r.action_tile[n] in given)]
+            actions = [*r.mandatory[:1], *(a for n, a in r.actions.items() if r.action_tile[n] in self.in_play)]
         out = 0
         for a in actions:
             if a.target is None or a.kind not in ("build", "place", "move"):

@@ -490,7 +490,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
         counter reaches `stop_turn` or `max_moves` are made: the same moves as applying
         `sample_action(rngs[current])` in a loop, which is what plays where the rules have no
         mandatory action; elsewhere the loop compiled for the rules (kbdsl.engine.compiled)."""
-        run = compiled(self.game)
+        run = compiled(self.game, self)
         if run is not None:
             run(self, rngs, stop_turn, max_moves)
             return
