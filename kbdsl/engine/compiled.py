@@ -1147,16 +1147,17 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game) and the tiles in play that decide some (_deciding); an entry keeps its rule set
-#: alive and is used only for it.
-_OF_GAME: dict[tuple, tuple[object, Callable]] = {}
+#: 1.7 us a game) and the tiles in play that decide some (_deciding), with what it leaves out of the
+#: rule set's whole code (a second card, auras, piece kinds: an arranged position may hold them);
+#: an entry keeps its rule set alive and is used only for it.
+_OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
 _OF_GAME_KEPT = 4096
 _DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
 
 
-def source(g, every: bool = False) -> str:
-    """The playout's Python source for this game's rules, options and tiles in play."""
-    conds = _conditions(g, every)
+def source(g, conds: dict[str, bool] | None = None) -> str:
+    """The playout's Python source for this game's rules, options and tiles in play (or `conds`)."""
+    conds = conds or _conditions(g)
     parts = {**_PARTS, **_inline_parts(inline_grants(g), conds)} if conds["inline"] else _PARTS
     return "\n".join(_expand(_TEMPLATE, conds, "", parts) + [""] + _expand(_TAKE, conds)) + "\n"
 
@@ -1167,13 +1168,23 @@ def compiled(g, state=None) -> Callable | None:
     play gives (pieces of a kind, cards beside the played one) is played by the rule set's whole code."""
     if g.mandatory is None:
         return None
-    every = state is not None and (any(state.spare) or any(map(any, state.kind_own.values())))
-    play = True if every else g.in_play & _deciding(g.rules)
+    play = g.in_play & _deciding(g.rules)
     game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play)  # (see _OF_GAME)
     seen = _OF_GAME.get(game_key)
-    if seen is not None and seen[0] is g.rules:
-        return seen[1]
-    conds = _conditions(g, every)
+    if seen is None or seen[0] is not g.rules:
+        narrow, whole = _conditions(g), _conditions(g, every=True)
+        left = tuple(whole[c] and not narrow[c] for c in ("choosing", "auras", "kinds"))  # what it leaves out
+        seen = _OF_GAME[game_key] = (g.rules, _made(g, narrow), left if any(left) else None)
+        trim(_OF_GAME, _OF_GAME_KEPT)
+    if state is not None and seen[2] is not None:  # (what is left out may stand in an arranged position)
+        cards, auras, kinds = seen[2]
+        if cards and any(state.spare) or auras and state.blocked or kinds and any(map(any, state.kind_own.values())):
+            return _made(g, _conditions(g, every=True))
+    return seen[1]
+
+
+def _made(g, conds: dict[str, bool]) -> Callable:
+    """The playout made from these conditions (cached)."""
     key = (*conds.values(), inline_grants(g) if conds["inline"] else ())
     fn = _CACHE.get(key)
     if fn is None:
@@ -1212,12 +1223,10 @@ def compiled(g, state=None) -> Callable | None:
             "kind_of": kind_of,
             "itemgetter": itemgetter,  # (with map: the held tiles' kinds without a Python frame)
         }
-        text, name = source(g, every), f"<kbdsl playout {key}>"
+        text, name = source(g, conds), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines
         exec(compile(text, name, "exec"), scope)  # noqa: S102 (our template)
         fn = _CACHE[key] = scope["run"]
-    _OF_GAME[game_key] = (g.rules, fn)
-    trim(_OF_GAME, _OF_GAME_KEPT)
     return fn
 
 
