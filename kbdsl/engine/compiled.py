@@ -104,7 +104,7 @@ def run(self, rngs, stop_turn, max_moves):
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
     kind_masks, mine_of = list(self.kind_own.values()), list(map(itemgetter, range(players)))  # (as unmoved)  # ?kinds
-    footprints = g.footprints  # ?kinds
+    footprints, past_auras = g.footprints, g.past_auras  # ?kinds
     @@inline_setup@@  # ?inline
     on_build = g.on_build  # ?lean on_build
     bits = [rng.getrandbits for rng in rngs]
@@ -707,9 +707,21 @@ if by_card is None:
         if not shape:
             total += steps(self, name, action, out)
         elif shape == PLACE:
-            if self.kind_supply[action.piece][p] > 0 and (targets := self.place_targets(action, p)):
-                out.append((base, targets))
-                total += targets.bit_count()
+            if self.kind_supply[action.piece][p] > 0:
+                table = None if action.reads or action.piece in footprints else tcache.get((id(action), None))
+                if table is None or table[-1] is None:
+                    targets = self.place_targets(action, p)
+                else:  # place_targets' and kind_targets' of a piece on one hex, on board_target's table, in line
+                    targets = table[-1]
+                    targets ^= targets & (self.occ | (0 if action.piece in past_auras else self.blocked))  # ?auras
+                    targets ^= targets & self.occ  # ?!auras
+                    if action.adjacent or action.required:
+                        near = targets & nb[p]
+                        if near or action.required:
+                            targets = near
+                if targets:
+                    out.append((base, targets))
+                    total += targets.bit_count()
         elif shape == RETURN:  # return_targets' pieces of one hex from any hex, in line
             targets = self.kind_own[action.piece][p]
             if targets and (action.source is not None or action.piece in footprints):
