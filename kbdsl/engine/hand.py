@@ -141,7 +141,8 @@ class Hand(Cards):
         if size == 1 and not spare and self.wild is None and not self.game.draw_at_start:
             self.discard_and_draw(p)  # one card, as the plain hand (a tile restating it not held)
             return
-        played, self.wild = self.played_card(p), None
+        played = hand[p] if self.wild is None else self.played_card(p)  # (played_card's common case)
+        self.wild = None
         if not keep:
             self.discard.extend(spare)
             self.spare[p] = spare = []

@@ -46,8 +46,8 @@ class Kinds(Pieces):
     def receive(self, p: int, n: int, kind: str) -> None:
         """p gets n pieces of `kind` with a tile, as many as the kind's supply leaves (on the board
         and in p's supply together, never more than the supply the rules give)."""
-        total = self.game.rules.kinds[kind]
-        have = self.kind_supply[kind][p] + len(self.centres(kind, self.kind_own[kind][p]))
+        total, on_board = self.game.rules.kinds[kind], self.kind_own[kind][p]
+        have = self.kind_supply[kind][p] + (len(self.centres(kind, on_board)) if on_board else 0)
         self.kind_supply[kind][p] += max(0, min(n, total - have))
 
     # -- queries -----------------------------------------------------------------
@@ -137,7 +137,7 @@ class Kinds(Pieces):
     # -- changes -----------------------------------------------------------------
     def place_kind(self, p: int, kind: str, i: int) -> int:
         """One of p's pieces of `kind` from their supply onto hex i; returns the hexes it covers."""
-        cover = self.cover(kind, i)
+        cover = self.cover(kind, i) if kind in self.game.footprints else 1 << i  # (cover's first case)
         self.own[p] |= cover
         self.occ |= cover
         t = self.game.tables
@@ -153,7 +153,7 @@ class Kinds(Pieces):
         """p's piece on hex i (not a settlement) goes back to p's supply of its kind."""
         kind = self.kind_at(p, i)
         assert kind is not None
-        cover = self.cover(kind, i) if kind not in self.game.footprints else self.kind_own[kind][p]
+        cover = 1 << i if kind not in self.game.footprints else self.kind_own[kind][p]  # (cover's, of one hex)
         self.own[p] &= ~cover
         self.occ &= ~cover
         self.nb[p] = self._without(p, i) if cover == 1 << i else self.game.tables.grow(self.own[p])
