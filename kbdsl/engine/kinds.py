@@ -114,18 +114,13 @@ class Kinds(Pieces):
         if kind not in self.game.footprints:
             near = allowed & self.nb[p] if adjacent or required else 0
             return near if near or required else allowed
-        # the centres whose cover lies in `allowed`: a hex of it whose neighbour in each direction
-        # is in it, i.e. in the masked shift of it each way (Tables.shifts), or, with a neighbour
-        # in no direction, hex by hex
+        # the centres whose cover lies in `allowed`: its hexes with six neighbours none of which is
+        # outside it, i.e. not in the grown rest of the board (one grow: masked shifts, and the
+        # neighbours in no direction too)
         t = self.game.tables
-        out = allowed & (t.six ^ (t.six & t.odd))
-        for shift in t.shifts:
-            if not out:
-                break
-            out &= shift(allowed)
-        for i in bit_list(allowed & t.six & t.odd):
-            if t.nbr_mask[i] & allowed == t.nbr_mask[i]:
-                out |= 1 << i
+        out = allowed & t.six
+        if out:
+            out ^= out & t.grow(t.all ^ allowed)
         # next to p's pieces: an own hex next to the cover, so within two steps of the centre
         # (the cover, on allowed hexes, holds none)
         around = self.nb[p]
