@@ -29,9 +29,11 @@ class Kinds(Pieces):
         if not kinds:  # (a rule set without piece kinds: no comprehension frames a game)
             self.kind_own, self.kind_supply = {}, {}
             return
-        self.kind_own = {k: [0] * players for k in kinds}
         late = self.game.with_tiles  # kinds that come with tiles: none at the start
-        self.kind_supply = {k: [0 if k in late else n] * players for k, n in kinds.items()}
+        self.kind_own, self.kind_supply = own, supply = {}, {}
+        for k, n in kinds.items():  # (one loop: two comprehensions cost two frames, 1.58 against 1.25 us)
+            own[k] = [0] * players
+            supply[k] = [0 if k in late else n] * players
 
     def _copy_kinds(self, s: Kinds) -> None:
         s.kind_own = {k: list(v) for k, v in self.kind_own.items()}
