@@ -9,9 +9,10 @@ final scoring. The same setups are played, game by game in turns, by a hand-writ
 mandatory-only playout (three settlements a turn on the card's terrain, next to one's own if
 possible, straight on the compiled tables: no rule language, no tiles) that scores its final
 position with the engine's scorer (`kbdsl.scoring.score`), so both sides pay for scoring alike.
-Building the setup (`Game.new`) is timed apart. The random bots are seeded once per measurement
-(a `random.Random` costs about 8 us to seed, a few percent of a game) and go on drawing from
-game to game; the hand-written playout shuffles its deck with one stream alike.
+Building the setup (`Game.new`, and the playout compiled for its tiles in play where none was
+yet: once a process) is timed apart. The random bots are seeded once per measurement (a
+`random.Random` costs about 8 us to seed, a few percent of a game) and go on drawing from game
+to game; the hand-written playout shuffles its deck with one stream alike.
 
 With one rule set it prints the games/s of both, their ratio, then clone(), legal_actions() and
 apply_action() in microseconds, playouts/s from mid-game positions and Game.new in ms. With
@@ -40,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kbdsl.bitset import bit_list  # noqa: E402
 from kbdsl.bots import RandomBot, play_out  # noqa: E402
+from kbdsl.engine.compiled import compiled  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
 from kbdsl.ruleset import RuleSet, load, shipped  # noqa: E402
 from kbdsl.scoring import score  # noqa: E402
@@ -131,6 +133,7 @@ def measure(rules: RuleSet, name: str, players: int, seconds: float, preset: str
         games += 1
         t0 = clock()
         game = Game.new(rules, players=players, seed=first + games, preset=preset)
+        compiled(game)  # its playout made the first time its tiles in play need one: once a process, 6-14 ms
         t1 = clock()
         if games % 2:
             moves += engine_game(game, bots)
