@@ -124,26 +124,26 @@ def run(self, rngs, stop_turn, max_moves):
             self.apply_action(self.sample_action(rng))  # ?!pending
             continue
         while moves < max_moves:
+            held_kinds = {}  # the held tiles' kinds usable now, in order (usable_tiles' first part)  # ?held_kinds
+            for x in tiles_of[p]:  # (a loop over so few costs less than map, filter and fromkeys)  # ?held_kinds
+                if x.usable:  # ?held_kinds
+                    held_kinds[x.usable] = None  # ?held_kinds
             # a tile usable any time, unused: between the builds it is offered too (_pick below)  # ?any_tile
-            anytime = tiles_of[p] and not any_time.isdisjoint(map(usable_kind, tiles_of[p]))  # ?any_tile
+            anytime = held_kinds and not any_time.isdisjoint(held_kinds)  # ?any_tile
             if (tiles_of[p] or grants) and self._holds_any_time(p):  # ?any_time timed
                 break  # ?any_time timed
             moves += 1
             usable = None  # ?!turns
             usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
-                *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?turns !inline
-                *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
+                *held_kinds, *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
             ])  # ?turns !inline
             if self.phase:  # ?inline
                 usable = self.usable_tiles(p)  # ?inline
                 @@inline_none@@  # ?inline
             else:  # usable_tiles, in line, but the grants listed in line: their uses  # ?inline
                 left = self.grant_left[p]  # ?inline
-                usable = [  # ?inline !inline_all
-                    *fromkeys(filter(None, map(usable_kind, tiles_of[p]))),  # ?inline !inline_all
-                    *filter(left.get, turn_grants),  # ?inline !inline_all
-                ]  # ?inline !inline_all
-                usable = fromkeys(filter(None, map(usable_kind, tiles_of[p])))  # (its keys)  # ?inline_all
+                usable = [*held_kinds, *filter(left.get, turn_grants)]  # ?inline !inline_all
+                usable = held_kinds  # (its keys)  # ?inline_all
                 @@inline_uses@@  # ?inline
             mand_left = self.mand_left
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants !any_tile
@@ -936,11 +936,12 @@ if plain:
     if targets is None:  # near_own_part, once a run
         targets = gt$i = self.near_own_part(ga$i, p)
     targets &= nb[p]
-    targets ^= targets & (self.occ | self.blocked)  # ?auras
-    targets ^= targets & self.occ  # ?!auras
-    if targets:
-        out.append((gb$i, targets))
-        total += targets.bit_count()
+    if targets:  # (A next to p's pieces: mostly none, the taken hexes not read)
+        targets ^= targets & (self.occ | self.blocked)  # ?auras
+        targets ^= targets & self.occ  # ?!auras
+        if targets:
+            out.append((gb$i, targets))
+            total += targets.bit_count()
 """
 
 #: ... a move with the same targets from every source (SAME) of no piece kind, card or adjacency,
@@ -1118,6 +1119,8 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
         # several may be applied in line: plain_tile_actions' "steps")
         "steps": any(map(attrgetter("steps"), acts)) or any(r.action_tile[n] in play for n in r.follow),
     }
+    # the held tiles' kinds usable now, found once a decision where any_tile or usable_tiles in line reads them
+    out["held_kinds"] = out["turns"] or out["any_tile"]
     # ... whose later steps are drawn in line (_PENDING) where _runs lists nothing but the tiles
     out["pending"] = out["steps"] and not (g.grants or g.any_time or g.reactions)
     return out
