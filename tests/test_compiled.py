@@ -253,6 +253,36 @@ def test_compiled_playout_applies_the_first_step_of_a_move_of_several(monkeypatc
     assert any(first)  # (the compiled loop applied such a first step in this game)
 
 
+@pytest.mark.parametrize("where", ["harvest", "combined"])
+def test_compiled_playout_lists_the_steps_of_a_move_beside_grants(where, monkeypatch):
+    """While a move of several steps goes on where the board grants actions and tiles are usable
+    any time (Harvest's silo moves, Crossroads' ships and wagons beside the farm build and Nomads'
+    tiles), the compiled loop lists the next steps, the other actions and the tiles usable any time
+    in line (_PENDING) and asks sample_action only in a reaction: whole games agree with
+    sample_action's."""
+    rules = load(ROOT / "rules" / where)
+    sample, apply = State.sample_action, State.apply_action
+    asked, inline = [], []
+
+    def counted_sample(state, rng):
+        if sys._getframe(1).f_code.co_name == "run" and state.pending_left and state.react_saved is None:
+            asked.append(state.turn)
+        return sample(state, rng)
+
+    def counted_apply(state, code):
+        if sys._getframe(1).f_code.co_name == "run" and state.pending_left and state.react_saved is None:
+            inline.append(state.turn)
+        return apply(state, code)
+
+    monkeypatch.setattr(State, "sample_action", counted_sample)
+    monkeypatch.setattr(State, "apply_action", counted_apply)
+    for seed in range(2):
+        game = Game.new(rules, players=4, seed=seed)
+        ours, _ = play_random_and_sampled(game.new_state(), seed, 1 << 30)
+    assert not asked
+    assert inline  # (these games have such steps)
+
+
 def test_compiled_playout_applies_a_draw_then_a_build(monkeypatch):
     """Crossroads' Fort draws a card, then builds on its terrain: the loop applies both in line (the
     build drawn as sample_action draws it from the one run). Whole games where it happens agree with

@@ -45,10 +45,10 @@ compiles:
   its card replacement, as `apply_action` does, and the loop leaves for the outer one, which
   plays the reactions through `sample_action` until the turn's player goes on.
 
-What falls back to the interpreter, per construct: a move while the player reacts, or while a
-tile action of several steps goes on where the board grants actions or a tile is usable at any
-time (`sample_action`, `apply_action`; elsewhere that decision is listed in line, `_PENDING`, and
-its move applied by `apply_action`); any other tile action, a
+What falls back to the interpreter, per construct: a move while the player reacts, or, where a
+grant is usable at any time, holds a tile or grant usable so and no tile action of several steps
+goes on (`sample_action`, `apply_action`; a decision while such an action goes on is listed in
+line, `_PENDING`, and its move applied by `apply_action`); any other tile action, a
 slide whose lifted piece has an aura, and a move whose piece alone touches a tile's hex with
 discard variants (`_steps`); applying a tile action of several steps (but a move's first step,
 which sets the rest pending) or with another due after it, a move listed source by source, or
@@ -859,11 +859,17 @@ else:
     k = nth_bit(mask, k)
 """
 
-#: A decision while a tile action of several steps goes on (`_runs`' first part, in line where the
-#: board grants nothing and nobody reacts or uses a tile at any time): the action's next steps, as
-#: `_settle` found them, then, where it may stop there (`pending_up_to`), the mandatory builds,
-#: the other tile actions and the end of the turn; the move drawn applied by `apply_action`.
+#: A decision while a tile action of several steps goes on (`_runs`' first part, in line but in a
+#: reaction): the action's next steps, as `_settle` found them, then, where it may stop there
+#: (`pending_up_to`), the mandatory builds, the other tile actions and the end of the turn, and the
+#: tiles usable any time where the action must finish first or the builds go on (`_any_time`); the
+#: move drawn applied by `apply_action`. The outer loop's other decisions (a reaction's, or one
+#: with a tile or grant usable any time held, where such grants exist) go through `sample_action`.
 _PENDING = """
+if self.react_saved is not None or not self.pending_left:  # (a reaction: sample_action's)  # ?reactions
+if not self.pending_left:  # (a tile usable any time held: sample_action's)  # ?!reactions any_time timed
+    self.apply_action(self.sample_action(rng))  # ?sampled
+    continue  # ?sampled
 going = g.kinds[self.pending]
 self._risky = -1
 seen = self._pending_runs
@@ -876,6 +882,7 @@ else:
     out = []
     total = steps(self, going, g.rules.actions[going], out)
 self._pending_runs = None
+beside = not self.pending_up_to  # the action is finished first: beside it, the tiles usable any time  # ?any_time
 if self.pending_up_to:
     choosing = self.choosing  # ?choosing
     fixed = -1  # ?kinds
@@ -886,9 +893,11 @@ if self.pending_up_to:
             out.append((build, targets))
             total += targets.bit_count()
         stop = self.built
+        beside = stop  # (between the mandatory builds: ditto)  # ?any_time
     if not stop:
         plain = supply[p] > 0
-        for tile in fromkeys(filter(None, map(usable_kind, tiles_of[p]))):
+        for tile in fromkeys(filter(None, map(usable_kind, tiles_of[p]))):  # ?!grants
+        for tile in self.usable_tiles(p):  # ?grants
             for name, action, base, by_card in plan[tile]:
                 if name == going:
                     continue
@@ -897,6 +906,11 @@ if self.pending_up_to:
         if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
             out.append((end, 1))
             total += 1
+if beside:  # ?any_time
+    first = len(out)  # ?any_time
+    self._any_time(out, going)  # ?any_time
+    for base, mask in out[first:]:  # ?any_time
+        total += mask.bit_count()  # ?any_time
 @@draw_run@@
 self.apply_action(base + k)
 """
@@ -1122,7 +1136,9 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
     # the held tiles' kinds usable now, found once a decision where any_tile or usable_tiles in line reads them
     out["held_kinds"] = out["turns"] or out["any_tile"]
     # ... whose later steps are drawn in line (_PENDING) where _runs lists nothing but the tiles
-    out["pending"] = out["steps"] and not (g.grants or g.any_time or g.reactions)
+    out["pending"] = out["steps"]
+    # ... but a reaction's, or where no step is pending a decision of a player holding a tile usable any time
+    out["sampled"] = out["reactions"] or (out["any_time"] and out["timed"])
     return out
 
 
