@@ -392,8 +392,10 @@ held = tiles_of[p]  # ?!plain_hand !one_card
 if held:
     if lose_later or not expiring.isdisjoint(map(kind_of, held)):  # ?refresh
         self.refresh_tiles(p)  # ?refresh
-    else:  # refresh_tiles where nothing is lost or expires: the tiles usable again  # ?refresh
-        tiles_of[p] = list(map(fresh_of, held))  # ?refresh
+    else:  # refresh_tiles where nothing is lost or expires: the tiles usable again, in place  # ?refresh
+        for i, x in enumerate(held):  # ?refresh
+            if x.fresh is not x:  # ?refresh
+                held[i] = x.fresh  # ?refresh
     tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
 self.idle = 0 if supply[p] != self.turn_supply else self.idle + 1
 if self.idle >= players:
