@@ -37,8 +37,10 @@ compiles:
   the last of the granted actions usable every turn, where each is a build on `A & next-to(own)`
   or a move with the same targets from every source (`inline_grants`: by the action's parsed
   shape), listed by code written for it with its board tables found once a run, after the held
-  tiles; while the player holds a tile usable any time, unused, a decision is listed so too (between
-  the mandatory builds: the builds and that tile's steps, `_runs`' `_any_time`) and the drawn move
+  tiles (their moves found first, before the decision: where they have none and no tile is usable,
+  the mandatory builds alone or the end of the turn alone go on as where nothing is granted);
+  while the player holds a tile usable any time, unused, a decision is listed so too (between the
+  mandatory builds: the builds and that tile's steps, `_runs`' `_any_time`) and the drawn move
   applied by `apply_action`, one at a time;
 - reactions on other players' turns: a build that takes a hex's last tile (in line, in
   `take_builds` or through `apply_action`) hands the turn to the reactors (`_react`) right after
@@ -137,10 +139,12 @@ def run(self, rngs, stop_turn, max_moves):
             usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
                 *held_kinds, *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
             ])  # ?turns !inline
+            self._risky = -1  # (_pick's, before the grants' moves are listed)  # ?inline
+            fixed = -1  # ?inline kinds
             if self.phase:  # ?inline
                 usable = self.usable_tiles(p)  # ?inline
-                @@inline_none@@  # ?inline
-            else:  # usable_tiles, in line, but the grants listed in line: their uses  # ?inline
+                granted = 0  # ?inline
+            else:  # usable_tiles, in line, but the grants listed in line: their moves (granted)  # ?inline
                 left = self.grant_left[p]  # ?inline
                 usable = [*held_kinds, *filter(left.get, turn_grants)]  # ?inline !inline_all
                 usable = held_kinds  # (its keys)  # ?inline_all
@@ -444,9 +448,9 @@ if self.mand_left > 0:  # ?!draw_start delayed
 _PICK = """
 out = []
 total = 0  # the moves of the runs in out, counted as they are added
-self._risky = -1
+self._risky = -1  # ?!inline
 choosing = self.choosing  # ?choosing
-fixed = -1  # ?kinds
+fixed = -1  # ?kinds !inline
 stop = False
 if mand_left > 0:
     if ready:  # ?ready
@@ -473,7 +477,9 @@ if not stop:
     for tile in usable:
         for name, action, base, by_card in plan[tile]:
             @@tile_runs@@
-    @@inline@@  # ?inline
+    if granted:  # the grants' moves, listed before the decision  # ?inline
+        out += grant_runs  # ?inline
+        total += granted  # ?inline
     if self.mand_left <= 0:  # ?!forced
     if self.mand_left <= 0 and not self._forced_use(out):  # ?forced
         out.append((end, 1))
@@ -1047,30 +1053,29 @@ def inline_locals(g) -> tuple:
 
 
 def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
-    """The template parts of the grants listed in line: the locals bound once a run, their uses
-    at a decision (gu$j; `granted`: any), and the listing."""
+    """The template parts of the grants listed in line: the locals bound once a run, and at a
+    decision their uses (gu$j) and, where _pick would list them, their moves (`grant_runs`,
+    `granted` moves: none lets the turn's shortcuts, the mandatory builds alone or the end of the
+    turn alone, go on as where nothing is granted)."""
     grants = [f"gn{j}" for j in range(len(found))]
     entries = [how for _, hows in found for _, how in hows]
     bound = ["turn_grants", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
     setup = [f"{', '.join(bound)} = inline_locals(g)"]
     setup += [f"gt{i} = None" for i in range(len(entries))]
     setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
-    listing, i = [], 0
+    uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
+    uses.append("granted = 0")
+    uses.append(f"if ({' or '.join(f'gu{j}' for j in range(len(found)))}) and (self.mand_left <= 0 or not self.built):")
+    uses += ["    out = []", "    total = 0", "    plain = supply[p] > 0"]
+    i = 0
     for j, (_, hows) in enumerate(found):
-        listing.append(f"if gu{j}:")
+        uses.append(f"    if gu{j}:")
         for _, how in hows:
             part = _INLINE_KINDS[how].replace("$i", str(i))
-            listing += ["    " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
+            uses += ["        " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
             i += 1
-    uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
-    uses.append(f"granted = {' or '.join(f'gu{j}' for j in range(len(found)))}")
-    none = f"granted = {' = '.join(f'gu{j}' for j in range(len(found)))} = 0"
-    return {
-        "inline_setup": "\n".join(setup),
-        "inline": "\n".join(listing),
-        "inline_uses": "\n".join(uses),
-        "inline_none": none,
-    }
+    uses.append("    granted, grant_runs = total, out")
+    return {"inline_setup": "\n".join(setup), "inline_uses": "\n".join(uses)}
 
 
 def _deciding(rules) -> frozenset[str]:
