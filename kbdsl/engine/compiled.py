@@ -925,15 +925,20 @@ self.apply_action(base + k)
 
 #: Whether the mandatory build can still be made after an action applied in line: the card's board
 #: table (every card's while the player chooses: `mandatory_targets`) less the taken and blocked
-#: hexes, or `mandatory_targets` itself where a gain may change it. The `if` line whose body,
-#: written after the part, settles the turn (`_settle`) where it cannot.
+#: hexes, all read after the action (where a tile acts when taken, the card's table is made if it
+#: is new: mandatory_targets' table_build_targets, less the adjacency, which leaves a target where
+#: there is one). The `if` line whose body, written after the part, settles the turn (`_settle`)
+#: where it cannot.
 _STILL_DUE = """
 table = self.mandatory_targets() if self.choosing else mtables[hand[p]]  # ?table !on_gain choosing
 table = mtables[hand[p]]  # ?table !on_gain !choosing
-table ^= table & self.blocked  # ?table !on_gain auras
-if not (supply[p] and table ^ (table & self.occ)):  # ?table !on_gain
+table = self.mandatory_targets() if self.choosing else mtables.get(hand[p])  # ?table on_gain choosing
+table = mtables.get(hand[p])  # ?table on_gain !choosing
+if table is None:  # ?table on_gain
+    table = self.card_table(maction, mtables, hand[p])  # ?table on_gain
+table ^= table & self.blocked  # ?table auras
+if not (supply[p] and table ^ (table & self.occ)):  # ?table
 if not (supply[p] and self.mandatory_targets()):  # ?!table
-if not (supply[p] and self.mandatory_targets()):  # ?table on_gain
 """
 
 #: A held tile's use (`mark_used`, written out): the first unused tile of the kind, spent or gone.
