@@ -332,9 +332,11 @@ moves += count - 1
 self._mandatory = None
 if not supply[p]:
     self.ending = True
-if self.mand_left > 0 and not (supply[p] and self.mandatory_targets()):  # ?on_gain
+if self.mand_left > 0:  # (a tile taken may have acted: the card's table read again)  # ?on_gain
+    @@still_due@@  # ?on_gain
+        self._settle()  # ?on_gain
 if self.mand_left > 0 and not (supply[p] and table ^ (table & occ)):  # ?!on_gain
-    self._settle()
+    self._settle()  # ?!on_gain
 if self.reacting:  # ?reactions
     self._react()  # ?reactions
     break  # ?reactions
