@@ -989,8 +989,8 @@ class Compiler:
             return Compiled(INT, lambda c: 0)
         vec, f = self._quiet(self._over, node.expr, move, domain, domain in ("settlement", "hex"))
         value = f if vec else lambda c, items: [f(c)] * len(items)
-        keep = None if node.where is None else self._quiet(self._kept_items, domain, node.where, move, region)
-        items = self._board_kept(node.where, domain, _items(domain), move, region)
+        items, where = self._board_kept(node.where, domain, _items(domain), move, region)
+        keep = None if where is None else self._quiet(self._kept_items, domain, where, move, region)
         if fn == "rank":
             return Compiled(INT, _ranked(items, value, keep, node.payouts))
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
@@ -1100,26 +1100,35 @@ class Compiler:
 
         return meeting
 
-    def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> Callable:
-        """The items of an aggregate that its `where` may keep: a conjunct (`&`) that is a truth
-        value of the board and the item alone (it reads no pieces, player, card or tile) rules
-        out the same items in every position and for every player, so the items such conjuncts
-        leave are found once per board (a rank over the hexes of one terrain looks at those hexes,
-        not at every hex for every player). Items of the position (settlements, areas) are all kept."""
+    def _board_kept(self, where, domain: str, items: Callable, move: bool, region: str | None) -> tuple[Callable, Any]:
+        """The items of an aggregate that its `where` may keep, and what of the where is left to
+        test on them: a conjunct (`&`) that is a truth value of the board and the item alone (it
+        reads no pieces, player, card or tile) rules out the same items in every position and for
+        every player, so the items such conjuncts leave are found once per board (a rank over the
+        hexes of one terrain looks at those hexes, not at every hex for every player), and only the
+        other conjuncts are tested per evaluation (None if none is left). Items of the position
+        (settlements, areas) are all kept, the where whole."""
         if domain in ("settlement", "area"):  # items of the position: nothing to keep per board
-            return items
-        parts, tests = [where] if where is not None else [], []
+            return items, where
+        parts, tests, rest = [where] if where is not None else [], [], []
         while parts:
             part = parts.pop()
             if isinstance(part, ast.BoolOp) and part.op == "&":
                 parts += [part.right, part.left]
-            elif not self.reads(part):  # (where itself is compiled, errors and all, by _where)
+                continue
+            if not self.reads(part):  # (where itself is compiled, errors and all, by _where)
                 sub = region if domain in ("settlement", "hex") else domain
                 got = self._quiet(self.compile, part, move=move, region=sub)
                 if got.type == BOOL:
-                    tests.append(_keeper(self._quiet(self._over, part, move, sub, domain in ("settlement", "hex"))))
+                    hexes = self._one_hex_items(part, move, sub) if domain == "hex" else None
+                    if hexes is not None:
+                        tests.append(lambda c, found, hexes=hexes: _hexes_met(c, hexes(c), found))
+                    else:
+                        tests.append(_keeper(self._quiet(self._over, part, move, sub, domain in ("settlement", "hex"))))
+                    continue
+            rest.append(part)
         if not tests:
-            return items
+            return items, where
         self._keys += 1
         key = ("kept", self._keys, id(self))
 
@@ -1132,7 +1141,31 @@ class Compiler:
                 c.t.cache[key] = found
             return found
 
-        return kept
+        return kept, reduce(lambda a, b: ast.BoolOp("&", a, b, pos=where.pos), rest) if rest else None
+
+    def _one_hex_items(self, node: ast.Expr, move: bool, region: str | None) -> Fn | None:
+        """For `count(S) OP k` (k written out, S reading no item) over one-hex items: the hexes
+        where it holds, as a hex set (a hex's count is 1 in S, else 0); None for other forms."""
+        if not (
+            isinstance(node, ast.Compare)
+            and isinstance(node.right, ast.Num)
+            and isinstance(node.left, ast.Call)
+            and node.left.name == "count"
+            and len(node.left.args) == 1
+            and not self._reads_region(node.left.args[0])
+        ):
+            return None
+        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}
+        holds = op[node.op]
+        ones, zeros = holds(1, node.right.value), holds(0, node.right.value)
+        f = self._quiet(self._expect, node.left.args[0], HEX, move=move, region=region).fn
+        if ones and zeros:
+            return lambda c: c.t.all
+        if ones:
+            return f
+        if zeros:
+            return lambda c: (a := c.t.all) ^ (a & f(c))
+        return lambda c: 0
 
 
 # ---- runtime helpers (the primitives' meaning) ------------------------------
@@ -2164,6 +2197,13 @@ def _keeper(over: Over) -> Callable[[Ctx, list[int]], list[int]]:
 
 def _meeting(m: int, items: list[int]) -> list[int]:
     return [r for r in items if r & m]
+
+
+def _hexes_met(c: Ctx, m: int, items: list[int]) -> list[int]:
+    """_meeting of one-hex items; of every hex of the board (Hexes), m's hexes read off in C."""
+    if type(items) is Hexes:
+        return list(map(bits(c.t.n).__getitem__, bit_list(m & c.t.all)))
+    return _meeting(m, items)
 
 
 #: Functions whose hexes are always hexes of their first argument.

@@ -35,6 +35,11 @@ PAIRS = [
         "sum(1 over hex where terrain(TERRAIN) & own & count(terrain(TERRAIN)) == 1)",
         "sum(1 over hex where terrain(TERRAIN) & own & (count(terrain(TERRAIN)) == 1 | count(own) < 0))",
     ),
+    (
+        "sum(count(next-to(own)) over hex where count(terrain(TERRAIN)) < 1 & count(own) == 0 & count(edge) != 0)",
+        "sum(count(next-to(own)) over hex where (count(terrain(TERRAIN)) < 1 | count(own) < 0) & count(own) == 0"
+        " & (count(edge) != 0 | count(own) < 0))",
+    ),
 ]
 
 
