@@ -374,6 +374,23 @@ class Compiler:
                     out.add("pieces")
         return frozenset(out)
 
+    def held_read(self, node: ast.Expr) -> frozenset[str] | None:
+        """The tile kinds whose held() a truth value reads, if it reads nothing else of the context
+        (definitions written out): its value is then a constant in a game where none of these
+        kinds can be held. None if it reads more (pieces, card, ...)."""
+        if self.reads(node) - {"tiles"}:
+            return None
+        out: set[str] = set()
+        stack, seen = [node], set()
+        while stack:
+            for n in walk(stack.pop()):
+                if isinstance(n, ast.Ref) and n.name in self.v.defines and n.name not in seen:
+                    seen.add(n.name)
+                    stack.append(self.v.defines[n.name].expr)
+                elif isinstance(n, ast.Call) and n.name == "held":
+                    out.update(a.name for a in n.args if isinstance(a, ast.Ref))
+        return frozenset(out)
+
     def near_own(self, node: ast.Expr) -> Fn | None:
         """For a hex set `A & next-to(own)` (either way round) whose A reads at most the card:
         A's function, so that the engine finds the set as A, once per board and card, & the

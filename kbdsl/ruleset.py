@@ -299,6 +299,8 @@ class RuleSet:
     faces: Mapping[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
     face_settings: Mapping[str, Settings] = field(default_factory=dict)  # ... and their settings
     given: Mapping[str, Fn] = field(default_factory=dict)  # tiles given from a stock -> when (a truth value)
+    # ... -> the tile kinds whose held() that truth value reads, if it reads no more (Compiler.held_read)
+    given_reads: Mapping[str, frozenset[str] | None] = field(default_factory=dict)
     # grant name (also in `tiles`) -> (who may use it: a truth value or None for all, uses a turn or None for 1)
     grants: Mapping[str, tuple[Fn | None, Fn | None]] = field(default_factory=dict)
     grant_settings: Mapping[str, Settings] = field(default_factory=dict)  # grant -> GRANT_SETTINGS
@@ -651,10 +653,11 @@ class _Loader:
                 comp.card = c.name if c.removes else None
                 scorers[c.name] = comp.score(c.score)
         comp.card = None
-        given = {}
+        given, given_reads = {}, {}
         for t in tiles.values():
             if t.given is not None:
                 given[t.name] = comp.truth(t.given)
+                given_reads[t.name] = comp.held_read(t.given)
                 if t.letter is not None or t.pool is not None:
                     self.err(t.pos, f"tile {t.name!r} is given from a stock: no letter and no pool", "E107")
         triggers = {
@@ -769,6 +772,7 @@ class _Loader:
             faces=frozen(faces),
             face_settings=frozen(face_settings),
             given=frozen(given),
+            given_reads=frozen(given_reads),
             grants=frozen(grants),
             grant_settings=frozen(grant_settings),
             placements=placed,

@@ -307,3 +307,20 @@ def test_forced_use_names_the_tile(tmp_path):
     assert {m.do for m in state.legal_moves()} == {"outpost"}
     with pytest.raises(IllegalMove, match="Outpost tile must be used"):
         state.play({"do": "end"})
+
+
+def test_a_stock_tile_the_board_cannot_give_is_left_out(marsh):
+    """A tile given from a stock whose condition reads only the tiles held of kinds this board
+    cannot give never comes: the game leaves it out (Given.gain looks at no condition then), and
+    plays as it does with every stock tile kept."""
+    left_out = set()
+    for seed in range(12):
+        game = Game.new(marsh, players=3, seed=seed)
+        for kind in set(marsh.given) - set(game.given):
+            assert marsh.given_reads[kind] and not any(map(game._on_board, marsh.given_reads[kind]))
+            left_out.add(kind)
+        whole = Game.new(marsh, players=3, seed=seed)
+        whole.given = dict(marsh.given)
+        a, b = (play_out(g.new_state(), [RandomBot(f"{seed}:{p}") for p in range(3)]) for g in (game, whole))
+        assert a.log == b.log and a.scores() == b.scores()
+    assert left_out  # (some board of these seeds lacks a stock tile's kind)

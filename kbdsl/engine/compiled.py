@@ -1192,9 +1192,9 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game) and the tiles in play that decide some (_deciding), with what it leaves out of the
-#: rule set's whole code (a second card, auras, piece kinds: an arranged position may hold them);
-#: an entry keeps its rule set alive and is used only for it.
+#: 1.7 us a game), whether the board may give tiles from a stock, and the tiles in play that decide
+#: some (_deciding), with what it leaves out of the rule set's whole code (a second card, auras, piece
+#: kinds: an arranged position may hold them); an entry keeps its rule set alive and is used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
 _OF_GAME_KEPT = 4096
 _DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
@@ -1214,7 +1214,7 @@ def compiled(g, state=None) -> Callable | None:
     if g.mandatory is None:
         return None
     play = g.in_play & _deciding(g.rules)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play)  # (see _OF_GAME)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, not g.given, play)
     seen = _OF_GAME.get(game_key)
     if seen is None or seen[0] is not g.rules:
         narrow, whole = _conditions(g), _conditions(g, every=True)

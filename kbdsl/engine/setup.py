@@ -17,7 +17,7 @@ from kbdsl.deckops import deck_without, removals
 from kbdsl.engine.placements import mark
 from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.errors import IllegalMove, SetupError
-from kbdsl.expr import hex_bound
+from kbdsl.expr import Ctx, hex_bound
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
@@ -192,7 +192,9 @@ class BaseGame:
         self.leave_choice = frozenset(
             card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
         )
-        self.given = dict(rules.given)  # tiles given from a stock (kbdsl.engine.given) -> when
+        # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition reads only
+        # tiles held of kinds this board cannot give (a constant: checked once, here), nor Given.gain's look
+        self.given = {k: when for k, when in rules.given.items() if self._may_give(k, when)}
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
@@ -338,6 +340,16 @@ class BaseGame:
                 out |= hex_bound(a.decl.target, self.tables, r.deck_terrains(), r.defines)
         self._standable[key] = out
         return out
+
+    def _may_give(self, kind: str, when) -> bool:
+        """Whether a tile given from a stock may be given in this game: its condition reads more than
+        the tiles held, or tiles of a kind the board gives (a location hex, a pool), a stock or a grant
+        may be held, or it holds with no such tile."""
+        r, reads = self.rules, self.rules.given_reads.get(kind)
+        if reads is None or any(x in r.grants or x in r.given or self._on_board(x) for x in reads):
+            return True
+        c = Ctx(self.tables, [0] * self.setup.players, 0, self.options)  # (no tiles held: c.tiles is empty)
+        return bool(when(c))
 
     def _on_board(self, tile: str) -> bool:
         """Whether this board can give the tile: a location hex of it, or hexes of its pool's terrain."""

@@ -337,7 +337,7 @@ class State(Turn):
         for p, held in enumerate(tiles or ()):
             for x in held:
                 at = t.index[board.hex(x["at"])]
-                if x["tile"] in game.given:  # from its stock; `at` is the hex of the tile that gave it
+                if x["tile"] in game.rules.given:  # from its stock; `at` is the hex of the tile that gave it
                     if not (game.tile_hexes >> at) & 1:
                         raise SetupError(f"{t.ids[at]} is not a location hex (a given tile names the hex of its giver)")
                     if s.given_left(x["tile"]) <= 0:
