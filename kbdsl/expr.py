@@ -1004,12 +1004,17 @@ class Compiler:
         self._where(domain, node.where, move=move, region=region)
         if len(self.diagnostics) > mark:
             return Compiled(INT, lambda c: 0)
-        vec, f = self._quiet(self._over, node.expr, move, domain, domain in ("settlement", "hex"))
+        single = domain in ("settlement", "hex")  # (values found with the where's region: see _kept_items)
+        vec, f = self._quiet(self._over, node.expr, move, region if single else domain, single)
         value = f if vec else lambda c, items: [f(c)] * len(items)
         items, where = self._board_kept(node.where, domain, _items(domain), move, region)
         keep = None if where is None else self._quiet(self._kept_items, domain, where, move, region)
         if fn == "rank":
-            return Compiled(INT, _ranked(items, value, keep, node.payouts))
+            # a value that is a definition the where reads too: its values over the items, which
+            # the where found (Compiler._over shares them), rather than found again over those kept
+            shared = isinstance(node.expr, ast.Ref) and node.expr.name in self.v.defines and where is not None
+            shared = shared and any(isinstance(n, ast.Ref) and n.name == node.expr.name for n in walk(where))
+            return Compiled(INT, _ranked(items, value, keep, node.payouts, shared))
         pick = {"max": lambda v: max(v, default=0), "min": lambda v: min(v, default=0), "sum": sum}[fn]
         if keep is None:
             return Compiled(INT, lambda c: pick(value(c, items(c))))
@@ -2011,9 +2016,9 @@ def _rays(steps: list[list[int]]) -> list[tuple[tuple[int, ...], ...]]:
     return out
 
 
-def _ranked(items: Callable, value: Callable, keep: Callable | None, payouts: tuple[int, ...]) -> Fn:
+def _ranked(items: Callable, value: Callable, keep: Callable | None, payouts: tuple[int, ...], shared: bool) -> Fn:
     """rank(): every player's gold found at once, kept for the other players (Ctx.memo: a score
-    sheet asks once per player)."""
+    sheet asks once per player); `shared`: the values over every item are at hand (_rank)."""
     slot = object()
 
     def rank(c: Ctx) -> int:
@@ -2021,15 +2026,18 @@ def _ranked(items: Callable, value: Callable, keep: Callable | None, payouts: tu
         memo = c.memo
         golds = memo.get(key)
         if golds is None:
-            golds = memo[key] = _rank(c, items(c), value, keep, payouts)
+            golds = memo[key] = _rank(c, items(c), value, keep, payouts, shared)
         return golds[c.p]
 
     return rank
 
 
-def _rank(c: Ctx, items: list[int], value: Callable, keep: Callable | None, payouts: tuple[int, ...]) -> list[int]:
+def _rank(
+    c: Ctx, items: list[int], value: Callable, keep: Callable | None, payouts: tuple[int, ...], shared: bool = False
+) -> list[int]:
     """Per player, the gold of a rank(): per item, the players it keeps tied for the highest value
-    get payouts[0], the next lower value payouts[1], ..."""
+    get payouts[0], the next lower value payouts[1], ...; `shared`: the values over every item are
+    those the where found (a definition both read), looked up rather than found over the kept items."""
     if not items:
         return [0] * len(c.own)
     me, rows, whole = c.p, [], True
@@ -2038,6 +2046,13 @@ def _rank(c: Ctx, items: list[int], value: Callable, keep: Callable | None, payo
         kept = items if keep is None else keep(c, items)
         if kept is items:  # (keep returns the list itself when it keeps every item)
             rows.append(value(c, kept))
+        elif not kept:  # (no values to find)
+            rows.append({})
+            whole = False
+        elif shared:
+            found = dict(zip(items, value(c, items), strict=True))
+            rows.append({r: found[r] for r in kept})
+            whole = False
         else:
             rows.append(dict(zip(kept, value(c, kept), strict=True)))  # (an item's values are those of its hexes)
             whole = False
