@@ -299,11 +299,12 @@ class RuleSet:
     faces: Mapping[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
     face_settings: Mapping[str, Settings] = field(default_factory=dict)  # ... and their settings
     given: Mapping[str, Fn] = field(default_factory=dict)  # tiles given from a stock -> when (a truth value)
-    # ... -> the tile kinds whose held() that truth value reads, if it reads no more (Compiler.held_read)
-    given_reads: Mapping[str, frozenset[str] | None] = field(default_factory=dict)
     # grant name (also in `tiles`) -> (who may use it: a truth value or None for all, uses a turn or None for 1)
     grants: Mapping[str, tuple[Fn | None, Fn | None]] = field(default_factory=dict)
     grant_settings: Mapping[str, Settings] = field(default_factory=dict)  # grant -> GRANT_SETTINGS
+    # a truth value of `given` or of a grant's `to` that reads nothing but the tiles held -> the tile
+    # kinds whose held() it reads (Compiler.held_read): a constant in a game where none can be held
+    held_reads: Mapping[Fn, frozenset[str]] = field(default_factory=dict)
     placements: tuple[tuple[ast.Placement, Fn, Settings], ...] = ()  # set-up markers, their hexes, settings
     instead: tuple[str, ...] = ()  # grants a player may use instead of the mandatory action (`mandatory: A or G`)
 
@@ -653,11 +654,11 @@ class _Loader:
                 comp.card = c.name if c.removes else None
                 scorers[c.name] = comp.score(c.score)
         comp.card = None
-        given, given_reads = {}, {}
+        given, held_reads = {}, {}
         for t in tiles.values():
             if t.given is not None:
                 given[t.name] = comp.truth(t.given)
-                given_reads[t.name] = comp.held_read(t.given)
+                held_reads[given[t.name]] = comp.held_read(t.given)
                 if t.letter is not None or t.pool is not None:
                     self.err(t.pos, f"tile {t.name!r} is given from a stock: no letter and no pool", "E107")
         triggers = {
@@ -671,6 +672,9 @@ class _Loader:
         granted = {name: t for name, t in tiles.items() if t.grant is not None}
         grant_settings = {name: self._settings(comp, t, GRANT_SETTINGS) for name, t in granted.items()}
         grants = {name: self._grant(comp, t.grant) for name, t in granted.items()}
+        for name, (to, _) in grants.items():
+            if to is not None:
+                held_reads[to] = comp.held_read(granted[name].grant.to)
         instead = tuple(n for n, _ in turn.instead) if turn else ()
         for name, where in turn.instead if turn else ():
             phase = _unconditional(grant_settings[name], "phase") if name in granted else None
@@ -772,9 +776,9 @@ class _Loader:
             faces=frozen(faces),
             face_settings=frozen(face_settings),
             given=frozen(given),
-            given_reads=frozen(given_reads),
             grants=frozen(grants),
             grant_settings=frozen(grant_settings),
+            held_reads=frozen({fn: kinds for fn, kinds in held_reads.items() if kinds is not None}),
             placements=placed,
             instead=instead,
         )

@@ -319,7 +319,8 @@ def test_random_games_with_rule_options(players, seed, bot_seed, lose_late, stay
         "tiles-return-to-hex": back,
     }
     game = Game.new(shipped("base"), players=players, seed=seed, options=options)
-    tiles = set(game.tile_names)
+    tiles = set(game.in_play)  # (the kinds of the board's location hexes: the others play no part)
+    assert tiles and tiles == {n for n in game.tile_names if game.tables.locations.get(n)}
     assert (game.lose_later == tiles, game.lose_now == tiles, game.may_stay) == (lose_late, not lose_late, stay)
     assert game.returning == (tiles if back else set())
     # with tiles lost at the end of the turn, the current player may hold one without a settlement by it.
@@ -516,7 +517,8 @@ def test_view_does_not_reveal_the_deck_through_the_seed(base_rules):
 def test_a_game_without_rule_options_uses_the_defaults(base_rules):
     game = Game.new(base_rules, players=2, seed=1)
     assert game.options == base_rules.option_defaults()
-    tiles = set(game.tile_names)
+    tiles = set(game.in_play)  # (the board's tiles)
+    assert tiles and tiles < set(game.tile_names)
     assert game.lose_now == game.wait_a_turn == tiles and not game.lose_later | game.returning | game.expiring
     assert game.single_use == set() and game.may_stay is False
 

@@ -317,7 +317,8 @@ def test_a_stock_tile_the_board_cannot_give_is_left_out(marsh):
     for seed in range(12):
         game = Game.new(marsh, players=3, seed=seed)
         for kind in set(marsh.given) - set(game.given):
-            assert marsh.given_reads[kind] and not any(map(game._on_board, marsh.given_reads[kind]))
+            reads = marsh.held_reads[marsh.given[kind]]
+            assert reads and not any(map(game._on_board, reads))
             left_out.add(kind)
         whole = Game.new(marsh, players=3, seed=seed)
         whole.given = dict(marsh.given)

@@ -1138,7 +1138,7 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
         # next-turn modifiers and the turn's grants are given before the targets are found)
         "ready": table and not g.draw_at_start,
         "on_gain": bool(g.on_gain),
-        "given": bool(g.given),
+        "given": bool(g.rules.given),  # (a game none of whose stock tiles may come: Given.gain looks at none)
         "on_build": bool(g.on_build),
         "kinds": not r.kinds.keys().isdisjoint(named),
         "on_mandatory": bool(g.on_mandatory),
@@ -1192,9 +1192,11 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game), whether the board may give tiles from a stock, and the tiles in play that decide
-#: some (_deciding), with what it leaves out of the rule set's whole code (a second card, auras, piece
-#: kinds: an arranged position may hold them); an entry keeps its rule set alive and is used only for it.
+#: 1.7 us a game), the board (the grants someone may have: kbdsl.engine.setup's _may_hold, and what
+#: the lifecycles of the tiles it may give leave: acting when taken, usable any time, forced, kept a
+#: turn) and the tiles in play that decide some (_deciding), with what it leaves out of the rule set's
+#: whole code (a second card, auras, piece kinds: an arranged position may hold them); an entry keeps
+#: its rule set alive and is used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
 _OF_GAME_KEPT = 4096
 _DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
@@ -1213,8 +1215,9 @@ def compiled(g, state=None) -> Callable | None:
     play gives (pieces of a kind, cards beside the played one) is played by the rule set's whole code."""
     if g.mandatory is None:
         return None
-    play = g.in_play & _deciding(g.rules)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, not g.given, play)
+    play = (g.in_play & _deciding(g.rules), *g.grants)  # (and what the lifecycles of the tiles in play leave:)
+    life = (not g.on_gain, not g.any_time, not g.forced, not g.lose_later, not g.expiring, g.mandatory_lean)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, *life, *play)
     seen = _OF_GAME.get(game_key)
     if seen is None or seen[0] is not g.rules:
         narrow, whole = _conditions(g), _conditions(g, every=True)

@@ -152,7 +152,11 @@ class BaseGame:
         turn = rules.turn.resolve(self.options)
         self.may_stay = turn["moves"] == "may-stay"
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
-        life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.tile_names}
+        # the tiles that may be held in this game (the board's: a location hex, a pool; a stock's, a grant's)
+        self.in_play = frozenset(n for n in rules.tiles if n in rules.grants or n in rules.given or self._on_board(n))
+        # ... their lifecycles: a kind no one can hold plays no part in the sets below (nor in the
+        # compiled playout's conditions)
+        life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.in_play}
         kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
         touching = kinds("keep", "while-touching")
         self.lose_now = touching & kinds("check", "at-once")  # tile kinds lost the moment their hex is left
@@ -171,8 +175,6 @@ class BaseGame:
         self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
         self.tile_near = [m & self.tile_hexes for m in t.nbr_mask]  # per hex, the tile hexes next to it
         self.tile_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}  # at the start
-        # the tiles this game can give: the board's (a location hex, a pool's terrain), a stock's, granted
-        self.in_play = frozenset(n for n in rules.tiles if n in rules.grants or n in rules.given or self._on_board(n))
         # per pool: its hexes in board order, and its tiles in name order (`deal` shuffles them onto the hexes)
         self.pool_tiles = [
             (
@@ -192,9 +194,9 @@ class BaseGame:
         self.leave_choice = frozenset(
             card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
         )
-        # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition reads only
-        # tiles held of kinds this board cannot give (a constant: checked once, here), nor Given.gain's look
-        self.given = {k: when for k, when in rules.given.items() if self._may_give(k, when)}
+        # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition never holds in
+        # this game (_may_hold), at which Given.gain would look at every tile taken
+        self.given = {k: when for k, when in rules.given.items() if self._may_hold(when)}
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
@@ -213,6 +215,8 @@ class BaseGame:
         # grant -> (phase, to, times, once) (kbdsl.engine.grants)
         self.grants: dict[str, tuple[int, Any, Any, bool]] = {}
         for name, (to, times) in rules.grants.items():
+            if to is not None and not self._may_hold(to):
+                continue  # given to nobody in this game (a reaction no one can have is never offered)
             st = rules.grant_settings[name].resolve(self.options)
             self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
@@ -341,12 +345,13 @@ class BaseGame:
         self._standable[key] = out
         return out
 
-    def _may_give(self, kind: str, when) -> bool:
-        """Whether a tile given from a stock may be given in this game: its condition reads more than
-        the tiles held, or tiles of a kind the board gives (a location hex, a pool), a stock or a grant
-        may be held, or it holds with no such tile."""
-        r, reads = self.rules, self.rules.given_reads.get(kind)
-        if reads is None or any(x in r.grants or x in r.given or self._on_board(x) for x in reads):
+    def _may_hold(self, when) -> bool:
+        """Whether a condition of a tile given from a stock or of a grant's `to` may hold in this game:
+        it reads more than the tiles held, or tiles of a kind that may be held here (the board's: a
+        location hex, a pool; a stock's, a grant's), or it holds with none of them held (its value is
+        then a constant, found here once)."""
+        reads = self.rules.held_reads.get(when)
+        if reads is None or not self.in_play.isdisjoint(reads):
             return True
         c = Ctx(self.tables, [0] * self.setup.players, 0, self.options)  # (no tiles held: c.tiles is empty)
         return bool(when(c))
