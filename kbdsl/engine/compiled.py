@@ -68,6 +68,7 @@ from collections.abc import Callable
 from kbdsl.bitset import bit_list, bits, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
+from kbdsl.engine.phases import PHASES, REACT
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.engine.tiles import Holdings, fresh_of, kind_of, usable_kind
 from kbdsl.errors import KbdslError
@@ -1142,7 +1143,8 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
         "on_build": bool(g.on_build),
         "kinds": not r.kinds.keys().isdisjoint(named),
         "on_mandatory": bool(g.on_mandatory),
-        "reactions": bool(g.reactions),
+        # (the rule set's: a game whose reactions no one can have only never starts one, Holdings.gain)
+        "reactions": any(PHASES[st.resolve(g.options)["phase"]] == REACT for st in g.rules.grant_settings.values()),
         # an action of several steps, or one due after another (the first step of a move of
         # several may be applied in line: plain_tile_actions' "steps")
         "steps": any(map(attrgetter("steps"), acts)) or any(r.action_tile[n] in play for n in r.follow),

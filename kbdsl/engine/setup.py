@@ -215,10 +215,12 @@ class BaseGame:
         # grant -> (phase, to, times, once) (kbdsl.engine.grants)
         self.grants: dict[str, tuple[int, Any, Any, bool]] = {}
         for name, (to, times) in rules.grants.items():
-            if to is not None and not self._may_hold(to):
-                continue  # given to nobody in this game (a reaction no one can have is never offered)
             st = rules.grant_settings[name].resolve(self.options)
-            self.grants[name] = (PHASES[st["phase"]], to, times, st["use"] == "once")
+            phase = PHASES[st["phase"]]
+            if (to is not None and not self._may_hold(to)) or (phase != TURNS and not self._can_act(name)):
+                continue  # of no use to anybody in this game: its phase or reaction is never offered (the
+                # turns' grants stay: the compiled playout lists them in line, the same for every board)
+            self.grants[name] = (phase, to, times, st["use"] == "once")
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # phase -> the grants of that phase, in declaration order (Grants.granted)
         self.grants_in = {ph: tuple(n for n, (at, *_) in self.grants.items() if at == ph) for ph in PHASES.values()}
@@ -355,6 +357,20 @@ class BaseGame:
             return True
         c = Ctx(self.tables, [0] * self.setup.players, 0, self.options)  # (no tiles held: c.tiles is empty)
         return bool(when(c))
+
+    def _can_act(self, grant: str) -> bool:
+        """Whether a grant may do something on this board: one of its actions acts on no hex or on
+        hexes its target's bound (kbdsl.expr.hex_bound) leaves some of, and its uses a turn are not
+        the count of hexes bounded to none."""
+        r, t = self.rules, self.tables
+        bound = lambda node: hex_bound(node, t, r.deck_terrains(), r.defines) & t.all  # noqa: E731
+        uses = r.tiles[grant].grant.uses
+        if isinstance(uses, ast.Call) and uses.name == "count" and len(uses.args) == 1 and not bound(uses.args[0]):
+            return False
+        for a in map(r.actions.__getitem__, r.entries.get(grant, ())):
+            if a.kind not in ("build", "place", "move") or a.decl.target is None or bound(a.decl.target):
+                return True
+        return False
 
     def _on_board(self, tile: str) -> bool:
         """Whether this board can give the tile: a location hex of it, or hexes of its pool's terrain."""
