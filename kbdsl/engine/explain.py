@@ -64,7 +64,7 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
             return "the mandatory action is already done this turn [rulebook: Mandatory Action]"
         return why_target(state, g.mandatory, p, t.index[g.board.hex(move.to)], "the mandatory build")
     title = g.rules.tiles[tile_of[name]].title
-    if tile_of[name] in g.grants:
+    if tile_of[name] in g.rules.grants:
         return why_granted(state, tile_of[name], move, title)
     if state.phase:
         return why_phase(state, f"the {title} action")
@@ -84,27 +84,29 @@ def why_illegal(state: Turn, move: Move, code: int) -> str:
 
 
 def why_granted(state: Turn, grant: str, move: Move, title: str) -> str:
-    """Why an action the board grants (kbdsl.engine.grants) is not legal."""
+    """Why an action the board grants (kbdsl.engine.grants) is not legal (one left out of the game,
+    which no one can use on its board, kbdsl.engine.setup: no use of it left)."""
     g, p = state.game, state.current
-    phase = g.grants[grant][0]
-    if phase != state.phase:
-        when = {
-            TURNS: "in the players' turns",
-            START: "before the first turn",
-            END: "once the game ends, before scoring",
-            REACT: "in another player's turn, as a reaction when a move takes a hex's last tile",
-        }
-        return f"the {title} action is used {when[phase]}, not now"
-    if grant in g.instead and not state.instead_open():
-        return (
-            f"the {title} action is used instead of the mandatory action, while it is due and before any of its"
-            f" builds [turn: mandatory: {unparse(g.mandatory.decl)} or {grant}]"
-        )
-    if not state.tiles_allowed() and grant not in g.any_time:
-        return f"the {title} action is used before or after the mandatory action, not between its builds"
-    if state.grant_left[p].get(grant, 0) <= 0:
-        return f"you have no use of the {title} action left this turn (who may use it, and how often, is its rule)"
-    return why_step(state, g.rules.actions[move.do], move, f"the {title} action")
+    if grant in g.grants:
+        phase = g.grants[grant][0]
+        if phase != state.phase:
+            when = {
+                TURNS: "in the players' turns",
+                START: "before the first turn",
+                END: "once the game ends, before scoring",
+                REACT: "in another player's turn, as a reaction when a move takes a hex's last tile",
+            }
+            return f"the {title} action is used {when[phase]}, not now"
+        if grant in g.instead and not state.instead_open():
+            return (
+                f"the {title} action is used instead of the mandatory action, while it is due and before any of its"
+                f" builds [turn: mandatory: {unparse(g.mandatory.decl)} or {grant}]"
+            )
+        if not state.tiles_allowed() and grant not in g.any_time:
+            return f"the {title} action is used before or after the mandatory action, not between its builds"
+        if state.grant_left[p].get(grant, 0) > 0:
+            return why_step(state, g.rules.actions[move.do], move, f"the {title} action")
+    return f"you have no use of the {title} action left this turn (who may use it, and how often, is its rule)"
 
 
 def why_phase(state: Turn, what: str) -> str:
