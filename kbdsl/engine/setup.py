@@ -175,13 +175,15 @@ class BaseGame:
         self.tile_hexes = t.location | self.pool_hexes  # hexes a piece next to takes a tile from
         self.tile_near = [m & self.tile_hexes for m in t.nbr_mask]  # per hex, the tile hexes next to it
         self.tile_supply = {i: rules.tiles[t.location_of[i]].supply for i in bit_list(t.location)}  # at the start
-        # per pool: its hexes in board order, and its tiles in name order (`deal` shuffles them onto the hexes)
+        # per pool: its hexes in board order, and its tiles in name order (`deal` shuffles them onto the
+        # hexes); none where no pool has a hex on this board (nothing to deal: no stream to seed)
         self.pool_tiles = [
             (
                 bit_list(t.terrain.get(pool.on, 0)),
                 sorted(name for name, d in rules.tiles.items() if d.pool == pool.name for _ in range(d.copies)),
             )
             for pool in rules.pools.values()
+            if self.pool_hexes
         ]
         self.picks = removals(rules, setup.cards, setup.seed)  # card -> the terrain it took out of the deck
         self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
