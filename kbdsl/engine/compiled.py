@@ -69,6 +69,7 @@ from kbdsl.bitset import bit_list, bits, nth_bit
 from kbdsl.board import trim
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.phases import PHASES, REACT
+from kbdsl.engine.setup import lifecycles
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.engine.tiles import Holdings, fresh_of, kind_of, usable_kind
 from kbdsl.errors import KbdslError
@@ -1105,6 +1106,7 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
     name, hands they restate, actions of several steps (a board whose tiles give no pieces, no
     second card and no move of several steps plays the code of a rule set without them)."""
     r, m = g.rules, g.mandatory
+    life = lifecycles(r, g.options)  # (the rule set's tiles' lifecycles: a game keeps those of its tiles in play)
     play = r.tiles.keys() if every else g.in_play
     acts = [a for n, a in r.actions.items() if r.action_tile[n] in play]  # the tiles' actions in play
     named = placed = r.kinds.keys()  # kinds an action in play places, moves or returns; ... places
@@ -1118,10 +1120,10 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
     out = {
         "choosing": choosing,
         "faces": bool(g.faces),
-        "any_time": bool(g.any_time),
+        "any_time": bool(life.any_time),
         "grants": bool(g.grants),
-        "timed": not g.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
-        "any_tile": bool(g.any_time) and g.any_time.isdisjoint(g.grants),  # ... only tiles: listed in line
+        "timed": not life.any_time.isdisjoint(g.grants),  # a grant usable between the mandatory builds
+        "any_tile": bool(life.any_time) and life.any_time.isdisjoint(g.grants),  # ... only tiles: listed in line
         "turns": bool(g.turn_grants),  # grants usable every turn (so none instead of the mandatory action)
         "inline": bool(inline),  # ... some of them listed in line (the key adds which)
         "inline_all": bool(inline) and len(inline) == len(g.turn_grants),  # ... all of them
@@ -1129,16 +1131,16 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
         "lean": table and g.mandatory_lean,
         "adjacent": m is not None and m.adjacent,
         "auras": not g.aura_kinds.isdisjoint(placed),
-        "forced": bool(g.forced),
+        "forced": bool(life.forced),
         "plain_hand": not several and not g.draw_at_start,  # (Game.plain_hand, of the tiles in play)
         "one_card": g.hand_size == 1 and not g.draw_at_start,
-        "refresh": bool(g.lose_later or g.expiring),
+        "refresh": bool(life.lose_later or life.expiring),
         "delayed": g.delayed,
         "draw_start": g.draw_at_start,
         # the turn's start reuses its mandatory targets: a board table, no card drawn at the start (the
         # next-turn modifiers and the turn's grants are given before the targets are found)
         "ready": table and not g.draw_at_start,
-        "on_gain": bool(g.on_gain),
+        "on_gain": bool(life.on_gain),
         "given": bool(g.rules.given),  # (a game none of whose stock tiles may come: Given.gain looks at none)
         "on_build": bool(g.on_build),
         "kinds": not r.kinds.keys().isdisjoint(named),
@@ -1194,11 +1196,10 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game), the board (the grants someone may have: kbdsl.engine.setup's _may_hold, and what
-#: the lifecycles of the tiles it may give leave: acting when taken, usable any time, forced, kept a
-#: turn) and the tiles in play that decide some (_deciding), with what it leaves out of the rule set's
-#: whole code (a second card, auras, piece kinds: an arranged position may hold them); an entry keeps
-#: its rule set alive and is used only for it.
+#: 1.7 us a game), the grants someone may have (kbdsl.engine.setup's _may_hold) and the tiles in play
+#: that decide some (_deciding), with what it leaves out of the rule set's whole code (a second card,
+#: auras, piece kinds: an arranged position may hold them); an entry keeps its rule set alive and is
+#: used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
 _OF_GAME_KEPT = 4096
 _DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
@@ -1217,9 +1218,8 @@ def compiled(g, state=None) -> Callable | None:
     play gives (pieces of a kind, cards beside the played one) is played by the rule set's whole code."""
     if g.mandatory is None:
         return None
-    play = (g.in_play & _deciding(g.rules), *g.grants)  # (and what the lifecycles of the tiles in play leave:)
-    life = (not g.on_gain, not g.any_time, not g.forced, not g.lose_later, not g.expiring, g.mandatory_lean)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, *life, *play)
+    play = g.in_play & _deciding(g.rules)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *g.grants)
     seen = _OF_GAME.get(game_key)
     if seen is None or seen[0] is not g.rules:
         narrow, whole = _conditions(g), _conditions(g, every=True)

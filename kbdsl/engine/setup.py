@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from kbdsl.bitset import bit_list
 from kbdsl.deckops import deck_without, removals
@@ -154,20 +154,20 @@ class BaseGame:
         self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
         # the tiles that may be held in this game (the board's: a location hex, a pool; a stock's, a grant's)
         self.in_play = frozenset(n for n in rules.tiles if n in rules.grants or n in rules.given or self._on_board(n))
-        # ... their lifecycles: a kind no one can hold plays no part in the sets below (nor in the
-        # compiled playout's conditions)
-        life = {name: rules.tile_lifecycle[name].resolve(self.options) for name in self.in_play}
-        kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
-        touching = kinds("keep", "while-touching")
-        self.lose_now = touching & kinds("check", "at-once")  # tile kinds lost the moment their hex is left
-        self.lose_later = touching & kinds("check", "end-of-turn")  # ... at the end of the turn instead
-        self.expiring = kinds("keep", "until-end-of-next-turn")
-        self.returning = kinds("lost", "back-to-hex")
-        self.single_use = kinds("use", "once")
-        self.wait_a_turn = kinds("first-use", "next-turn")
-        self.on_gain = kinds("first-use", "when-gained")  # their action happens when they are taken
-        self.any_time = kinds("window", "any-time")  # usable between the mandatory builds too
-        self.forced = kinds("forced", "if-legal")  # a turn may not end while one has a legal use
+        # ... their lifecycles (a kind no one can hold plays no part in the game's sets; the compiled
+        # playout is the rule set's, `whole`: see kbdsl.engine.compiled)
+        whole = lifecycles(rules, self.options)
+        (
+            self.lose_now,  # tile kinds lost the moment their hex is left
+            self.lose_later,  # ... at the end of the turn instead
+            self.expiring,
+            self.returning,
+            self.single_use,
+            self.wait_a_turn,
+            self.on_gain,  # their action happens when they are taken
+            self.any_time,  # usable between the mandatory builds too
+            self.forced,  # a turn may not end while one has a legal use
+        ) = (kinds & self.in_play for kinds in whole)
         t = self.tables
         self.pool_hexes = 0
         for pool in rules.pools.values():
@@ -254,7 +254,7 @@ class BaseGame:
         self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
         # ... and whether its builds may be taken in one loop (kbdsl.engine.compiled): tiles acting
         # when gained only with actions of no hex (the loop stops for them)
-        self.mandatory_lean = plain and self.mandatory.adjacent and self.on_gain <= self.no_hex
+        self.mandatory_lean = plain and self.mandatory.adjacent and whole.on_gain <= self.no_hex  # (the rule set's)
         cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
         self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked
@@ -431,6 +431,38 @@ class BaseGame:
             return self.tables.index[self.board.hex(text)]
         except ValueError as e:
             raise IllegalMove(move, str(e)) from None
+
+
+class Life(NamedTuple):
+    """Tile kinds by what their lifecycles say (BaseGame's sets of these names)."""
+
+    lose_now: frozenset[str]
+    lose_later: frozenset[str]
+    expiring: frozenset[str]
+    returning: frozenset[str]
+    single_use: frozenset[str]
+    wait_a_turn: frozenset[str]
+    on_gain: frozenset[str]
+    any_time: frozenset[str]
+    forced: frozenset[str]
+
+
+def lifecycles(rules: RuleSet, options: Mapping[str, bool]) -> Life:
+    """The rule set's tile kinds by lifecycle, with these options (a game keeps those of its tiles in play)."""
+    life = {name: rules.tile_lifecycle[name].resolve(options) for name in rules.tiles}
+    kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
+    touching = kinds("keep", "while-touching")
+    return Life(
+        touching & kinds("check", "at-once"),
+        touching & kinds("check", "end-of-turn"),
+        kinds("keep", "until-end-of-next-turn"),
+        kinds("lost", "back-to-hex"),
+        kinds("use", "once"),
+        kinds("first-use", "next-turn"),
+        kinds("first-use", "when-gained"),
+        kinds("window", "any-time"),
+        kinds("forced", "if-legal"),
+    )
 
 
 def _dealt_by_sections(rules: RuleSet, layout: Layout, given: Sequence[str], rng: random.Random) -> list[str]:
