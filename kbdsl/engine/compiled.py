@@ -1219,7 +1219,8 @@ def compiled(g, state=None) -> Callable | None:
     if g.mandatory is None:
         return None
     play = g.in_play & _deciding(g.rules)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *g.grants)
+    grants = (not g.grants, g.any_time.isdisjoint(g.grants))  # (what _conditions reads of the grants left)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *grants)
     seen = _OF_GAME.get(game_key)
     if seen is None or seen[0] is not g.rules:
         narrow, whole = _conditions(g), _conditions(g, every=True)
