@@ -1106,7 +1106,7 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
     name, hands they restate, actions of several steps (a board whose tiles give no pieces, no
     second card and no move of several steps plays the code of a rule set without them)."""
     r, m = g.rules, g.mandatory
-    life = lifecycles(r, g.options)  # (the rule set's tiles' lifecycles: a game keeps those of its tiles in play)
+    life = lifecycles(r, g.options) if every else g  # (the tiles' lifecycles: a game's are those of its tiles in play)
     play = r.tiles.keys() if every else g.in_play
     acts = [a for n, a in r.actions.items() if r.action_tile[n] in play]  # the tiles' actions in play
     named = placed = r.kinds.keys()  # kinds an action in play places, moves or returns; ... places
@@ -1196,10 +1196,11 @@ _CACHE: dict[tuple, Callable] = {}
 #: The playout of a rule set, options and what the dealt cards decide of the conditions (whether
 #: some trigger on builds or on the mandatory action: _conditions reads nothing else of them, so a
 #: new set of cards, as task cards dealt by sections make nearly every game, reads no conditions again:
-#: 1.7 us a game), the grants someone may have (kbdsl.engine.setup's _may_hold) and the tiles in play
-#: that decide some (_deciding), with what it leaves out of the rule set's whole code (a second card,
-#: auras, piece kinds: an arranged position may hold them); an entry keeps its rule set alive and is
-#: used only for it.
+#: 1.7 us a game), the grants someone may have (kbdsl.engine.setup's _may_hold), what the lifecycles
+#: of its tiles in play leave (acting when taken, usable any time, forced, kept a turn) and the tiles
+#: in play that decide some (_deciding), with what it leaves out of the rule set's whole code (a second
+#: card, auras, piece kinds: an arranged position may hold them); an entry keeps its rule set alive and
+#: is used only for it.
 _OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
 _OF_GAME_KEPT = 4096
 _DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
@@ -1220,7 +1221,8 @@ def compiled(g, state=None) -> Callable | None:
         return None
     play = g.in_play & _deciding(g.rules)
     grants = (not g.grants, g.any_time.isdisjoint(g.grants))  # (what _conditions reads of the grants left)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *grants)
+    life = (not g.on_gain, not g.any_time, not g.forced, not g.lose_later, not g.expiring)  # (... of the lifecycles)
+    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *grants, *life)
     seen = _OF_GAME.get(game_key)
     if seen is None or seen[0] is not g.rules:
         narrow, whole = _conditions(g), _conditions(g, every=True)
