@@ -134,6 +134,7 @@ def check_kinds(state: State, p: int) -> int:
         assert placed + state.kind_supply[kind][p] == total, f"{kind}: board plus supply"
         assert not mine & ~g.standable(kind), f"a {kind} where no action that places or moves it could put it"
         out |= mine
+    assert state.kind_all[p] == out, "stale union of the pieces of kinds"
     for kind in g.aura_kinds:
         for m in state.kind_own[kind]:
             aura |= m

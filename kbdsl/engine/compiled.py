@@ -62,7 +62,7 @@ replacement (`_settle`), tile gains and losses, phases of grants, the game's end
 from __future__ import annotations
 
 import linecache
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import bit_list, bits, nth_bit
@@ -107,7 +107,7 @@ def run(self, rngs, stop_turn, max_moves):
     lose_later, expiring = g.lose_later, g.expiring  # ?refresh
     instead = g.instead  # ?grants
     unmoved = [self.kind_own[k] for k in g.unmoved_kinds]  # per kind, by player (updated in place)  # ?kinds
-    kind_masks, mine_of = list(self.kind_own.values()), list(map(itemgetter, range(players)))  # (as unmoved)  # ?kinds
+    kind_all = self.kind_all  # per player, the hexes of their pieces of kinds (updated in place)  # ?kinds
     footprints, past_auras = g.footprints, g.past_auras  # ?kinds
     @@inline_setup@@  # ?inline
     on_build = g.on_build  # ?lean on_build
@@ -574,7 +574,8 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
             if not nbr_mask[j] & mine:
                 around ^= bit_of[j]
         nb[p] = around | nbr_mask[to]
-        if (sum(map(mine_of[p], kind_masks)) >> frm) & 1:  # a kind's piece (no shared hex: sum = union)  # ?kinds
+        if (kind_all[p] >> frm) & 1:  # a kind's piece  # ?kinds
+            kind_all[p] ^= swap  # ?kinds
             for kind, masks in self.kind_own.items():  # move_kind, in line  # ?kinds
                 if (masks[p] >> frm) & 1:  # ?kinds
                     masks[p] ^= swap  # ?kinds
@@ -1274,7 +1275,6 @@ def _made(g, conds: dict[str, bool]) -> Callable:
             "RETURN": RETURN,
             "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
             "kind_of": kind_of,
-            "itemgetter": itemgetter,  # (with map: the held tiles' kinds without a Python frame)
         }
         text, name = source(g, conds), f"<kbdsl playout {key}>"
         linecache.cache[name] = (len(text), None, text.splitlines(True), name)  # tracebacks and profiles show its lines

@@ -20,12 +20,14 @@ class Kinds(Pieces):
     __slots__ = ()  # the attributes live in State's slots
 
     kind_own: dict[str, list[int]]  # kind -> per player: the hexes its pieces cover
+    kind_all: list[int]  # per player: the hexes of all their pieces of kinds (kind_own's union, kept with it)
     kind_supply: dict[str, list[int]]  # kind -> per player: pieces left
     blocked: int  # hexes next to a piece with an aura: nothing may be built, placed or moved there
 
     def _init_kinds(self, players: int) -> None:
         kinds = self.game.rules.kinds
         self.blocked = 0
+        self.kind_all = [0] * players
         if not kinds:  # (a rule set without piece kinds: no comprehension frames a game)
             self.kind_own, self.kind_supply = {}, {}
             return
@@ -37,12 +39,14 @@ class Kinds(Pieces):
 
     def _copy_kinds(self, s: Kinds) -> None:
         s.kind_own = {k: list(v) for k, v in self.kind_own.items()}
+        s.kind_all = list(self.kind_all)
         s.kind_supply = {k: list(v) for k, v in self.kind_supply.items()}
         s.blocked = self.blocked
 
     def _set_kinds(self, kind_own: dict[str, list[int]]) -> None:
         """Replace the pieces of every kind at once (set-ups and saves): they must be in `own` too."""
         self.kind_own = {k: list(kind_own.get(k, [0] * self.players)) for k in self.game.rules.kinds}
+        self.kind_all = [sum(masks[p] for masks in self.kind_own.values()) for p in range(self.players)]  # (disjoint)
         self._block()
 
     def receive(self, p: int, n: int, kind: str) -> None:
@@ -141,6 +145,7 @@ class Kinds(Pieces):
         around = t.nbr_mask[i] if cover == 1 << i else t.grow(cover)
         self.nb[p] |= around
         self.kind_own[kind][p] |= cover
+        self.kind_all[p] |= cover
         self.kind_supply[kind][p] -= 1
         if kind in self.game.aura_kinds:
             self.blocked |= around  # (_aura's grow of every aura piece, with this one added)
@@ -155,6 +160,7 @@ class Kinds(Pieces):
         self.occ &= ~cover
         self.nb[p] = self._without(p, i) if cover == 1 << i else self.game.tables.grow(self.own[p])
         self.kind_own[kind][p] &= ~cover
+        self.kind_all[p] &= ~cover
         self.kind_supply[kind][p] += 1
         if kind in self.game.aura_kinds:
             self._block()
@@ -164,6 +170,7 @@ class Kinds(Pieces):
         for k, masks in self.kind_own.items():
             if (masks[p] >> frm) & 1:
                 masks[p] ^= (1 << frm) | (1 << to)
+                self.kind_all[p] ^= (1 << frm) | (1 << to)
                 if k in self.game.aura_kinds:
                     self._block()
                 return

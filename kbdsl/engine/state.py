@@ -31,7 +31,8 @@ class State(Turn):
     # keep the hot path's attribute reads and writes fast.
     __slots__ = (
         *("game", "_c", "_risky", "_mandatory", "_pending_runs", "drawn", "waived"),
-        *("own", "nb", "occ", "supply", "neutral", "stock", "neutral_occ", "kind_own", "kind_supply", "blocked"),
+        *("own", "nb", "occ", "supply", "neutral", "stock", "neutral_occ"),
+        *("kind_own", "kind_all", "kind_supply", "blocked"),
         *("tiles", "taken", "loc_supply", "dealt"),
         *("deck", "discard", "removed", "reshuffles", "deck_seed", "hand", "spare", "choosing", "wild", "gold"),
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
