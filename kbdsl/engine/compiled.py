@@ -383,10 +383,13 @@ if self.phase:  # ?grants
     break  # ?grants
 if self.spare[p] or self.wild is not None:  # ?plain_hand
 held = tiles_of[p]  # ?!plain_hand one_card
-if (  # ?!plain_hand one_card
-    self.spare[p] or self.wild is not None  # ?!plain_hand one_card
-    or held and not hand_tiles.isdisjoint(map(kind_of, held))  # ?!plain_hand one_card
-):  # ?!plain_hand one_card
+restated = self.spare[p] or self.wild is not None  # ?!plain_hand one_card
+if not restated:  # a tile held that restates the hand (a loop over so few costs less than map)  # ?!plain_hand one_card
+    for x in held:  # ?!plain_hand one_card
+        if x.kind in hand_tiles:  # ?!plain_hand one_card
+            restated = True  # ?!plain_hand one_card
+            break  # ?!plain_hand one_card
+if restated:  # ?!plain_hand one_card
     self.refill(p)  # ?one_card
 else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
     card = hand[p]  # ?one_card
@@ -398,10 +401,13 @@ self.refill(p)  # ?!one_card
 held = tiles_of[p]  # ?plain_hand
 held = tiles_of[p]  # ?!plain_hand !one_card
 if held:
-    if lose_later or not expiring.isdisjoint(map(kind_of, held)):  # ?refresh
+    if lose_later:  # ?refresh
         self.refresh_tiles(p)  # ?refresh
-    else:  # refresh_tiles where nothing is lost or expires: the tiles usable again, in place  # ?refresh
+    else:  # refresh_tiles where nothing is lost: the tiles usable again, in place, until one expires  # ?refresh
         for i, x in enumerate(held):  # ?refresh
+            if x.kind in expiring:  # refresh_tiles (the tiles before it are usable again already)  # ?refresh
+                self.refresh_tiles(p)  # ?refresh
+                break  # ?refresh
             if x.fresh is not x:  # ?refresh
                 held[i] = x.fresh  # ?refresh
     tiles_of[p] = list(map(fresh_of, held))  # ?!refresh
