@@ -1475,12 +1475,12 @@ def same_run(sources: int, cand: int, nb: int, nbr_mask: list[int], stride: int,
     if not near:
         size = count * cand.bit_count()
     else:
-        rest = near
-        while rest:
-            low = rest & (rest - 1)
-            bit = rest ^ low
-            rest = low
-            touching = nbr_mask[bit.bit_length() - 1] & own
+        rest, bit_of = near, bits(stride)  # (each hex's bit read, not isolated: 2.50 -> 2.25 us a call)
+        while rest:  # from the top
+            i = rest.bit_length() - 1
+            bit = bit_of[i]
+            rest ^= bit
+            touching = nbr_mask[i] & own
             if not touching & (touching - 1):
                 single |= bit
                 touchers |= touching
