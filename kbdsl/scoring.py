@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import reduce
+from itertools import repeat
 from operator import or_
 
 from kbdsl.board import trim
@@ -29,33 +30,13 @@ _COLUMNS: dict[tuple, tuple[RuleSet, tuple[tuple[str, Fn], ...]]] = {}
 _COLUMNS_KEPT = 4096
 
 
-class _Columns(dict):
-    """Name -> (name, its scorer) of one rule set, made on first use: a new set of cards (task
-    cards dealt by sections make most sets new) finds its columns in one C call (0.5 against 1.6 us)."""
-
-    def __init__(self, rules: RuleSet) -> None:
-        super().__init__()
-        self.rules = rules
-
-    def __missing__(self, name: str) -> tuple[str, Fn]:
-        got = self[name] = (name, self.rules.scorers.get(name, _nothing))
-        return got
-
-
-#: id of the rules -> (rules, its _Columns)
-_BY_NAME: dict[int, tuple[RuleSet, _Columns]] = {}
-
-
 def columns(rules: RuleSet, cards: Sequence[str]) -> tuple[tuple[str, Fn], ...]:
     """A score sheet's columns (scorer_names), each with its scorer."""
     key = (id(rules), tuple(cards))
     got = _COLUMNS.get(key)
-    if got is None or got[0] is not rules:
-        named = _BY_NAME.get(id(rules))
-        if named is None or named[0] is not rules:
-            named = _BY_NAME[id(rules)] = (rules, _Columns(rules))
-            trim(_BY_NAME, _COLUMNS_KEPT)
-        got = _COLUMNS[key] = (rules, tuple(map(named[1].__getitem__, scorer_names(rules, cards))))
+    if got is None or got[0] is not rules:  # (with task cards dealt by sections, most games' set is new)
+        names = scorer_names(rules, cards)
+        got = _COLUMNS[key] = (rules, tuple(zip(names, map(rules.scorers.get, names, repeat(_nothing)), strict=False)))
         trim(_COLUMNS, _COLUMNS_KEPT)
     return got[1]
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kbdsl.bitset import bit_list
-from kbdsl.deckops import deck_without, removals
 from kbdsl.board import trim
+from kbdsl.deckops import deck_without, removals
 from kbdsl.engine.placements import mark
 from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.errors import IllegalMove, SetupError
