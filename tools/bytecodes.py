@@ -5,11 +5,12 @@ percent of jitter from run to run) resolve.
     python tools/bytecodes.py [--tree DIR] [--games 30] [--top 30] [--lines FUNCTION] [--hand-written]
 
 Plays the bench's random 4-player games (`engine_game` of this checkout's `tools/bench.py` with the
-tree's kbdsl: RandomBot through play_out and final scoring, a new random setup a game, made before
-tracing), after as many untraced ones so that the boards' lazily built tables are in place, under
-`sys.settrace` with opcode events, and prints per game the bytecodes and Python calls in all and
-of the `--top` functions (qualified names); `--lines Turn.play_random` shows one function's
-bytecodes line by line. `--hand-written` counts the bench's hand-written playout instead.
+tree's kbdsl: RandomBot through play_out and final scoring, a new random setup a game, made with
+its compiled playout before tracing), after as many untraced ones so that the boards' lazily
+built tables are in place, under `sys.settrace` with opcode events, and prints per game the
+bytecodes and Python calls in all and of the `--top` functions (qualified names);
+`--lines Turn.play_random` shows one function's bytecodes line by line. `--hand-written` counts
+the bench's hand-written playout instead.
 Tracing is slow (about 0.1 s a game), never a timing.
 """
 
@@ -55,6 +56,8 @@ def main() -> None:
 
     for g in range(args.games):
         games[g] = bench.Game.new(rules, players=args.players, seed=g, preset=args.preset)
+        if bench.compiled is not None and not args.hand_written:  # its playout made untraced, as the bench does
+            bench.compiled(games[g])
 
     ops: Counter[str] = Counter()
     calls: Counter[str] = Counter()
