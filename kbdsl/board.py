@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import TYPE_CHECKING
 
+from kbdsl.caches import ByOwner, trim
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
@@ -171,8 +171,7 @@ def _section_nodes(rules: RuleSet, board: Placement, k: int, slot: tuple) -> lis
 #: lie (names, coordinates, edge, sides and the graph's edges depend only on the board's shape),
 #: and what each section holds (terrain and location of each cell, turned or not).
 _GEOMETRY: dict[tuple, tuple] = {}
-_CELLS: dict[tuple[int, bool], tuple] = {}
-_KEPT = 64
+_CELLS: ByOwner[tuple] = ByOwner()
 
 
 def _geometry(board: str, primary: bool, cols_n: int, dims: tuple[tuple[int, int], ...], edge: bool) -> tuple:
@@ -216,10 +215,10 @@ def _geometry(board: str, primary: bool, cols_n: int, dims: tuple[tuple[int, int
 
 def _section_cells(rules: RuleSet, sec, turned: bool) -> tuple:
     """(terrain, location, special, buildable) of each cell of a section placed (turned or not), in
-    row order; kept per section object (an entry keeps its section and rule set alive, no YAML)."""
-    hit = _CELLS.get((id(sec), turned))
-    if hit is not None and hit[0] is sec and hit[1] is rules:
-        return hit[2]
+    row order; kept per rule set and section object (the rule set keeps its sections alive)."""
+    hit = _CELLS.get(rules, (id(sec), turned))
+    if hit is not None:
+        return hit
     h, w = len(sec.rows), len(sec.rows[0])
     out = []
     for lr in range(h):
@@ -230,18 +229,7 @@ def _section_cells(rules: RuleSet, sec, turned: bool) -> tuple:
             special = what if kind == "location" or (terrain and "special" in terrain.flags) else None
             buildable = bool(terrain and "buildable" in terrain.flags)
             out.append((what if terrain else None, what if kind == "location" else None, special, buildable))
-    _CELLS[(id(sec), turned)] = (sec, rules, tuple(out))
-    trim(_CELLS)
-    return tuple(out)
-
-
-def trim(cache: dict, kept: int = _KEPT) -> None:
-    """Bound a cache to `kept` entries: beyond that, drop the oldest quarter at once. Dropping one
-    at a time costs a scan at every insert, as a dict's deleted slots stay at its front until it
-    resizes (1.8 against 0.2 us an insert at 4,096 entries)."""
-    if len(cache) > kept:
-        for key in list(islice(cache, len(cache) - kept * 3 // 4)):
-            del cache[key]
+    return _CELLS.put(rules, (id(sec), turned), tuple(out))
 
 
 def _sides(board: str, primary: bool, row: int, col: int, rows: int, cols: int) -> tuple[str, ...]:

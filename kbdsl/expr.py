@@ -20,6 +20,7 @@ import operator
 from operator import attrgetter, or_
 
 from kbdsl.bitset import bit_list, bits, by_parts, parts, shift_table, shift_text
+from kbdsl.caches import ByOwner
 from kbdsl.errors import Diagnostic, Pos
 from kbdsl.lang import ast
 from kbdsl.lang.parser import walk
@@ -1425,8 +1426,7 @@ def _line_ends(t, n: int) -> Callable[[int], int]:
 #: What expressions derive from a board's step lists alone, per board shape and key: boards of one
 #: shape share those lists (kbdsl.tables.Shape), so a new layout of known boards builds nothing
 #: again. An entry keeps its steps alive and serves only those.
-_BY_SHAPE: dict[tuple[int, tuple], tuple[list[list[int]], Any]] = {}
-BY_SHAPE_KEPT = 64
+_BY_SHAPE: ByOwner[Any] = ByOwner()
 
 
 def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
@@ -1439,12 +1439,8 @@ def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
 
 def _of_steps(steps: list[list[int]], key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
     """build(steps), made once per board shape (what one shape's compiled functions share)."""
-    hit = _BY_SHAPE.get((id(steps), key))
-    if hit is None or hit[0] is not steps:
-        if len(_BY_SHAPE) >= BY_SHAPE_KEPT:
-            del _BY_SHAPE[next(iter(_BY_SHAPE))]
-        hit = _BY_SHAPE[(id(steps), key)] = (steps, build(steps))
-    return hit[1]
+    hit = _BY_SHAPE.get(steps, key)
+    return _BY_SHAPE.put(steps, key, build(steps)) if hit is None else hit
 
 
 def _line_end_code(steps: list[list[int]], n: int) -> Callable[[int], int]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from kbdsl.board import Placed, assemble, parse_hex, trim
+from kbdsl.board import Placed, assemble, parse_hex
+from kbdsl.caches import ByOwner
 from kbdsl.errors import SetupError
 from kbdsl.ruleset import RuleSet
 from kbdsl.suggest import did_you_mean
@@ -43,8 +44,7 @@ class Layout:
         return {b: [str(p) for p in placed] for b, placed in self.boards}
 
 
-_BOARDS: dict[tuple, Board] = {}
-_BOARDS_KEPT = 8
+_BOARDS: ByOwner[Board] = ByOwner(8)
 
 
 class Board:
@@ -66,13 +66,8 @@ class Board:
     def of(cls, rules: RuleSet, layout: Layout, options: Mapping[str, bool]) -> Board:
         """The board of a layout, shared by every game of it (boards are never changed after
         assembly): a simulation or a ladder on one setup assembles it once."""
-        key = (id(rules), layout, tuple(sorted(options.items())))
-        hit = _BOARDS.get(key)
-        if hit is not None and hit.rules is rules:
-            return hit
-        board = _BOARDS[key] = cls(rules, layout, options)
-        trim(_BOARDS, _BOARDS_KEPT)
-        return board
+        key = (layout, tuple(sorted(options.items())))
+        return _BOARDS.get(rules, key) or _BOARDS.put(rules, key, cls(rules, layout, options))
 
     def hex(self, text: str) -> str:
         """The node name of a typed hex; SetupError names the problem."""

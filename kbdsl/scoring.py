@@ -7,7 +7,7 @@ from functools import reduce
 from itertools import repeat
 from operator import or_
 
-from kbdsl.board import trim
+from kbdsl.caches import ByOwner
 from kbdsl.tables import Tables
 from kbdsl.expr import Ctx, Fn
 from kbdsl.ruleset import RuleSet
@@ -23,22 +23,19 @@ def _nothing(c: Ctx) -> int:
     return 0
 
 
-#: (id of the rules, cards) -> (rules, a sheet's columns with the scorer of each): found once per
-#: rule set and set of cards, not once a game; bounded (kbdsl.board.trim) above the 720 orders of
-#: three cards of ten.
-_COLUMNS: dict[tuple, tuple[RuleSet, tuple[tuple[str, Fn], ...]]] = {}
-_COLUMNS_KEPT = 4096
+#: (rules, cards) -> a sheet's columns with the scorer of each: found once per rule set and set of
+#: cards, not once a game; bounded above the 720 orders of three cards of ten.
+_COLUMNS: ByOwner[tuple[tuple[str, Fn], ...]] = ByOwner(4096)
 
 
 def columns(rules: RuleSet, cards: Sequence[str]) -> tuple[tuple[str, Fn], ...]:
     """A score sheet's columns (scorer_names), each with its scorer."""
-    key = (id(rules), tuple(cards))
-    got = _COLUMNS.get(key)
-    if got is None or got[0] is not rules:  # (with task cards dealt by sections, most games' set is new)
+    key = tuple(cards)
+    got = _COLUMNS.get(rules, key)
+    if got is None:  # (with task cards dealt by sections, most games' set is new)
         names = scorer_names(rules, cards)
-        got = _COLUMNS[key] = (rules, tuple(zip(names, map(rules.scorers.get, names, repeat(_nothing)), strict=False)))
-        trim(_COLUMNS, _COLUMNS_KEPT)
-    return got[1]
+        got = _COLUMNS.put(rules, key, tuple(zip(names, map(rules.scorers.get, names, repeat(_nothing)), strict=False)))
+    return got
 
 
 def score(

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from kbdsl.bitset import bit_list, components, grower, off_axis, shift_table, shifter
-from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph, trim
+from kbdsl.board import DIRECTIONS, Placed, placements, section_graph, shape_graph
+from kbdsl.caches import ByOwner, trim
 from kbdsl.ruleset import RuleSet
 
 if TYPE_CHECKING:
@@ -275,17 +276,15 @@ def layout_tables(rules: RuleSet, layout: Mapping[str, Sequence[Placed]], option
     for b in boards:
         for k, sec in enumerate(b.sections):
             part_key = (key, b.board, k, id(sec), b.turned[k], b.sectors)
-            hit = _PARTS.get(part_key)
-            if hit is None or hit[0] is not sec or hit[1] is not rules:
-                hit = _PARTS[part_key] = (sec, rules, Part.from_graph(section_graph(rules, b, k), shape))
-                trim(_PARTS, _PARTS_KEPT)
-            parts.append(hit[2])
+            part = _PARTS.get(rules, part_key)
+            if part is None:
+                part = _PARTS.put(rules, part_key, Part.from_graph(section_graph(rules, b, k), shape))
+            parts.append(part)
     return Tables.compose(shape, parts)
 
 
 #: Compiled parts, per layout shape (the key of each board's geometry) and per section placed in a
-#: slot of one (an entry keeps its section and rule set alive, and is used only for those).
+#: slot of one (per rule set, which keeps its sections alive: a section's id stays its own).
 _SHAPES: dict[tuple, Shape] = {}
 _SHAPES_KEPT = 16
-_PARTS: dict[tuple, tuple] = {}
-_PARTS_KEPT = 1024  # every section of a rule set in every slot, turned or not, a few times over
+_PARTS: ByOwner[Part] = ByOwner(1024)  # every section of a rule set in every slot, turned or not, a few times over

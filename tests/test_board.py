@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbdsl.board import Placed, assemble, parse_hex
+from kbdsl.caches import KEPT, ByOwner
 from kbdsl.errors import SetupError
 from kbdsl.game import Game
 from kbdsl.position import Board, Layout
@@ -472,11 +473,10 @@ def test_assembly_caches_give_the_graph_of_a_cold_start(base_rules):
         assert list(cold.nodes(data=True)) == list(g.nodes(data=True))
         assert list(cold.edges) == list(g.edges)
         same_tables(tables(layout), t)
-    for k in range(board._KEPT + 10):
+    for k in range(KEPT + 10):
         board._section_cells(base_rules, base_rules.sections["farm"], bool(k % 2))
-        board._CELLS[(-k - 1, False)] = (None, None, ())  # other sections' entries
-        board.trim(board._CELLS)
-    assert len(board._CELLS) <= board._KEPT
+        board._CELLS.put(base_rules, (-k - 1, False), ())  # other sections' entries
+    assert len(board._CELLS) <= KEPT
 
 
 # ---- tables composed from compiled parts, the graph assembled when asked for -----
@@ -529,7 +529,7 @@ def test_random_games_and_simulations_never_assemble_the_graph(monkeypatch):
         raise AssertionError("the board's graph was assembled")
 
     monkeypatch.setattr(position, "assemble", refuse)
-    monkeypatch.setattr(position, "_BOARDS", {})  # no board whose graph was built already
+    monkeypatch.setattr(position, "_BOARDS", ByOwner(8))  # no board whose graph was built already
     for name in RULE_SETS:
         rules = shipped(name)
         plan = Plan(str(ROOT / "rules" / name), rules.players[0], ("random", "greedy"), seed=11)

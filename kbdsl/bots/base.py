@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
+from kbdsl.caches import ByOwner
 from kbdsl.determinize import redeal, unseen_in
 from kbdsl.errors import KbdslError
 from kbdsl.game import Game, State
@@ -75,17 +76,12 @@ class Seat:
         return self.game.to_code(move)
 
 
-_SEEDLESS: dict[int, tuple[Game, Game]] = {}
+_SEEDLESS: ByOwner[Game] = ByOwner()  # (games come and go: simulations play thousands)
 
 
 def _seedless(game: Game) -> Game:
     """`game.with_seed(0)`, made once per game (a bot decides many times in one game)."""
-    known = _SEEDLESS.get(id(game))
-    if known is None or known[0] is not game:
-        if len(_SEEDLESS) > 64:  # games come and go (simulations play thousands)
-            _SEEDLESS.clear()
-        known = _SEEDLESS[id(game)] = (game, game.with_seed(0))
-    return known[1]
+    return _SEEDLESS.get(game) or _SEEDLESS.put(game, (), game.with_seed(0))
 
 
 class Bot(Protocol):

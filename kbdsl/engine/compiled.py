@@ -66,7 +66,7 @@ from operator import attrgetter
 from collections.abc import Callable
 
 from kbdsl.bitset import bit_list, bits, nth_bit
-from kbdsl.board import trim
+from kbdsl.caches import ByOwner
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.phases import PHASES, REACT
 from kbdsl.engine.setup import lifecycles
@@ -1030,9 +1030,8 @@ def inline_grants(g) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     whose every action is a build on `A & next-to(own)` with A a table per board ("near") or a
     move with the same targets from every source ("same", "same-source": of board hexes), reading
     no card and locked by none; cached per rule set and move-may-stay."""
-    key = (id(g.rules), g.may_stay)
-    seen = _INLINE.get(key)
-    if seen is None or seen[0] is not g.rules:
+    seen = _INLINE.get(g.rules, g.may_stay)
+    if seen is None:
         shapes, rules, found = move_shapes(g), g.rules, []
         for grant in reversed(g.turn_grants):
             names = rules.entries.get(grant, ())
@@ -1040,11 +1039,11 @@ def inline_grants(g) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
             if not names or None in hows:
                 break
             found.insert(0, (grant, tuple(zip(names, hows, strict=True))))
-        seen = _INLINE[key] = (g.rules, tuple(found))
-    return seen[1]
+        seen = _INLINE.put(g.rules, g.may_stay, tuple(found))
+    return seen
 
 
-_INLINE: dict[tuple, tuple[object, tuple]] = {}
+_INLINE: ByOwner[tuple] = ByOwner()
 
 
 def _inline_how(shape: int, action, card_actions: frozenset) -> str | None:
@@ -1097,14 +1096,12 @@ def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
 def _deciding(rules) -> frozenset[str]:
     """The tiles whose being in play decides a condition (_conditions' `play`): those restating the
     hand, with an action naming a piece kind, of several steps, or with another due after it."""
-    seen = _DECIDING.get(id(rules))
-    if seen is not None and seen[0] is rules:
-        return seen[1]
+    seen = _DECIDING.get(rules)
+    if seen is not None:
+        return seen
     tile = rules.action_tile
     out = {tile[n] for n, a in rules.actions.items() if a.piece in rules.kinds or a.steps or n in rules.follow}
-    out = frozenset(out | rules.tile_cards.keys())
-    _DECIDING[id(rules)] = (rules, out)
-    return out
+    return _DECIDING.put(rules, (), frozenset(out | rules.tile_cards.keys()))
 
 
 def _conditions(g, every: bool = False) -> dict[str, bool]:
@@ -1208,9 +1205,8 @@ _CACHE: dict[tuple, Callable] = {}
 #: in play that decide some (_deciding), with what it leaves out of the rule set's whole code (a second
 #: card, auras, piece kinds: an arranged position may hold them); an entry keeps its rule set alive and
 #: is used only for it.
-_OF_GAME: dict[tuple, tuple[object, Callable, tuple[bool, bool, bool] | None]] = {}
-_OF_GAME_KEPT = 4096
-_DECIDING: dict[int, tuple[object, frozenset[str]]] = {}  # rule set -> _deciding's tiles (keeps it alive)
+_OF_GAME: ByOwner[tuple[Callable, tuple[bool, bool, bool] | None]] = ByOwner(4096)
+_DECIDING: ByOwner[frozenset[str]] = ByOwner()  # rule set -> _deciding's tiles
 
 
 def source(g, conds: dict[str, bool] | None = None) -> str:
@@ -1229,18 +1225,17 @@ def compiled(g, state=None) -> Callable | None:
     play = g.in_play & _deciding(g.rules)
     grants = (not g.grants, g.any_time.isdisjoint(g.grants))  # (what _conditions reads of the grants left)
     life = (not g.on_gain, not g.any_time, not g.forced, not g.lose_later, not g.expiring)  # (... of the lifecycles)
-    game_key = (id(g.rules), tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *grants, *life)
-    seen = _OF_GAME.get(game_key)
-    if seen is None or seen[0] is not g.rules:
+    game_key = (tuple(g.options.items()), not g.on_build, not g.on_mandatory, play, *grants, *life)
+    seen = _OF_GAME.get(g.rules, game_key)
+    if seen is None:
         narrow, whole = _conditions(g), _conditions(g, every=True)
         left = tuple(whole[c] and not narrow[c] for c in ("choosing", "auras", "kinds"))  # what it leaves out
-        seen = _OF_GAME[game_key] = (g.rules, _made(g, narrow), left if any(left) else None)
-        trim(_OF_GAME, _OF_GAME_KEPT)
-    if state is not None and seen[2] is not None:  # (what is left out may stand in an arranged position)
-        cards, auras, kinds = seen[2]
+        seen = _OF_GAME.put(g.rules, game_key, (_made(g, narrow), left if any(left) else None))
+    if state is not None and seen[1] is not None:  # (what is left out may stand in an arranged position)
+        cards, auras, kinds = seen[1]
         if cards and any(state.spare) or auras and state.blocked or kinds and any(map(any, state.kind_own.values())):
             return _made(g, _conditions(g, every=True))
-    return seen[1]
+    return seen[0]
 
 
 def _made(g, conds: dict[str, bool]) -> Callable:
@@ -1310,9 +1305,8 @@ def plain_tile_actions(g, kind: str | None) -> dict:
     among cards, the others play the card of their hex first); cached per rule set and board size
     (the codes' stride). `kind` None: every kind's, by kind (a lookup costs about what a table's
     use in a short game does: the playout reads several in one call)."""
-    key = (id(g.rules), g.tables.n)
-    seen = _PLAIN.get(key)
-    if seen is None or seen[0] is not g.rules:
+    seen = _PLAIN.get(g.rules, g.tables.n)
+    if seen is None:
         plain: dict[str, dict] = {"build": {}, "move": {}, "steps": {}, "draws": {}, "build-free": {}, "move-free": {}}
         for k, row in enumerate(g.kind_rows):
             if row is not None:
@@ -1334,20 +1328,20 @@ def plain_tile_actions(g, kind: str | None) -> dict:
                     continue
                 if id(action) not in g.card_actions:
                     plain[action.kind + "-free"][g.code_base[k]] = tile
-        seen = _PLAIN[key] = (g.rules, plain)
-    return seen[1] if kind is None else seen[1][kind]
+        seen = _PLAIN.put(g.rules, g.tables.n, plain)
+    return seen if kind is None else seen[kind]
 
 
-_PLAIN: dict[tuple[int, int], tuple[object, dict[str, dict]]] = {}
+_PLAIN: ByOwner[dict[str, dict]] = ByOwner()
 
 
 def plain_kind_actions(g) -> dict[int, tuple[str, str, bool]]:
     """Code base -> (tile, kind, placing), of the tile actions placing or returning a player-owned
     piece kind that `apply_action` applies as one `_do`: of one step, nothing due after, no card
     played (cached per rule set, board size and card-locked actions)."""
-    key = (id(g.rules), g.tables.n, g.card_actions)
-    seen = _PLAIN_KINDS.get(key)
-    if seen is None or seen[0] is not g.rules:
+    key = (g.tables.n, g.card_actions)
+    seen = _PLAIN_KINDS.get(g.rules, key)
+    if seen is None:
         plain: dict[int, tuple[str, str, bool]] = {}
         kinds = g.rules.kinds
         for k, row in enumerate(g.kind_rows):
@@ -1361,11 +1355,11 @@ def plain_kind_actions(g) -> dict[int, tuple[str, str, bool]]:
                     and id(action) not in g.card_actions
                 ):
                     plain[g.code_base[k]] = (tile, action.piece, action.kind == "place")
-        seen = _PLAIN_KINDS[key] = (g.rules, plain)
-    return seen[1]
+        seen = _PLAIN_KINDS.put(g.rules, key, plain)
+    return seen
 
 
-_PLAIN_KINDS: dict[tuple, tuple[object, dict[int, tuple[str, str, bool]]]] = {}
+_PLAIN_KINDS: ByOwner[dict[int, tuple[str, str, bool]]] = ByOwner()
 
 
 #: How `_steps` lists a tile action's moves, by the action alone (`move_shapes`): through `_steps`
@@ -1378,18 +1372,17 @@ OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
 #: on no hex (gold, ignore, draw, later: one move).
 PLACE, RETURN, NO_HEX = -1, -2, -3
-_SHAPES: dict[tuple[int, bool], tuple[object, dict[str, int]]] = {}
+_SHAPES: ByOwner[dict[str, int]] = ByOwner()
 
 
 def move_shapes(g) -> dict[str, int]:
     """The shape of each tile action of the game's rules (cached per rule set and move-may-stay)."""
-    key = (id(g.rules), g.may_stay)
-    seen = _SHAPES.get(key)
-    if seen is None or seen[0] is not g.rules:
-        shapes = {name: _shape(a, g.rules.kinds, g.may_stay) for name, a in g.rules.actions.items()}
-        shapes.update(dict.fromkeys(g.no_hex, NO_HEX))
-        seen = _SHAPES[key] = (g.rules, shapes)
-    return seen[1]
+    seen = _SHAPES.get(g.rules, g.may_stay)
+    if seen is None:
+        seen = {name: _shape(a, g.rules.kinds, g.may_stay) for name, a in g.rules.actions.items()}
+        seen.update(dict.fromkeys(g.no_hex, NO_HEX))
+        _SHAPES.put(g.rules, g.may_stay, seen)
+    return seen
 
 
 def _shape(action, kinds, may_stay: bool) -> int:

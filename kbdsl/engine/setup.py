@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from kbdsl.bitset import bit_list
-from kbdsl.board import trim
+from kbdsl.caches import ByOwner
 from kbdsl.deckops import deck_without, removals
 from kbdsl.engine.placements import mark
 from kbdsl.engine.phases import PHASES, REACT, TURNS
@@ -451,10 +451,10 @@ class Life(NamedTuple):
 def lifecycles(rules: RuleSet, options: Mapping[str, bool]) -> Life:
     """The rule set's tile kinds by lifecycle, with these options (a game keeps those of its tiles in
     play), found once per rule set and options (_LIFE)."""
-    key = (id(rules), tuple(options.items()))
-    seen = _LIFE.get(key)
-    if seen is not None and seen[0] is rules:
-        return seen[1]
+    key = tuple(options.items())
+    seen = _LIFE.get(rules, key)
+    if seen is not None:
+        return seen
     life = {name: rules.tile_lifecycle[name].resolve(options) for name in rules.tiles}
     kinds = lambda key, value: frozenset(k for k, v in life.items() if v[key] == value)  # noqa: E731
     touching = kinds("keep", "while-touching")
@@ -469,13 +469,11 @@ def lifecycles(rules: RuleSet, options: Mapping[str, bool]) -> Life:
         kinds("window", "any-time"),
         kinds("forced", "if-legal"),
     )
-    _LIFE[key] = (rules, found)
-    trim(_LIFE, 1024)
-    return found
+    return _LIFE.put(rules, key, found)
 
 
-#: (id of the rules, options) -> (the rules, their lifecycles): an entry keeps its rule set alive.
-_LIFE: dict[tuple, tuple[RuleSet, Life]] = {}
+#: (rules, options) -> their lifecycles.
+_LIFE: ByOwner[Life] = ByOwner(1024)
 
 
 def _dealt_by_sections(rules: RuleSet, layout: Layout, given: Sequence[str], rng: random.Random) -> list[str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from kbdsl.bitset import bit_list, extend_bits
+from kbdsl.caches import ByOwner
 from kbdsl.engine.groups import MoveGroup, SameMoves
 from kbdsl.engine.setup import BaseGame
 from kbdsl.engine.state import State
@@ -141,17 +142,15 @@ class ActionSpace:
 _unpackbits, _frombuffer, _UINT8, _INT8 = np.unpackbits, np.frombuffer, np.uint8, np.int8
 
 
-_LAYOUTS: dict[int, tuple[list[int], dict[int, int], list | None]] = {}  # id(cells) -> (cells, layout)
+_LAYOUTS: ByOwner[tuple[dict[int, int], list | None]] = ByOwner()  # a shape's cells -> its layout
 
 
 def _layout(cell: list[int], n: int) -> tuple[dict[int, int], list[tuple[int, int, int]] | None]:
     """Per board shape (Grid.cells_of shares its list): grid cell -> hex index, and hexes to cells
     as bitsets: runs of consecutive hexes on consecutive cells, (first hex, run's mask, cell - hex),
     or None when every hex is on the cell of its index (a single board)."""
-    hit = _LAYOUTS.get(id(cell))
-    if hit is None or hit[0] is not cell:
-        if len(_LAYOUTS) > 64:
-            _LAYOUTS.clear()
+    hit = _LAYOUTS.get(cell)
+    if hit is None:
         segments: list[tuple[int, int, int]] = []
         for i, c in enumerate(cell):
             if segments and i - segments[-1][0] == segments[-1][1].bit_length() and c - i == segments[-1][2]:
@@ -160,8 +159,8 @@ def _layout(cell: list[int], n: int) -> tuple[dict[int, int], list[tuple[int, in
             else:
                 segments.append((i, 1, c - i))
         layout = ({c: i for i, c in enumerate(cell)}, None if segments == [(0, (1 << n) - 1, 0)] else segments)
-        hit = _LAYOUTS[id(cell)] = (cell, *layout)
-    return hit[1], hit[2]
+        hit = _LAYOUTS.put(cell, (), layout)
+    return hit
 
 
 def _movable(group: MoveGroup) -> int:

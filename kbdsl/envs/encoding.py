@@ -23,6 +23,7 @@ from operator import and_, ne, or_, xor
 import numpy as np
 
 from kbdsl.bitset import bit_list
+from kbdsl.caches import ByOwner
 from kbdsl.engine.setup import BaseGame
 from kbdsl.engine.state import State
 from kbdsl.ruleset import RuleSet
@@ -31,7 +32,7 @@ VERSION = 1
 STAGES = ("choose", "target", "discard")  # kbdsl.envs.actions: the steps of one engine move
 
 
-_CELLS: dict[int, tuple[list[str], list[int]]] = {}  # id of a board shape's ids -> (ids, cells)
+_CELLS: ByOwner[list[int]] = ByOwner()  # a board shape's ids -> their cells
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,8 @@ class Grid:
 
     def cells_of(self, ids: list[str]) -> list[int]:
         """The grid cell of each hex of a board (boards of one shape share `ids`: computed once)."""
-        key = id(ids)
-        hit = _CELLS.get(key)
-        if hit is None or hit[0] is not ids:
-            if len(_CELLS) > 64:
-                _CELLS.clear()
-            hit = _CELLS[key] = (ids, [self.cell(h) for h in ids])
-        return hit[1]
+        hit = _CELLS.get(ids)
+        return _CELLS.put(ids, (), [self.cell(h) for h in ids]) if hit is None else hit
 
     def cell(self, hex_id: str) -> int:
         """The grid cell of a hex name ('r,c' on the primary board, 'board:r,c' on another)."""
@@ -410,17 +406,13 @@ class Observer:
 # (id(encoding), id(game)) -> (encoding, game, buffer, masks): the planes that never change (terrain,
 # location hexes), written once per game and copied for its other seats
 _STATIC: dict[tuple[int, int], tuple] = {}
-_ARRAYS: dict[int, tuple[list[int], np.ndarray]] = {}  # id(Grid.cells_of's list) -> (list, as an array)
+_ARRAYS: ByOwner[np.ndarray] = ByOwner()  # Grid.cells_of's list -> it as an array
 
 
 def _array_of(cell: list[int]) -> np.ndarray:
     """A board shape's hex -> cell list as an index array (made once per shape)."""
-    hit = _ARRAYS.get(id(cell))
-    if hit is None or hit[0] is not cell:
-        if len(_ARRAYS) > 64:
-            _ARRAYS.clear()
-        hit = _ARRAYS[id(cell)] = (cell, np.asarray(cell, np.intp))
-    return hit[1]
+    hit = _ARRAYS.get(cell)
+    return _ARRAYS.put(cell, (), np.asarray(cell, np.intp)) if hit is None else hit
 
 
 _union = partial(reduce, or_)  # the union of a tuple of bitsets

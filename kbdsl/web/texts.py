@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from kbdsl.caches import ByOwner
 from kbdsl.engine.explain import Refusal
 from kbdsl.english import English
 from kbdsl.lang import ast
@@ -23,15 +24,14 @@ Json = dict[str, Any]
 CITED = re.compile(r"\s*\[[^\[\]]*\]$")
 
 
-_MADE: dict[int, tuple[RuleSet, Json]] = {}  # by rule set (kept alive here, so its id stays its own)
+_MADE: ByOwner[Json] = ByOwner()
 
 
 def texts(rules: RuleSet) -> Json:
     """Every card, scoring and tile of a rule set with its title and sentences (the author's text,
     and the engine's reading of the rule), and the mandatory action's sentence; made once per rule set."""
-    if id(rules) not in _MADE:
-        _MADE[id(rules)] = (rules, _texts(rules))
-    return _MADE[id(rules)][1]
+    made = _MADE.get(rules)
+    return _MADE.put(rules, (), _texts(rules)) if made is None else made
 
 
 def _texts(rules: RuleSet) -> Json:
