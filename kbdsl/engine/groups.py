@@ -70,15 +70,18 @@ class OriginTable:
 def shape_origins(c: Ctx, split: ShapeSplit, sources: int) -> OriginTable:
     """The OriginTable of a split move target's origin part (kbdsl.expr.ShapeSplit) on the board
     of context `c`, these sources learnt: one per board shape, kept with it (the part reads the
-    origin and the shape alone), so a new layout fills and learns nothing it has seen."""
+    origin and the shape alone). A source it does not know fills and learns every hex of the
+    shape at once: a learn recompiles the counter over all offsets (about 30 us), so learning a
+    few sources at a time cost a combined game 1.3 learns in a process of 1,200 games; the whole
+    board once costs about 1.2 ms a table a process."""
     cache = c.t.shape_cache
     hit = cache.get(id(split))
     if hit is None or hit[0] is not split:
         origins = OriginTable([None] * (c.t.n + 1), later_parts(c.t))
         hit = cache[id(split)] = (split, origins)  # (the split kept: its id stays its)
     origins = hit[1]
-    missing = rest = sources ^ (sources & origins.known)  # sources & ~known, without a negative int
-    if missing:
+    if sources ^ (sources & origins.known):  # sources & ~known, without a negative int
+        missing = rest = c.t.all ^ origins.known  # every hex of the shape at once: one learn a shape
         table, every, fn = origins.table, c.t.all, split.origin
         while rest:
             low = rest & (rest - 1)
