@@ -65,7 +65,7 @@ import linecache
 from operator import attrgetter
 from collections.abc import Callable
 
-from kbdsl.bitset import bit_list, bits, nth_bit
+from kbdsl.bitset import bit_list, bits, extend_bits, nth_bit
 from kbdsl.caches import ByOwner
 from kbdsl.engine.groups import MoveGroup, WalkRun
 from kbdsl.engine.phases import PHASES, REACT
@@ -1422,6 +1422,24 @@ class SameRun:
             return self.cand
         kept = near ^ (near & self.single & self.nbr_mask[s])  # near & ~(single & nbr), without a negative int
         return kept or self.cand
+
+    def movable(self) -> int:
+        """The sources with a move (all but a piece that alone touches every hex of near, near_run)."""
+        out = self.sources
+        apart = self.touchers & out
+        while apart:
+            low = apart & (apart - 1)
+            s = (apart ^ low).bit_length() - 1
+            apart = low
+            if not self.targets(s):
+                out ^= 1 << s
+        return out
+
+    def extend(self, out: list[int], base: int) -> None:
+        """Append the codes of every move, in code order (as MoveGroup's)."""
+        stride = self.stride
+        for s in bit_list(self.sources):
+            extend_bits(out, base + s * stride, self.targets(s))
 
     def nth(self, k: int) -> int:
         """The code offset (source * stride + target) of the k-th move, in code order."""

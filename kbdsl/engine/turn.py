@@ -10,7 +10,7 @@ import random
 from operator import attrgetter
 
 from kbdsl.bitset import bit_list, extend_bits, nth_bit
-from kbdsl.engine.compiled import compiled
+from kbdsl.engine.compiled import NEAR, compiled, move_shapes, near_run, split_run
 from kbdsl.engine.gold import Gold
 from kbdsl.engine.given import Given
 from kbdsl.engine.grants import TURN_FIELDS, Grants
@@ -248,6 +248,24 @@ class Turn(Given, Grants, Targets, Gold, Later):
             if self.supply[p] > 0:
                 targets = self.build_targets(action, p)
         elif what == "move":
+            if move_shapes(g)[name] == NEAR and not (self.choosing and id(action) in g.card_actions):
+                # A & next-to(own) as the compiled playout lists it (one near_run, split where a piece
+                # alone touches a tile's hex), not move_blocks' block a piece apart (a step 44 -> 20 us)
+                sources = self.move_sources(action, p)
+                if not (self.blocked and sources & self.aura_own(p)):  # (a lift unblocking hexes: below)
+                    cand = self.near_own_part(action, p)
+                    cand ^= cand & (self.occ | self.blocked)
+                    nb = self.nb[p]
+                    if sources and cand & nb:
+                        run = near_run(sources, cand, nb, g.tables.nbr_mask, g.tables.n, self.own[p])
+                        if run.size:
+                            if self._risky < 0:
+                                self._risky = self.sole_touchers(p)
+                            if risky := self._risky & sources:
+                                split_run(self, out, kind, base, run, risky)
+                            else:
+                                out.append((base, run))
+                    return
             grouped = self.origin_moves(action, p)
             pairs = self.move_blocks(action, p) if grouped is None else None
             if not (pairs or (grouped and grouped[1])):

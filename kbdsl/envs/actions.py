@@ -21,6 +21,7 @@ import numpy as np
 
 from kbdsl.bitset import bit_list, extend_bits
 from kbdsl.caches import ByOwner
+from kbdsl.engine.compiled import SameRun
 from kbdsl.engine.groups import MoveGroup, SameMoves
 from kbdsl.engine.setup import BaseGame
 from kbdsl.engine.state import State
@@ -30,7 +31,8 @@ from kbdsl.moves import DISCARDS
 CHOOSE, TARGET, DISCARD = 0, 1, 2
 HEX, NO_HEX, SOURCE = 0, 1, 2  # how a kind's first-stage action reads a run: its targets, one cell, its sources
 
-Runs = list[tuple[int, "int | MoveGroup | SameMoves"]]  # Turn.legal_runs: codes base + i per set bit i, or a group
+#: Turn.legal_runs: codes base + i per set bit i, or a group
+Runs = list[tuple[int, "int | MoveGroup | SameMoves | SameRun"]]
 
 
 class ActionSpace:
@@ -81,6 +83,8 @@ class ActionSpace:
                 out |= self.cells_of(_movable(bits)) << kind * cells
             elif bits.__class__ is SameMoves:  # every source has the same (nonempty) targets
                 out |= self.cells_of(bits.sources) << kind * cells
+            elif bits.__class__ is SameRun:  # the same targets but next to a lone piece's hexes
+                out |= self.cells_of(bits.movable()) << kind * cells
             else:
                 out |= 1 << (kind * cells + self.cell[base % (n * n) // n])
         return out
@@ -103,6 +107,11 @@ class ActionSpace:
             elif bits.__class__ is SameMoves:
                 if by_source and at is not None and (bits.sources >> at) & 1:
                     extend_bits(out, base + at * n, bits.targets)
+                elif no_hex:
+                    bits.extend(out, base)
+            elif bits.__class__ is SameRun:
+                if by_source and at is not None and (bits.sources >> at) & 1:
+                    extend_bits(out, base + at * n, bits.targets(at))
                 elif no_hex:
                     bits.extend(out, base)
             elif no_hex or (by_source and base % (n * n) // n == at):
@@ -216,7 +225,7 @@ class Choice:
             for base, bits in self.runs:
                 if bits.__class__ is int:
                     extend_bits(out, base, bits)
-                else:  # a MoveGroup or SameMoves
+                else:  # a MoveGroup, SameMoves or SameRun
                     bits.extend(out, base)
             self._codes = out
         return self._codes
