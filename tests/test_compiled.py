@@ -6,12 +6,23 @@ import random
 import sys
 
 import pytest
-from conftest import ROOT, play_random_and_sampled, scaled
+from conftest import ROOT, play_random_and_sampled, random_position, scaled
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kbdsl.bots import RandomBot, play_out
-from kbdsl.engine.compiled import _CACHE, _conditions, compiled, inline_grants, shape_run, source
+from kbdsl.bitset import bit_list
+from kbdsl.engine.compiled import (
+    _CACHE,
+    NEAR,
+    _conditions,
+    compiled,
+    inline_grants,
+    move_shapes,
+    near_run,
+    shape_run,
+    source,
+)
 from kbdsl.game import Game, State
 from kbdsl.ruleset import load, shipped
 
@@ -384,3 +395,36 @@ def test_a_move_target_split_by_board_shape_is_the_boards_table(where, seed):
                 want = state.board_target(action, card, s)
                 got = run.origins.table[s] & run.free if run is not None else 0
                 assert got == want, (name, card, s)
+
+
+@settings(max_examples=scaled(30), deadline=None)
+@given(where=st.sampled_from(["harvest", "combined"]), seed=st.integers(0, 10**6), moves=st.integers(0, 250))
+def test_a_move_next_to_own_is_one_run_of_the_blocks_move_blocks_lists(where, seed, moves):
+    """A move to `A & next-to(own)` (shape NEAR: the silo move) is listed by `_steps` and the
+    compiled playout as one near_run; its moves (extend, nth, size) and the pieces with a move
+    (movable, the environments' mask) are those of the blocks move_blocks lists piece by piece."""
+    rules = load(ROOT / "rules" / where)
+    state, _ = random_position(rules, rules.players[-1], seed, moves)
+    g, t = state.game, state.game.tables
+    near = [name for name, shape in move_shapes(g).items() if shape == NEAR]
+    assert near
+    for name in near:
+        action = rules.actions[name]
+        for p in range(len(state.own)):
+            sources = state.move_sources(action, p)
+            if state.blocked and sources & state.aura_own(p):
+                continue
+            want, movable = [], 0
+            for block, targets in state.move_blocks(action, p):
+                movable |= block
+                want += [s * t.n + j for s in bit_list(block) for j in bit_list(targets)]
+            cand = state.near_own_part(action, p)
+            cand ^= cand & (state.occ | state.blocked)
+            if not sources or not cand & state.nb[p]:
+                assert want == [], (name, p)
+                continue
+            run = near_run(sources, cand, state.nb[p], t.nbr_mask, t.n, state.own[p])
+            got: list[int] = []
+            run.extend(got, 0)
+            assert got == want == [run.nth(k) for k in range(run.size)], (name, p)
+            assert run.movable() == movable, (name, p)
