@@ -1746,9 +1746,16 @@ def _straight_from(origin: int, n: int, steps: list[list[int]]) -> int:
 #: (source bit, walk & free) pairs of the sources whose walk holds a hex of free, lowest first.
 Each = Callable[[int, int, Any, int], list[tuple[int, int]]]
 #: How a board shape counts slides (or rays) from many sources (_slide_counter, _ray_counter): (firsts,
-#: ends), firsts(sources, through) per direction the sources whose walk that way ends on a hex,
-#: ends[d](s, through) that hex for a source of firsts[d]; () where the shape's walks are not counted so.
-SlideCounter = tuple[Callable[[int, int], tuple[int, ...]], tuple[Callable[[int, int], int], ...]] | tuple[()]
+#: ends), firsts(sources, through) per direction the sources whose walk that way ends on a hex and
+#: the hexes where a walk that way stops (found once for all sources), ends[d](s, stops[d]) that hex
+#: for a source of firsts[d]; () where the shape's walks are not counted so.
+SlideCounter = (
+    tuple[
+        Callable[[int, int], tuple[tuple[int, ...], tuple[int, ...]]],
+        tuple[Callable[[int, int], int], ...],
+    ]
+    | tuple[()]
+)
 
 
 def _once_a_move(
@@ -1833,20 +1840,19 @@ def _slide_counter(t) -> SlideCounter:
 
 def _counter_code(steps: list[list[int]]) -> SlideCounter:
     """_slide_counter on one board shape: firsts as one expression (per direction, `through` moved
-    back one step, _pull, of `sources`), and per direction the end of a slide as the nearest
-    hex of its ray that is not of `through` with its next hex (the lowest or highest, where every
-    step that way goes up or down the index, as in _walk_each_code); () where a direction goes
-    both ways or two rays from one hex meet (their slides may end on one hex: _counted_ways)."""
+    back one step, _pull, of `sources`; and the hexes where a slide stops: all but those of
+    `through` whose next hex is of it, the same pull), and per direction the end of a slide as
+    the nearest hex of its ray where it stops (the lowest or highest, where every step that way
+    goes up or down the index, as in _walk_each_code); () where a direction goes both ways or
+    two rays from one hex meet (their slides may end on one hex: _counted_ways)."""
     ways, rays = _counted_ways(steps)
     if ways is None:
         return ()
-    ends = []
-    for d, step in enumerate(steps):
-        stop = f"table[s] & ~(through & ({_pull('through', step)}))"  # the ray's hexes where a slide stops
-        end = f"(y := {stop}) & -y" if ways[d] else f"1 << (({stop}).bit_length() - 1)"
-        ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
-    terms = ", ".join(f"sources & ({_pull('through', step)})" for step in steps)
-    return eval(f"lambda sources, through: ({terms},)"), tuple(ends)  # only ints: the board's own masks and offsets
+    ends = _ends(ways, rays)
+    terms = ", ".join(f"sources & (p{d} := {_pull('through', step)})" for d, step in enumerate(steps))
+    stops = ", ".join(f"every ^ (through & p{d})" for d in range(len(steps)))
+    every = (1 << len(steps[0])) - 1
+    return eval(f"lambda sources, through: (({terms},), ({stops},))", {"every": every}), ends  # ints only
 
 
 def _ray_counter(t) -> SlideCounter:
@@ -1862,8 +1868,9 @@ def _ray_counter(t) -> SlideCounter:
 def _ray_counter_code(steps: list[list[int]]) -> SlideCounter:
     """_ray_counter on one board shape: firsts as one function (per direction, the hexes whose ray
     meets `through`: `through` moved back one step, then what that covers moved back 1, 2, 4, ...
-    steps more and joined, up to the longest ray, of `sources`), and per direction the end of a
-    ray as the nearest hex of its ray in `through` (as _counter_code; () where it gives ())."""
+    steps more and joined, up to the longest ray, of `sources`; a ray stops on `through` in every
+    direction), and per direction the end of a ray as the nearest hex of its ray in `through`
+    (as _counter_code; () where it gives ())."""
     ways, rays = _counted_ways(steps)
     if ways is None:
         return ()
@@ -1876,14 +1883,20 @@ def _ray_counter_code(steps: list[list[int]]) -> SlideCounter:
             lines.append(f"    r |= {_pull('r', far)}")
             far, k = [far[j] if j >= 0 else -1 for j in far], k + k
         lines.append(f"    f{d} = sources & r")
-    lines.append(f"    return ({', '.join(f'f{d}' for d in range(len(steps)))},)")
+    lines.append(f"    return ({', '.join(f'f{d}' for d in range(len(steps)))},), (through,) * {len(steps)}")
     space: dict[str, Any] = {}
     exec("\n".join(lines), space)  # only ints: the board's own masks and offsets
+    return space["firsts"], _ends(ways, rays)
+
+
+def _ends(ways: list[bool], rays: list[tuple[int, ...]]) -> tuple[Callable[[int, int], int], ...]:
+    """Per direction, the end of a walk from s: the nearest hex of its ray in `stops` (the lowest
+    where the direction goes up the index, else the highest)."""
     ends = []
     for d, up in enumerate(ways):
-        end = "(y := table[s] & through) & -y" if up else "1 << ((table[s] & through).bit_length() - 1)"
-        ends.append(eval(f"lambda s, through: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
-    return space["firsts"], tuple(ends)
+        end = "(y := table[s] & stops) & -y" if up else "1 << ((table[s] & stops).bit_length() - 1)"
+        ends.append(eval(f"lambda s, stops: {end}", {"table": [ray[d] for ray in rays]}))  # ints only
+    return tuple(ends)
 
 
 def _counted_ways(steps: list[list[int]]) -> tuple[list[bool] | None, list[tuple[int, ...]]]:

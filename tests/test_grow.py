@@ -165,7 +165,7 @@ def test_slides_and_rays_from_many_sources_are_counted_and_drawn_by_directions(n
     sources = sum(1 << i for i in rng.sample(range(t.n), rng.choice([1, 5, 30])))
     through = sum(1 << i for i in range(t.n) if rng.random() < density) & ~sources  # (pieces are not empty)
     firsts, ends = (_slide_counter if slide else _ray_counter)(t)
-    run = WalkRun(sources, firsts(sources, through), through, ends, t.n)
+    run = WalkRun(sources, *firsts(sources, through), ends, t.n)
     want = []
     for s in bit_list(sources):
         m = _walk_by_definition(s, through, t.steps, slide)

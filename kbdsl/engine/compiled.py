@@ -1602,8 +1602,8 @@ def walk_run(state, action, sources: int, stride: int) -> WalkRun | None:
     counter = action.target.counter(c.t)
     if through & taken or not counter:
         return None
-    firsts, ends = counter
-    return WalkRun(sources, firsts(sources, through), through, ends, stride)
+    walks, ends = counter
+    return WalkRun(sources, *walks(sources, through), ends, stride)
 
 
 def split_run(

@@ -204,17 +204,18 @@ class SameMoves:
 
 class WalkRun:
     """The moves of pieces on `sources` whose target is one slide or ray from the moving piece through
-    hexes `through` (kbdsl.expr._once_a_move), none of them taken, as one run of `Turn._runs` (a
+    hexes none of which is taken (kbdsl.expr._once_a_move), as one run of `Turn._runs` (a
     MoveGroup's interface): from each piece, one target per direction whose walk ends on a hex
-    (`firsts`, `ends`: the board shape's kbdsl.expr._slide_counter or _ray_counter), so the moves
-    are counted by bit counts and only a drawn move's source has its targets found."""
+    (`firsts`, `ends`: the board shape's kbdsl.expr._slide_counter or _ray_counter, with the hexes
+    where a walk stops, `stops`, found once for all the pieces), so the moves are counted by bit
+    counts and only a drawn move's source (or a piece that may lose a tile) has its targets found."""
 
-    __slots__ = ("sources", "firsts", "through", "ends", "stride", "size", "bit_count")
+    __slots__ = ("sources", "firsts", "stops", "ends", "stride", "size", "bit_count")
 
-    def __init__(self, sources: int, firsts: tuple[int, ...], through: int, ends: tuple, stride: int):
+    def __init__(self, sources: int, firsts: tuple[int, ...], stops: tuple[int, ...], ends: tuple, stride: int):
         self.sources = sources
         self.firsts = firsts
-        self.through = through
+        self.stops = stops
         self.ends = ends
         self.stride = stride
         size = 0
@@ -225,15 +226,15 @@ class WalkRun:
 
     def targets(self, s: int) -> int:
         """The targets of the piece on s."""
-        out, through = 0, self.through
-        for first, end in zip(self.firsts, self.ends, strict=True):
+        out = 0
+        for first, end, stops in zip(self.firsts, self.ends, self.stops, strict=True):
             if first >> s & 1:
-                out |= end(s, through)
+                out |= end(s, stops)
         return out
 
     def part(self, sources: int) -> WalkRun | None:
         """The moves of these of the run's sources alone (None if there are none)."""
-        run = WalkRun(sources, tuple(first & sources for first in self.firsts), self.through, self.ends, self.stride)
+        run = WalkRun(sources, tuple(first & sources for first in self.firsts), self.stops, self.ends, self.stride)
         return run if run.size else None
 
     def nth(self, k: int) -> int:
