@@ -1083,7 +1083,9 @@ class Compiler:
             elif isinstance(node, (ast.BinOp, ast.Compare, ast.BoolOp)) and node.op in _ELEMENTWISE:
                 left = self._over(node.left, move, region, single, depth + 1)
                 right = self._over(node.right, move, region, single, depth + 1)
-                return True, _elementwise(_ELEMENTWISE[node.op], left, right)
+                general = _elementwise(_ELEMENTWISE[node.op], left, right)
+                summed = self._near_sum(node, general, move, region) if single and node.op == "+" else None
+                return True, summed or general
             elif isinstance(node, ast.Not):
                 inner = self._over(node.operand, move, region, single, depth + 1)[1]
                 return True, lambda c, items: [not v for v in inner(c, items)]
@@ -1098,6 +1100,37 @@ class Compiler:
                         self._expanding.pop()
                 return self._overs[key]
         return True, _item_by_item(self.compile(node, move=move, region=region).fn)
+
+    def _near_sum(self, node: ast.BinOp, general: Callable, move: bool, region: str | None) -> Callable | None:
+        """`count(next-to(X, n)) + count(next-to(X, m)) + ...` (one X, each n written out) over up
+        to NEAR_ITEMS one-hex items: each item's neighbours in X counted once and its value read
+        off a table by that count (a sum of every n from 1 to 6 is the count itself), rather than
+        a list per term and per `+` (_near_counts); `general` for more items. None for other sums."""
+        terms, parts = [], [node]
+        while parts:
+            part = parts.pop()
+            if isinstance(part, ast.BinOp) and part.op == "+":
+                parts += [part.right, part.left]
+            elif isinstance(part, ast.Call) and part.name == "count" and len(part.args) == 1:
+                near = _next_to_n(part.args[0])
+                if near is None:
+                    return None
+                terms.append(near)
+            else:
+                return None
+        x = terms[0][0]
+        if any(other != x for other, _ in terms) or self._reads_region(x):
+            return None
+        inner = self._expect(x, HEX, move=move, region=region).fn
+        by_count = tuple(sum(k >= n for _, n in terms) for k in range(7))  # (a hex has at most six neighbours)
+
+        def near_sum(c: Ctx, items: list[int]) -> list[int]:
+            if len(items) > NEAR_ITEMS:
+                return general(c, items)
+            x, nbrs = inner(c), c.t.nbr_mask
+            return [by_count[(nbrs[r.bit_length() - 1] & x).bit_count()] for r in items]
+
+        return near_sum
 
     def _kept_items(self, domain: str, where: ast.Expr, move: bool, region: str | None) -> Callable:
         """keep(c, items): the items of an aggregate or `per` that its where keeps, in order. Over
