@@ -1166,7 +1166,7 @@ class Compiler:
         (settlements, areas) are all kept, the where whole."""
         if domain in ("settlement", "area"):  # items of the position: nothing to keep per board
             return items, where
-        parts, tests, rest = [where] if where is not None else [], [], []
+        parts, masks, tests, rest = [where] if where is not None else [], [], [], []
         while parts:
             part = parts.pop()
             if isinstance(part, ast.BoolOp) and part.op == "&":
@@ -1178,12 +1178,12 @@ class Compiler:
                 if got.type == BOOL:
                     hexes = self._one_hex_items(part, move, sub) if domain == "hex" else None
                     if hexes is not None:
-                        tests.append(lambda c, found, hexes=hexes: _hexes_met(c, hexes(c), found))
+                        masks.append(hexes)
                     else:
                         tests.append(_keeper(self._quiet(self._over, part, move, sub, domain in ("settlement", "hex"))))
                     continue
             rest.append(part)
-        if not tests:
+        if not tests and not masks:
             return items, where
         self._keys += 1
         key = ("kept", self._keys, id(self))
@@ -1191,7 +1191,13 @@ class Compiler:
         def kept(c: Ctx) -> list[int]:
             found = c.t.cache.get(key)
             if found is None:
-                found = items(c)
+                if masks:  # (domain hex) the hexes every one-hex conjunct holds, read off in C
+                    m = c.t.all
+                    for hexes in masks:
+                        m &= hexes(c)
+                    found = list(map(bits(c.t.n).__getitem__, bit_list(m)))
+                else:
+                    found = items(c)
                 for test in tests:
                     found = test(c, found)
                 c.t.cache[key] = found
@@ -2271,13 +2277,6 @@ def _keeper(over: Over) -> Callable[[Ctx, list[int]], list[int]]:
 
 def _meeting(m: int, items: list[int]) -> list[int]:
     return [r for r in items if r & m]
-
-
-def _hexes_met(c: Ctx, m: int, items: list[int]) -> list[int]:
-    """_meeting of one-hex items; of every hex of the board (Hexes), m's hexes read off in C."""
-    if type(items) is Hexes:
-        return list(map(bits(c.t.n).__getitem__, bit_list(m & c.t.all)))
-    return _meeting(m, items)
 
 
 #: Functions whose hexes are always hexes of their first argument.
