@@ -250,7 +250,6 @@ class Compiler:
         self._defines: dict[tuple, Compiled] = {}
         self._overs: dict[tuple, Over] = {}  # definitions' values over items (Compiler._over)
         self._expanding: list[str] = []
-        self._keys = 0
         self._trigger = False  # compiling a card's `on` trigger: `built` is known
         self._depth = 0
         self.card: str | None = None  # the card whose score is compiled, if it `removes` (terrain(removed))
@@ -434,9 +433,11 @@ class Compiler:
     def _failed(self, node) -> bool:
         return any(d.pos == node.pos for d in self.diagnostics)
 
-    def _new_key(self) -> tuple:
-        self._keys += 1
-        return ("expr", self._keys, id(self))
+    @staticmethod
+    def _new_key() -> object:
+        """A key of its own in a board's cache (an object hashes by identity: a tuple's hash is
+        found again at every lookup, half of a cached value's read)."""
+        return object()
 
     def _lift_free(self, node: ast.Expr) -> bool:
         """Whether a hex set is the same with the moving piece lifted as without, but maybe at
@@ -458,7 +459,7 @@ class Compiler:
 
         def cached(c: Ctx):
             cache = c.t.cache
-            value = cache.get(key)
+            value = cache.get(key)  # (not a subscript in a try: on a new board most calls miss)
             if value is None:
                 value = cache[key] = fn(c)
             return value
@@ -1185,8 +1186,7 @@ class Compiler:
             rest.append(part)
         if not tests and not masks:
             return items, where
-        self._keys += 1
-        key = ("kept", self._keys, id(self))
+        key = self._new_key()
 
         def kept(c: Ctx) -> list[int]:
             found = c.t.cache.get(key)
@@ -1799,7 +1799,7 @@ SlideCounter = (
 
 def _once_a_move(
     f: Fn,
-    key: tuple,
+    key: object,
     walk: Callable[[int, int, Any], int],
     each: Each,
     counter: Callable[[Any], SlideCounter] | None = None,
