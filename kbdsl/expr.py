@@ -681,7 +681,7 @@ class Compiler:
             def line_end(c: Ctx) -> int:
                 t = c.t
                 try:  # the board shape's compiled function (_line_ends; a subscript is cheaper than .get)
-                    run = t.cache[key]
+                    run = t.shape_cache[key]
                 except KeyError:
                     run = _line_ends(t, n)
                 return run(c.own[c.p] if own else f(c))
@@ -1373,7 +1373,7 @@ def _touching(mask: int, n: int, t) -> int:
     else:
         key = ("touching", n)
         try:  # the board shape's function (a subscript is cheaper than .get)
-            counted = t.cache[key]
+            counted = t.shape_cache[key]
         except KeyError:
             counted = _of_shape(t, key, lambda steps: _touching_code(steps, n))
         out = counted(mask)
@@ -1469,10 +1469,11 @@ _BY_SHAPE: ByOwner[Any] = ByOwner()
 
 
 def _of_shape(t, key: tuple, build: Callable[[list[list[int]]], Any]) -> Any:
-    """build(t.steps), made once per board shape and kept in t's cache too."""
-    found = t.cache.get(key)
+    """build(t.steps), made once per board shape and kept with the shape (Tables.shape_cache,
+    which every layout of the shape shares: a new board of a known shape misses nothing)."""
+    found = t.shape_cache.get(key)
     if found is None:
-        found = t.cache[key] = _of_steps(t.steps, key, build)
+        found = t.shape_cache[key] = _of_steps(t.steps, key, build)
     return found
 
 
@@ -1639,20 +1640,20 @@ def _straight_run(mask: int, n: int, t, axes: tuple[int, ...] = AXES) -> int:
     if k == n:  # all of mask or nothing: one of the board shape's runs of n (a turn's builds)
         key = ("run-set", n, axes)
         try:  # (a subscript is cheaper than .get)
-            found = t.cache[key]
+            found = t.shape_cache[key]
         except KeyError:
             found = _of_shape(t, key, lambda steps: frozenset(r for rs in _runs(steps, n, axes) for r in rs))
         return mask if mask in found else 0
     if k >= RUN_SHIFTS_FROM:
         key = ("run-shifts", n, axes)
         try:  # the board shape's function (a subscript is cheaper than .get)
-            shifted = t.cache[key]
+            shifted = t.shape_cache[key]
         except KeyError:
             shifted = _of_shape(t, key, lambda steps: _run_code(steps, n, axes))
         return shifted(mask)
     key = ("runs", n, axes)
     try:  # the board shape's runs of n hexes
-        runs = t.cache[key]
+        runs = t.shape_cache[key]
     except KeyError:
         runs = _of_shape(t, key, lambda steps: _runs(steps, n, axes))
     out, rest = 0, mask
@@ -1719,7 +1720,7 @@ def _aligned(mask: int, n: int, t) -> int:
     if mask.bit_count() < n:
         return 0
     try:  # the board shape's lines through each hex (a subscript is cheaper than .get)
-        lines = t.cache[_LINES]
+        lines = t.shape_cache[_LINES]
     except KeyError:
         lines = _of_shape(t, _LINES, _lines_through)
     out = 0
@@ -1762,7 +1763,7 @@ def _straight(origin: int, n: int, t) -> int:
     """The hexes exactly n steps from origin in one of the 6 directions (a table per board shape and n)."""
     if origin < 0:
         return 0
-    table = t.cache.get(("straight", n))
+    table = t.shape_cache.get(("straight", n))
     if table is None:
         table = _of_shape(t, ("straight", n), lambda steps: [_straight_from(i, n, steps) for i in range(len(steps[0]))])
     return table[origin]
@@ -1872,7 +1873,7 @@ def _slide_counter(t) -> SlideCounter:
     slide's targets from many sources are counted by bit counts (kbdsl.engine.groups.WalkRun)
     without walking from any."""
     try:  # (a subscript is cheaper than .get)
-        return t.cache[_COUNTER]
+        return t.shape_cache[_COUNTER]
     except KeyError:
         return _of_shape(t, _COUNTER, _counter_code)
 
@@ -1899,7 +1900,7 @@ def _ray_counter(t) -> SlideCounter:
     from a source whose ray in a direction meets `through`, a ray that way ends on the nearest hex
     of `through`, another for each such direction (kbdsl.engine.groups.WalkRun counts them)."""
     try:  # (a subscript is cheaper than .get)
-        return t.cache[_RAY_COUNTER]
+        return t.shape_cache[_RAY_COUNTER]
     except KeyError:
         return _of_shape(t, _RAY_COUNTER, _ray_counter_code)
 
@@ -1964,7 +1965,7 @@ def _walk_each(t, slide: bool) -> Each:
     """The board shape's compiled walk from many sources (_walk_each_code), made once per shape."""
     key = _SLIDE_EACH if slide else _RAY_EACH
     try:  # (a subscript is cheaper than .get)
-        return t.cache[key]
+        return t.shape_cache[key]
     except KeyError:
         return _of_shape(t, key, lambda steps: _walk_each_code(steps, slide))
 
@@ -2039,7 +2040,7 @@ def _ray_mask(i: int, step: list[int]) -> int:
 def _board_rays(t) -> list[tuple[tuple[int, ...], ...]]:
     """The rays from each hex (`_rays`), made once per board shape: what _slide and _ray walk."""
     try:  # (a subscript is cheaper than .get)
-        return t.cache[_RAYS]
+        return t.shape_cache[_RAYS]
     except KeyError:
         return _of_shape(t, _RAYS, _rays)
 

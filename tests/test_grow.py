@@ -67,7 +67,14 @@ def test_grow_and_next_to_n_add_neighbours_that_lie_in_no_direction():
     grow = grower(steps, nbr)
     shifts = [shifter(shift_table(step)) for step in steps]
     t = SimpleNamespace(
-        nbr_mask=nbr, grow=grow, shifts=shifts, steps=steps, cache={}, all=255, odd=sum(1 << i for i in (0, 7))
+        nbr_mask=nbr,
+        grow=grow,
+        shifts=shifts,
+        steps=steps,
+        cache={},
+        shape_cache={},
+        all=255,
+        odd=sum(1 << i for i in (0, 7)),
     )
     for mask in range(256):
         assert grow(mask) == dilate(mask, nbr), bin(mask)
@@ -145,7 +152,7 @@ def test_walks_from_many_sources_on_a_board_with_a_direction_going_both_ways():
     steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
     steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
     nbr = [sum(1 << j for step in steps if (j := step[i]) >= 0) for i in range(6)]
-    t = SimpleNamespace(steps=steps, nbr_mask=nbr, cache={})
+    t = SimpleNamespace(steps=steps, nbr_mask=nbr, cache={}, shape_cache={})
     for slide, one in ((True, _slide), (False, _ray)):
         each = _walk_each_code(steps, slide)
         for through in range(64):
@@ -183,5 +190,5 @@ def test_slides_are_not_counted_by_directions_where_two_rays_from_a_hex_meet():
     # the board above: from hex 0, direction 0 and direction 1 both reach hex 2
     steps = [[1, 2, 3, 4, 5, -1], [4, -1, -1, -1, 2, -1], [-1] * 6]
     steps += [[-1, 0, 1, 2, 3, 4], [-1, -1, 4, -1, 0, -1], [-1] * 6]
-    assert _slide_counter(SimpleNamespace(steps=steps, cache={})) == ()
-    assert _ray_counter(SimpleNamespace(steps=steps, cache={})) == ()
+    assert _slide_counter(SimpleNamespace(steps=steps, shape_cache={})) == ()
+    assert _ray_counter(SimpleNamespace(steps=steps, shape_cache={})) == ()

@@ -46,8 +46,8 @@ def test_line_end_is_compiled_once_per_board_shape(base_rules):
     for _ in range(10):
         mask = sum(1 << i for i in rng.sample(range(a.n), 60))
         assert _line_end(mask, 3, a) == _line_end(mask, 3, b) == _line_end(mask, 3, own) == walked_ends(a, mask, 3)
-    assert a.cache[("line-end", 3)] is b.cache[("line-end", 3)]
-    assert own.cache[("line-end", 3)] is not a.cache[("line-end", 3)]
+    assert a.shape_cache[("line-end", 3)] is b.shape_cache[("line-end", 3)]
+    assert own.shape_cache[("line-end", 3)] is not a.shape_cache[("line-end", 3)]
 
 
 def test_a_detached_board_is_a_later_part_of_its_own():

@@ -35,7 +35,15 @@ def shape(boards: list[tuple[int, int]]) -> SimpleNamespace:
     n = len(where)
     shifts = [shifter(shift_table(step)) for step in steps]
     return SimpleNamespace(
-        n=n, steps=steps, nbr_mask=nbr, grow=grower(steps, nbr), shifts=shifts, cache={}, all=(1 << n) - 1, odd=0
+        n=n,
+        steps=steps,
+        nbr_mask=nbr,
+        grow=grower(steps, nbr),
+        shifts=shifts,
+        cache={},
+        shape_cache={},
+        all=(1 << n) - 1,
+        odd=0,
     )
 
 
