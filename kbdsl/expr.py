@@ -964,11 +964,14 @@ class Compiler:
             return Compiled(INT, lambda c: 0, True)
         amount, domain = node.amount, node.domain
         cond = self._where(domain, node.where, move=move, region=region)
-        if domain in ("settlement", "hex"):
-            base = (lambda c: c.own[c.p]) if domain == "settlement" else (lambda c: c.t.all)
+        if domain == "settlement":  # (the items read in line: a call fewer an evaluation)
             if cond is None:
-                return Compiled(INT, lambda c: amount * base(c).bit_count())
-            return Compiled(INT, lambda c: amount * (base(c) & cond(c)).bit_count())
+                return Compiled(INT, lambda c: amount * c.own[c.p].bit_count())
+            return Compiled(INT, lambda c: amount * (c.own[c.p] & cond(c)).bit_count())
+        if domain == "hex":  # (a hex set holds no hex off the board: see Compiled)
+            if cond is None:
+                return Compiled(INT, lambda c: amount * c.t.all.bit_count())
+            return Compiled(INT, lambda c: amount * cond(c).bit_count())
         items = _items(domain)
         if cond is None:
             return Compiled(INT, lambda c: amount * len(items(c)))
