@@ -762,6 +762,9 @@ class Turn(Given, Grants, Targets, Gold, Later):
         self.react_saved, self.phase, self._mandatory = None, TURNS, None
         if self._c is not None:
             self._c.drawn = self.drawn
+        p = self.current  # the reactions' builds may have taken the last targets of what is due
+        if self.pending_left or (self.mand_left > 0 and not (self.supply[p] and self.mandatory_targets())):
+            self._settle()  # (RULINGS 8: a card left with no hex is replaced, as after a move of one's own)
 
     def _new_turn(self) -> None:
         g, p = self.game, self.current
