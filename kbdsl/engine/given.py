@@ -20,10 +20,14 @@ class Given(Holdings):
     ctx: Any  # the evaluation context of a player (kbdsl.engine.targets)
 
     def gain(self, p: int, i: int) -> None:
-        held = len(self.tiles[p])
+        held = self.tiles[p]
+        n = len(held)
         super().gain(p, i)
-        if self.game.given and len(self.tiles[p]) > held:
-            self.grant(p, self.tiles[p][-1].at)
+        g = self.game
+        if g.given and len(held) > n:  # (a condition true already was met at an earlier taking)
+            by = g.given_by
+            if by is None or not by.isdisjoint(map(kind_of, held[n:])):
+                self.grant(p, held[-1].at)
 
     def grant(self, p: int, at: int) -> None:
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""

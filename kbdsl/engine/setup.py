@@ -105,7 +105,7 @@ class BaseGame:
         *("aura_kinds", "footprints", "fixed_kinds", "own_tile_kinds", "unmoved_kinds", "past_auras", "unpaid_kinds"),
         *("hand_size", "draw_at_start", "keep_unplayed", "wild", "hand_tiles", "keep_tiles", "wild_tiles"),
         *("several_cards", "plain_hand", "deck_cards", "tile_supply", "pool_tiles"),
-        *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "delayed"),
+        *("picks", "set_aside", "faces", "face_count", "leave_choice", "forced", "given", "given_by", "delayed"),
         *("grants", "grants_in", "grants_plain", "turn_grants", "gives", "with_tiles", "marks", "reactions", "instead"),
     )
 
@@ -200,6 +200,15 @@ class BaseGame:
         # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition never holds in
         # this game (_may_hold), at which Given.gain would look at every tile taken
         self.given = {k: when for k, when in rules.given.items() if self._may_hold(when)}
+        # ... and the tile kinds whose taking may make one of those conditions true where they read
+        # only the tiles held, of kinds none given, and no given tile ever leaves a hand (a condition
+        # true at an earlier taking was met then, or the stock was empty, and stays so): Given.gain
+        # looks only at those takings; None: at every one
+        reads = [rules.held_reads.get(when) for when in self.given.values()]
+        by = None if None in reads else frozenset().union(*reads)
+        leaving = self.lose_now | self.lose_later | self.expiring | self.single_use | self.on_gain
+        kept = by is not None and by.isdisjoint(rules.given) and leaving.isdisjoint(self.given)
+        self.given_by = by if kept else None
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
