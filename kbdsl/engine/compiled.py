@@ -296,8 +296,7 @@ while True:
     own[p] |= 1 << to  # ?on_build
     near = tile_near[to]
     if near and near ^ (near & taken):
-        self.gain(p, to)  # ?!on_gain given
-        holdings_gain(self, p, to)  # ?!on_gain !given
+        holdings_gain(self, p, to)  # ?!on_gain
         self._landed(p, to)  # ?on_gain
         taken = self.taken[p]
         self._pay(p, on_build, 1 << to)  # ?on_build
@@ -541,8 +540,7 @@ if tile is not None and mask.__class__ is int:  # ?lean
     if not supply[p]:  # ?lean
         self.ending = True  # ?lean
     if tile_near[k]:  # ?lean
-        self.gain(p, k)  # ?lean !on_gain given
-        holdings_gain(self, p, k)  # ?lean !on_gain !given
+        holdings_gain(self, p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
     if self.mand_left > 0:  # ?lean
@@ -590,8 +588,7 @@ if tile is not None:  # apply_action of a tile move's step, in line (_move, move
                     break  # ?kinds
         near = tile_near[to]
         if near and near ^ (near & self.taken[p]):
-            self.gain(p, to)  # ?!on_gain given
-            holdings_gain(self, p, to)  # ?!on_gain !given
+            holdings_gain(self, p, to)  # ?!on_gain
             self._landed(p, to)  # ?on_gain
         if lose_now and tile_near[frm]:  # lose(), where some tile is lost
             for x in tiles_of[p]:
@@ -1145,7 +1142,6 @@ def _conditions(g, every: bool = False) -> dict[str, bool]:
         # next-turn modifiers and the turn's grants are given before the targets are found)
         "ready": table and not g.draw_at_start,
         "on_gain": bool(life.on_gain),
-        "given": bool(g.rules.given),  # (a game none of whose stock tiles may come: Given.gain looks at none)
         "on_build": bool(g.on_build),
         "kinds": not r.kinds.keys().isdisjoint(named),
         "on_mandatory": bool(g.on_mandatory),
@@ -1274,7 +1270,7 @@ def _made(g, conds: dict[str, bool]) -> Callable:
             "TILE_BUILD": TILE_BUILD,
             "PLACE": PLACE,
             "RETURN": RETURN,
-            "holdings_gain": Holdings.gain,  # Given.gain where the rules give no tiles: no wrapper, no super()
+            "holdings_gain": Holdings.gain,  # (a call without a method lookup)
             "kind_of": kind_of,
         }
         text, name = source(g, conds), f"<kbdsl playout {key}>"

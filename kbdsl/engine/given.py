@@ -13,21 +13,11 @@ from kbdsl.engine.tiles import Holdings, Tile, kind_of
 
 
 class Given(Holdings):
-    """Taking tiles, and the given tiles that come with them."""
+    """The given tiles that come with taking tiles (`Holdings.gain` calls `grant`)."""
 
     __slots__ = ()  # the attributes live in State's slots
 
     ctx: Any  # the evaluation context of a player (kbdsl.engine.targets)
-
-    def gain(self, p: int, i: int) -> None:
-        held = self.tiles[p]
-        n = len(held)
-        super().gain(p, i)
-        g = self.game
-        if g.given and len(held) > n:  # (a condition true already was met at an earlier taking)
-            by = g.given_by
-            if by is None or not by.isdisjoint(map(kind_of, held[n:])):
-                self.grant(p, held[-1].at)
 
     def grant(self, p: int, at: int) -> None:
         """p takes each given tile whose condition now holds for them (one of a kind, while the stock lasts)."""

@@ -169,19 +169,33 @@ class Holdings(Pieces):
         return zone
 
     def gain(self, p: int, i: int) -> None:
-        """p's piece arrived on hex i: p takes a tile from each hex of `gains(p, i)`, lowest first."""
+        """p's piece arrived on hex i: p takes a tile from each hex of `gains(p, i)`, lowest first,
+        then any tile given from a stock (kbdsl.engine.given) that this makes due."""
         g = self.game
-        supply = self.loc_supply
-        for loc in self.gains(p, i):
-            left = supply[loc]
+        near = g.tile_near[i]
+        near ^= near & self.taken[p]  # gains(p, i), in line (one call at every arrival by a tile hex)
+        if not near:
+            return
+        supply, held = self.loc_supply, self.tiles[p]
+        n = len(held)
+        while near:
+            loc = (near ^ (near - 1)).bit_length() - 1  # the lowest first
+            near &= near - 1
+            left = supply.get(loc, 0)
+            if left <= 0:
+                continue
             supply[loc] = left - 1
             if left == 1 and g.reactions and not self.phase:  # the last tile: reactions are due
                 self.reacting = True
             self.taken[p] |= 1 << loc
             kind = g.tables.location_of[loc] or self.dealt.pop(loc)
-            self.tiles[p].append(Tile.taken(kind, loc, kind in g.wait_a_turn))
+            held.append(Tile.taken(kind, loc, kind in g.wait_a_turn))
             if kind in g.gives:  # the pieces that come with the tile
                 self.receive(p, *g.gives[kind])
+        if g.given and len(held) > n:  # (given_by: the takings that may make one due)
+            by = g.given_by
+            if by is None or not by.isdisjoint(map(kind_of, held[n:])):
+                self.grant(p, held[-1].at)
 
     def lost(self, p: int, kinds: frozenset[str], own: int | None = None) -> list[Tile]:
         """Tiles of p of these kinds whose hex touches none of p's settlements (now, or with `own`)."""
