@@ -820,8 +820,7 @@ if by_card is None:
         continue  # ?auras
     if run is None:
         continue
-    if self._risky < 0:
-        self._risky = self.sole_touchers(p)
+    @@risky@@
     risky = self._risky & sources
     if risky:  # a piece alone touching a tile's hex: its moves may offer discard variants
         total += split_run(self, out, g.kind_index[name], base, run, risky)
@@ -949,6 +948,19 @@ if not (supply[p] and table ^ (table & self.occ)):  # ?table
 if not (supply[p] and self.mandatory_targets()):  # ?!table
 """
 
+#: The pieces whose move may lose a tile (`sole_touchers`, written out: a call at most decisions
+#: with a move), found once a decision.
+_RISKY = """
+if self._risky < 0:
+    risky, held_own = 0, own[p]
+    for x in tiles_of[p]:
+        if x.kind in lose_now:
+            touching = nbr_mask[x.at] & held_own
+            if not touching & (touching - 1):
+                risky |= touching
+    self._risky = risky
+"""
+
 #: A held tile's use (`mark_used`, written out): the first unused tile of the kind, spent or gone.
 _MARK_USED = """
 held = tiles_of[p]
@@ -1008,8 +1020,7 @@ if sources:
         total += aura_runs(self, out, gk$i, ga$i, gb$i, run, lifting)  # ?auras
     elif run is not None:  # ?auras
     if run is not None:  # ?!auras
-        if self._risky < 0:
-            self._risky = self.sole_touchers(p)
+        @@risky@@
         risky = self._risky & sources
         if risky:
             total += split_run(self, out, gk$i, gb$i, run, risky)
@@ -1189,7 +1200,7 @@ def _expand(text: str, conds: dict[str, bool], indent: str = "", parts: dict[str
 _PARTS = {
     **{"draw": _DRAW, "mandatory": _MANDATORY, "cards": _CARDS},
     **{"builds": _BUILDS, "end_turn": _END_TURN, "pick": _PICK, "mark_used": _MARK_USED},
-    **{"still_due": _STILL_DUE},
+    **{"still_due": _STILL_DUE, "risky": _RISKY},
     **{"tile_runs": _TILE_RUNS, "draw_run": _DRAW_RUN, "pending": _PENDING},
 }
 _CACHE: dict[tuple, Callable] = {}
