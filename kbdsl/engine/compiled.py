@@ -87,6 +87,7 @@ def run(self, rngs, stop_turn, max_moves):
     nbr_mask, tile_near = g.tables.nbr_mask, g.tile_near
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces  # ?faces
+    faced = id(maction) in g.card_actions  # (the mandatory targets read the card)  # ?faces
     hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
@@ -261,10 +262,28 @@ if not self.waived:  # ?table adjacent
 """
 
 #: `_MANDATORY` where the player may choose among cards: while choosing, every card's targets
-#: (`mandatory_targets`, through Hand.over_cards).
+#: (`mandatory_targets`, through Hand.over_cards); for one card of several choices and no other,
+#: each choice's table less the taken hexes, with its own adjacency, merged (_cards_board_targets'
+#: loop, in line: no call of it, of mandatory_targets and of card_choices).
 _CARDS = """
 if self.choosing:  # ?table
-    targets = self.mandatory_targets()  # ?table
+    card = hand[p]  # ?table faces
+    if self.spare[p] or card not in faces or not faced:  # ?table faces
+        targets = self.mandatory_targets()  # ?table faces
+    else:  # ?table faces
+        taken, targets = self.occ | self.blocked, 0  # ?table faces
+        for face in faces[card]:  # ?table faces
+            try:  # ?table faces
+                cand = mtables[face]  # ?table faces
+            except KeyError:  # ?table faces
+                cand = self.card_table(maction, mtables, face)  # ?table faces
+            cand ^= cand & taken  # ?table faces
+            if not self.waived:  # ?table faces adjacent
+                near = cand & nb[p]  # ?table faces adjacent
+                if near:  # ?table faces adjacent
+                    cand = near  # ?table faces adjacent
+            targets |= cand  # ?table faces
+    targets = self.mandatory_targets()  # ?table !faces
 else:  # ?table
     @@mandatory@@  # ?table
 @@mandatory@@  # ?!table
