@@ -399,9 +399,11 @@ _END_TURN = """
 if self.phase:  # ?grants
     self._end_turn()  # ?grants
     break  # ?grants
-if self.spare[p] or self.wild is not None:  # ?plain_hand
+if self.spare[p] or self.wild is not None:  # ?plain_hand !faces
+if self.spare[p]:  # (a card of several choices played as one: itself discarded below)  # ?plain_hand faces
 held = tiles_of[p]  # ?!plain_hand one_card
-restated = self.spare[p] or self.wild is not None  # ?!plain_hand one_card
+restated = self.spare[p] or self.wild is not None  # ?!plain_hand one_card !faces
+restated = self.spare[p]  # ?!plain_hand one_card faces
 if not restated:  # a tile held that restates the hand (a loop over so few costs less than map)  # ?!plain_hand one_card
     for x in held:  # ?!plain_hand one_card
         if x.kind in hand_tiles:  # ?!plain_hand one_card
@@ -410,7 +412,12 @@ if not restated:  # a tile held that restates the hand (a loop over so few costs
 if restated:  # ?!plain_hand one_card
     self.refill(p)  # ?one_card
 else:  # one card, and no tile held restates the hand: Hand.refill's discard_and_draw  # ?one_card
-    card = hand[p]  # ?one_card
+    card = hand[p]  # ?one_card !faces
+    card = self.wild  # the card played, as one of its choices (Hand.played_card's: p's turn)  # ?one_card faces
+    if card is None:  # ?one_card faces
+        card = hand[p]  # ?one_card faces
+    else:  # ?one_card faces
+        self.wild = None  # ?one_card faces
     if card is not None:  # ?one_card
         self.discard.append(card)  # ?one_card
     deck = self.deck  # ?one_card
