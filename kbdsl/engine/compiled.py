@@ -88,6 +88,7 @@ def run(self, rngs, stop_turn, max_moves):
     maction, mtables, mcount = g.mandatory, g.mandatory_tables, g.mandatory.count
     faces = g.faces  # ?faces
     faced = id(maction) in g.card_actions  # (the mandatory targets read the card)  # ?faces
+    terrain_at, face_count = g.tables.terrain_at, g.face_count  # ?faces
     hand_tiles = g.hand_tiles.keys()  # ?!plain_hand one_card
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
@@ -526,7 +527,19 @@ if anytime:  # the drawn move alone (apply_action): the tile is offered again be
     break  # (the turn may have ended: the outer loop reads the player again)  # ?any_tile
 if base == build and self.mand_left > 0:
     if choosing:  # the first build plays the card of its terrain  # ?choosing
-        self._play_card(p, k)  # ?choosing
+        self._play_card(p, k)  # ?choosing !faces
+        card = hand[p]  # ?choosing faces
+        if self.spare[p] or card not in faces:  # ?choosing faces
+            self._play_card(p, k)  # ?choosing faces
+        else:  # one card of several choices: _play_card's, in line  # ?choosing faces
+            self.choosing = False  # ?choosing faces
+            terrain = terrain_at(k)  # ?choosing faces
+            if terrain in faces[card]:  # ?choosing faces
+                self.wild = card  # ?choosing faces
+                hand[p] = terrain  # ?choosing faces
+                n = face_count.get((card, terrain))  # the choice's own number of builds  # ?choosing faces
+                if n is not None and not self.built:  # ?choosing faces
+                    self.mand_left += n - mcount  # ?choosing faces
         self._mandatory = None  # (mandatory_targets kept the cards' targets)  # ?choosing
         mand_left = self.mand_left  # ?choosing lean
         card = hand[p]  # ?choosing lean
