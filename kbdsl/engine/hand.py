@@ -71,8 +71,10 @@ class Hand(Cards):
     def card_choices(self, p: int) -> list[str | None]:
         """The cards p may still play, as the terrains they offer (a card of several choices: each
         of its terrains), the played card's first."""
-        played, faces = self.hand[p], self.game.faces
-        cards = list(self.game.rules.deck) if self.spare[p] and self.any_terrain(p) else [played, *self.spare[p]]
+        played, faces, spare = self.hand[p], self.game.faces, self.spare[p]
+        if not spare:  # one card (most calls): its terrains, without a comprehension
+            return list(faces.get(played, (played,))) if faces else [played]
+        cards = list(self.game.rules.deck) if self.any_terrain(p) else [played, *spare]
         if faces:
             return [t for c in cards for t in faces.get(c, (c,))]
         return cards
