@@ -1054,7 +1054,13 @@ if sources:
     if cand is None:  # board_target, once a run
         cand = gt$i = self.board_target(ga$i, hand[p])
     cand ^= cand & full
-    run = same_run(sources, cand, 0, nbr_mask, stride, own[p]) if cand and sources else None
+    if not (cand and sources):
+        run = None
+    elif sources == gw$i[0] and cand == gw$i[1]:  # the run last found, on these hexes (never changed)
+        run = gw$i[2]
+    else:  # (with no adjacency it reads nothing else: nothing the moves between decisions change)
+        run = same_run(sources, cand, 0, nbr_mask, stride, own[p])
+        gw$i = (sources, cand, run)
     if lifting:  # ?auras
         total += aura_runs(self, out, gk$i, ga$i, gb$i, run, lifting)  # ?auras
     elif run is not None:  # ?auras
@@ -1125,6 +1131,7 @@ def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
     setup = [f"{', '.join(bound)} = inline_locals(g)"]
     setup += [f"gt{i} = None" for i in range(len(entries))]
     setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
+    setup += [f"gw{i} = (0, 0, None)" for i, how in enumerate(entries) if how != "near"]  # SAME: (sources, cand, run)
     uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
     uses.append("granted = 0")
     uses.append(f"if ({' or '.join(f'gu{j}' for j in range(len(found)))}) and (self.mand_left <= 0 or not self.built):")
