@@ -143,6 +143,7 @@ def run(self, rngs, stop_turn, max_moves):
             usable = (self.usable_tiles(p) if self.phase else [  # usable_tiles, in line  # ?turns !inline
                 *held_kinds, *filter(self.grant_left[p].get, turn_grants),  # ?turns !inline
             ])  # ?turns !inline
+            mand_left = self.mand_left  # ?inline
             self._risky = -1  # (_pick's, before the grants' moves are listed)  # ?inline
             fixed = -1  # ?inline kinds
             if self.phase:  # ?inline
@@ -153,7 +154,7 @@ def run(self, rngs, stop_turn, max_moves):
                 usable = [*held_kinds, *filter(left.get, turn_grants)]  # ?inline !inline_all
                 usable = held_kinds  # (its keys)  # ?inline_all
                 @@inline_uses@@  # ?inline
-            mand_left = self.mand_left
+            mand_left = self.mand_left  # ?!inline
             if mand_left <= 0 or not self.built:  # where a tile may be used: the kinds usable now  # ?!grants !any_tile
             if mand_left <= 0 or not self.built or anytime:  # (or one usable any time)  # ?!grants any_tile
                 for x in tiles_of[p]:  # (a loop finds none cheaper than the dict's C calls)  # ?!grants
@@ -1132,9 +1133,12 @@ def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
     setup += [f"gt{i} = None" for i in range(len(entries))]
     setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
     setup += [f"gw{i} = (0, 0, None)" for i, how in enumerate(entries) if how != "near"]  # SAME: (sources, cand, run)
-    uses = [f"gu{j} = left.get(gn{j})" for j in range(len(found))]
+    uses = ["try:  # (the uses a turn's start gives: every grant of the turns has its key)"]
+    uses += [f"    gu{j} = left[gn{j}]" for j in range(len(found))]
+    uses.append("except KeyError:  # (a position arranged or loaded without some)")
+    uses += [f"    gu{j} = left.get(gn{j})" for j in range(len(found))]
     uses.append("granted = 0")
-    uses.append(f"if ({' or '.join(f'gu{j}' for j in range(len(found)))}) and (self.mand_left <= 0 or not self.built):")
+    uses.append(f"if ({' or '.join(f'gu{j}' for j in range(len(found)))}) and (mand_left <= 0 or not self.built):")
     uses += ["    out = []", "    total = 0", "    plain = supply[p] > 0"]
     i = 0
     for j, (_, hows) in enumerate(found):
