@@ -21,9 +21,10 @@ compiles:
   the builds one by one through `_mandatory_build` (`take_builds`, `_TAKE`: the only copy of
   that loop);
 - a decision of a turn with tiles or a choice of cards (`_pick` over `_runs`): while the player
-  chooses, the mandatory targets of every card (`mandatory_targets`) and the card-using tile
-  actions through the interpreter's `_steps` and `build_targets`, the first build playing its card
-  (`_play_card`) before the builds go on in line; each tile's build on a board table as straight
+  chooses, the mandatory targets of every card (`mandatory_targets`; of one card of several
+  choices, each choice's table in line) and the card-using tile actions through the interpreter's
+  `_steps` and `build_targets`, the first build playing its card (`_play_card`; one card of several
+  choices in line) before the builds go on in line; each tile's build on a board table as straight
   bitset code, a move with the same targets from every source, or to `A & next-to(own)` (each
   piece losing the hexes next to it alone), as one run counted by a formula (`SameRun`), a move
   with targets per board and origin as one run counted source by source (`OriginRun`, or the
