@@ -311,7 +311,7 @@ def test_forced_use_names_the_tile(tmp_path):
 
 def test_a_stock_tile_the_board_cannot_give_is_left_out(marsh):
     """A tile given from a stock whose condition reads only the tiles held of kinds this board
-    cannot give never comes: the game leaves it out (Given.gain looks at no condition then), and
+    cannot give never comes: the game leaves it out (Holdings.gain looks at no condition then), and
     plays as it does with every stock tile kept."""
     left_out = set()
     for seed in range(12):

@@ -198,11 +198,11 @@ class BaseGame:
             card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
         )
         # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition never holds in
-        # this game (_may_hold), at which Given.gain would look at every tile taken
+        # this game (_may_hold), at which Holdings.gain would look at every tile taken
         self.given = {k: when for k, when in rules.given.items() if self._may_hold(when)}
         # ... and the tile kinds whose taking may make one of those conditions true where they read
         # only the tiles held, of kinds none given, and no given tile ever leaves a hand (a condition
-        # true at an earlier taking was met then, or the stock was empty, and stays so): Given.gain
+        # true at an earlier taking was met then, or the stock was empty, and stays so): Holdings.gain
         # looks only at those takings; None: at every one
         reads = [rules.held_reads.get(when) for when in self.given.values()]
         by = None if None in reads else frozenset().union(*reads)
