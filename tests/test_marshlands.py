@@ -325,3 +325,23 @@ def test_a_stock_tile_the_board_cannot_give_is_left_out(marsh):
         a, b = (play_out(g.new_state(), [RandomBot(f"{seed}:{p}") for p in range(3)]) for g in (game, whole))
         assert a.log == b.log and a.scores() == b.scores()
     assert left_out  # (some board of these seeds lacks a stock tile's kind)
+
+
+def test_given_tiles_are_looked_for_only_after_takings_their_conditions_read(marsh):
+    """Where the stock tiles' conditions read only held tiles of kinds none given and no given tile
+    leaves a hand (`given_by`), Holdings.gain looks for them only after taking a tile of a kind
+    they read: games play as they do when it looks after every taking."""
+    narrowed = 0
+    for seed in range(8):
+        game = Game.new(marsh, players=4, seed=seed)
+        if game.given_by is None:
+            continue
+        narrowed += 1
+        reads = set().union(*(marsh.held_reads[when] for when in game.given.values()))
+        assert game.given_by == reads
+        every = Game.new(marsh, players=4, seed=seed)
+        every.given_by = None
+        a, b = (play_out(g.new_state(), [RandomBot(f"{seed}:{p}") for p in range(4)]) for g in (game, every))
+        held = [[[(x.kind, x.at, x.status) for x in ts] for ts in s.tiles] for s in (a, b)]
+        assert a.log == b.log and held[0] == held[1] and a.scores() == b.scores()
+    assert narrowed
