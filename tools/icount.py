@@ -5,7 +5,7 @@ other work on a shared machine cannot disturb, for speed work whose steps are a 
 
 For each checkout (this one by default), plays the bench's random 4-player games (`engine_game` of
 this checkout's `tools/bench.py` with the tree's kbdsl: RandomBot through play_out, final scoring,
-a new random setup a game, Game.new left out) twice under callgrind, `--games` A and B of them,
+a new random setup a game, Game.new and its compiled playout left out) twice under callgrind, `--games` A and B of them,
 each run after B - A games on other setups (so that what is made once, as a card's scorer compiled
 for a board shape the first time the card is dealt, is mostly made before either run counts), and prints
 (instructions(B) - instructions(A)) / (B - A): the cost of one game, start-up, imports and what is
@@ -26,7 +26,8 @@ from pathlib import Path
 
 #: Plays N games of this checkout's bench (argv[1]: its tools folder) with the kbdsl of the tree
 #: it runs in, engine or hand-written playout, each on a new random setup; no timing. Both runs
-#: make the same setups (argv[7] of them, Game.new compiling their sections' tables) and first
+#: make the same setups (argv[7] of them, Game.new compiling their sections' tables, and their
+#: playouts compiled for their tiles in play) and first
 #: play as many games on other setups as only the longer run counts (argv[8]), so that what is
 #: made once per board shape or rule set (a card's compiled scorer, tables by origin) is mostly
 #: in place before either counts: the difference between them is the games alone.
@@ -40,6 +41,8 @@ rules, preset, hand = bench.load(sys.argv[2]), sys.argv[3] or None, sys.argv[6] 
 players, games = int(sys.argv[4]), int(sys.argv[5])
 made, warm = int(sys.argv[7]), int(sys.argv[8])
 setups = [bench.Game.new(rules, players=players, seed=g, preset=preset) for g in range(made + warm)]
+for game in setups if bench.compiled is not None and not hand else ():
+    bench.compiled(game)  # (each setup's playout, as the bench makes it: outside what is counted)
 bots, rng = [bench.RandomBot(p) for p in range(players)], random.Random(-1)
 for game in setups[made:] + setups[:games]:
     bench.hand_written_game(game, rng) if hand else bench.engine_game(game, bots)
