@@ -423,7 +423,7 @@ def test_a_move_next_to_own_is_one_run_of_the_blocks_move_blocks_lists(where, se
             if not sources or not cand & state.nb[p]:
                 assert want == [], (name, p)
                 continue
-            run = near_run(sources, cand, state.nb[p], t.nbr_mask, t.n, state.own[p])
+            run = near_run(sources, cand, state.nb[p], t, state.own[p])
             got: list[int] = []
             run.extend(got, 0)
             assert got == want == [run.nth(k) for k in range(run.size)], (name, p)

@@ -257,7 +257,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                     cand ^= cand & (self.occ | self.blocked)
                     nb = self.nb[p]
                     if sources and cand & nb:
-                        run = near_run(sources, cand, nb, g.tables.nbr_mask, g.tables.n, self.own[p])
+                        run = near_run(sources, cand, nb, g.tables, self.own[p])
                         if run.size:
                             if self._risky < 0:
                                 self._risky = self.sole_touchers(p)
