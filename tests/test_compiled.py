@@ -15,6 +15,7 @@ from kbdsl.bitset import bit_list
 from kbdsl.engine.compiled import (
     _CACHE,
     NEAR,
+    WALK,
     _conditions,
     compiled,
     inline_grants,
@@ -244,6 +245,27 @@ def test_compiled_playout_lists_moves_around_pieces_with_an_aura(monkeypatch):
         game = Game.new(rules, players=4, seed=seed)
         play_random_and_sampled(game.new_state(), seed, 1 << 30)
         assert any(lifted)  # (the compiled loop listed a warrior's moves so in these games)
+        lifted.clear()
+
+
+def test_compiled_playout_lists_walks_around_pieces_with_an_aura(monkeypatch):
+    """A move of one slide or ray (shape WALK) that may lift a piece with an aura lists that piece's
+    moves (`move_blocks` of it alone) between the WalkRun runs of the player's other pieces
+    (compiled.aura_runs), not every piece's through `_steps`: whole combined games where it
+    happens agree with sample_action's."""
+    rules = load(ROOT / "rules" / "combined")
+    move_blocks, lifted = State.move_blocks, []
+
+    def counted(state, action, p, sources=None):
+        frame = sys._getframe(1)
+        if frame.f_code.co_name == "aura_runs":
+            lifted.append(move_shapes(state.game)[state.game.kinds[frame.f_locals["kind"]]])
+        return move_blocks(state, action, p, sources)
+
+    monkeypatch.setattr(State, "move_blocks", counted)
+    for seed in (24, 41):
+        play_random_and_sampled(Game.new(rules, players=4, seed=seed).new_state(), seed, 1 << 30)
+        assert WALK in lifted  # (the compiled loop listed a walk's moves so in these games)
         lifted.clear()
 
 

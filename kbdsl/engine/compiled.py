@@ -816,7 +816,7 @@ if by_card is None:
     full = self.occ  # ?!auras
     lifting = self.blocked and sources & self.aura_own(p)  # ?auras
     if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
-        if shape == WALK or shape == NEAR:  # ?auras
+        if shape == NEAR:  # ?auras
             total += steps(self, name, action, out)  # ?auras
             continue  # ?auras
         sources ^= lifting  # ?auras
@@ -851,8 +851,8 @@ if by_card is None:
         if run is None:  # (a walk onto taken hexes: listed)
             total += steps(self, name, action, out)
             continue
-        if not run.size:
-            continue
+        if not run.size:  # (the lifted pieces' moves, if any: aura_runs)
+            run = None
     else:  # NEAR: A & next-to(own): near_own_part's free hexes next to a piece not lifted
         cand = self.near_own_part(action, p)
         cand ^= cand & full
@@ -1717,7 +1717,7 @@ def split_run(
 
 
 def aura_runs(
-    state, out: list, kind: int, action, base: int, run: SameRun | OriginRun | MoveGroup | None, lifting: int
+    state, out: list, kind: int, action, base: int, run: SameRun | OriginRun | MoveGroup | WalkRun | None, lifting: int
 ) -> int:
     """Append the moves of board-only move `action` (tile action `kind`) as `_steps` lists them
     where p's pieces on `lifting` have an aura: each such piece's moves (`move_blocks` of it
@@ -1731,7 +1731,7 @@ def aura_runs(
     rest = 0 if run is None else run.sources
     table = (
         None
-        if run is None or run.__class__ is SameRun
+        if run is None or run.__class__ is SameRun or run.__class__ is WalkRun
         else run.table
         if run.__class__ is OriginRun
         else run.origins.table
