@@ -248,11 +248,12 @@ def test_compiled_playout_lists_moves_around_pieces_with_an_aura(monkeypatch):
         lifted.clear()
 
 
-def test_compiled_playout_lists_walks_around_pieces_with_an_aura(monkeypatch):
-    """A move of one slide or ray (shape WALK) that may lift a piece with an aura lists that piece's
-    moves (`move_blocks` of it alone) between the WalkRun runs of the player's other pieces
-    (compiled.aura_runs), not every piece's through `_steps`: whole combined games where it
-    happens agree with sample_action's."""
+@pytest.mark.parametrize(("shape", "seeds"), [(WALK, (24, 41)), (NEAR, (14, 119))])
+def test_compiled_playout_lists_walks_and_near_moves_around_pieces_with_an_aura(shape, seeds, monkeypatch):
+    """A move of one slide or ray (shape WALK) or to `A & next-to(own)` (NEAR) that may lift a
+    piece with an aura lists that piece's moves (`move_blocks` of it alone) between the WalkRun or
+    near_run runs of the player's other pieces (compiled.aura_runs), not every piece's through
+    `_steps`: whole combined games where it happens agree with sample_action's."""
     rules = load(ROOT / "rules" / "combined")
     move_blocks, lifted = State.move_blocks, []
 
@@ -263,9 +264,9 @@ def test_compiled_playout_lists_walks_around_pieces_with_an_aura(monkeypatch):
         return move_blocks(state, action, p, sources)
 
     monkeypatch.setattr(State, "move_blocks", counted)
-    for seed in (24, 41):
+    for seed in seeds:
         play_random_and_sampled(Game.new(rules, players=4, seed=seed).new_state(), seed, 1 << 30)
-        assert WALK in lifted  # (the compiled loop listed a walk's moves so in these games)
+        assert shape in lifted  # (the compiled loop listed such a move's moves so in these games)
         lifted.clear()
 
 

@@ -816,9 +816,6 @@ if by_card is None:
     full = self.occ  # ?!auras
     lifting = self.blocked and sources & self.aura_own(p)  # ?auras
     if lifting:  # lifting one unblocks hexes: its targets are its own (aura_runs)  # ?auras
-        if shape == NEAR:  # ?auras
-            total += steps(self, name, action, out)  # ?auras
-            continue  # ?auras
         sources ^= lifting  # ?auras
     run = None
     if shape == SAME:
