@@ -856,9 +856,7 @@ class Compiler:
                     "<": lambda c: lf(c) < k,
                 }[node.op],
             )
-        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}[
-            node.op
-        ]
+        op = _COMPARE[node.op]
         return Compiled(BOOL, lambda c: op(lf(c), rf(c)))
 
     def _some_item(self, node: ast.Compare, kw: dict) -> Fn | None:
@@ -1220,8 +1218,7 @@ class Compiler:
             and not self._reads_region(node.left.args[0])
         ):
             return None
-        op = {">=": int.__ge__, "<=": int.__le__, "==": int.__eq__, "!=": int.__ne__, ">": int.__gt__, "<": int.__lt__}
-        holds = op[node.op]
+        holds = _COMPARE[node.op]
         ones, zeros = holds(1, node.right.value), holds(0, node.right.value)
         f = self._quiet(self._expect, node.left.args[0], HEX, move=move, region=region).fn
         if ones and zeros:
@@ -2085,7 +2082,7 @@ def _ranked(items: Callable, value: Callable, keep: Callable | None, payouts: tu
 
 
 def _rank(
-    c: Ctx, items: list[int], value: Callable, keep: Callable | None, payouts: tuple[int, ...], shared: bool = False
+    c: Ctx, items: list[int], value: Callable, keep: Callable | None, payouts: tuple[int, ...], shared: bool
 ) -> list[int]:
     """Per player, the gold of a rank(): per item, the players it keeps tied for the highest value
     get payouts[0], the next lower value payouts[1], ...; `shared`: the values over every item are
@@ -2202,26 +2199,24 @@ def _or(x: list, y: list) -> list:
     return [a or b for a, b in zip(x, y, strict=True)]
 
 
+#: The comparison operators of the language, on two values.
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    ">=": operator.ge,
+    "<=": operator.le,
+    "==": operator.eq,
+    "!=": operator.ne,
+    ">": operator.gt,
+    "<": operator.lt,
+}
+
+
 #: An operator on two lists of values, item by item.
 def _mapped(f: Callable[[Any, Any], Any]) -> Callable[[list, list], list]:
     return lambda x, y: list(map(f, x, y))
 
 
 _ELEMENTWISE: dict[str, Callable[[list, list], list]] = {
-    **{
-        op: _mapped(f)
-        for op, f in {
-            "+": operator.add,
-            "-": operator.sub,
-            "*": operator.mul,
-            ">=": operator.ge,
-            "<=": operator.le,
-            "==": operator.eq,
-            "!=": operator.ne,
-            ">": operator.gt,
-            "<": operator.lt,
-        }.items()
-    },
+    **{op: _mapped(f) for op, f in {"+": operator.add, "-": operator.sub, "*": operator.mul, **_COMPARE}.items()},
     "//": lambda x, y: list(map(_floordiv, x, y)),
     "&": _and,
     "|": _or,
