@@ -1014,32 +1014,25 @@ else:
 """
 
 
-#: A granted action of the players' turns listed in line (`inline_grants`): a build on `A &
-#: next-to(own)` whose A is a table per board (entry i's action, base, kind index and table:
-#: ga$i, gb$i, gk$i, gt$i, the table found when first needed in a run).
+#: A granted action of the players' turns listed in line (`inline_grants`), appending to
+#: grant_runs and counting in granted: a build on `A & next-to(own)` whose A is a table per board
+#: (entry i's action, base, kind index and table: ga$i, gb$i, gk$i, gt$i, the table found once a run).
 _INLINE_NEAR = """
-if plain:
-    targets = gt$i
-    if targets is None:  # near_own_part, once a run
-        targets = gt$i = self.near_own_part(ga$i, p)
-    targets &= nb[p]
-    if targets:  # (A next to p's pieces: mostly none, the taken hexes not read)
-        targets ^= targets & (self.occ | self.blocked)  # ?auras
-        targets ^= targets & self.occ  # ?!auras
-        if targets:
-            out.append((gb$i, targets))
-            total += targets.bit_count()
+targets = gt$i & nb[p]
+if targets:  # (A next to p's pieces: mostly none, the taken hexes and the supply not read)
+    targets ^= targets & (self.occ | self.blocked)  # ?auras
+    targets ^= targets & self.occ  # ?!auras
+    if targets and supply[p] > 0:
+        grant_runs.append((gb$i, targets))
+        granted += targets.bit_count()
 """
 
 #: ... a move with the same targets from every source (SAME) of no piece kind, card or adjacency,
 #: from all of p's pieces or from a source of board hexes (its table gs$i): the generic SAME
 #: listing with the tables found once a run.
 _INLINE_SAME = """
-sources = own[p]
-if gs$i is None:  # move_sources' table of board hexes, once a run  # ?source
-    self.move_sources(ga$i, p)  # ?source
-    gs$i = tcache[("source", id(ga$i))]  # ?source
-sources &= gs$i  # ?source
+sources = own[p] & gs$i  # ?source
+sources = own[p]  # ?!source
 if sources:  # ?kinds
     if fixed < 0:  # ?kinds
         fixed = 0  # ?kinds
@@ -1052,8 +1045,6 @@ if sources:
     lifting = self.blocked and sources & self.aura_own(p)  # ?auras
     sources ^= lifting  # ?auras
     cand = gt$i
-    if cand is None:  # board_target, once a run
-        cand = gt$i = self.board_target(ga$i, hand[p])
     cand ^= cand & full
     if not (cand and sources):
         run = None
@@ -1063,16 +1054,16 @@ if sources:
         run = same_run(sources, cand, 0, g.tables, own[p])
         gw$i = (sources, cand, run)
     if lifting:  # ?auras
-        total += aura_runs(self, out, gk$i, ga$i, gb$i, run, lifting)  # ?auras
+        granted += aura_runs(self, grant_runs, gk$i, ga$i, gb$i, run, lifting)  # ?auras
     elif run is not None:  # ?auras
     if run is not None:  # ?!auras
         @@risky@@
         risky = self._risky & sources
         if risky:
-            total += split_run(self, out, gk$i, gb$i, run, risky)
+            granted += split_run(self, grant_runs, gk$i, gb$i, run, risky)
         else:
-            out.append((gb$i, run))
-            total += run.size
+            grant_runs.append((gb$i, run))
+            granted += run.size
 """
 
 _INLINE_KINDS = {"near": _INLINE_NEAR, "same": _INLINE_SAME, "same-source": _INLINE_SAME}
@@ -1122,24 +1113,28 @@ def inline_locals(g) -> tuple:
 
 
 def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
-    """The template parts of the grants listed in line: the locals bound once a run, and at a
-    decision their uses (gu$j) and, where _pick would list them, their moves (`grant_runs`,
-    `granted` moves: none lets the turn's shortcuts, the mandatory builds alone or the end of the
-    turn alone, go on as where nothing is granted)."""
+    """The template parts of the grants listed in line: the locals bound once a run (the board
+    tables they read, found then: they read no card), and at a decision where _pick would list
+    them, their uses (gu$j) and their moves (`grant_runs`, `granted` moves: none lets the turn's
+    shortcuts, the mandatory builds alone or the end of the turn alone, go on as where nothing is
+    granted)."""
     grants = [f"gn{j}" for j in range(len(found))]
     entries = [how for _, hows in found for _, how in hows]
     bound = ["turn_grants", *grants] + [f"{x}{i}" for i in range(len(entries)) for x in ("ga", "gb", "gk")]
     setup = [f"{', '.join(bound)} = inline_locals(g)"]
-    setup += [f"gt{i} = None" for i in range(len(entries))]
-    setup += [f"gs{i} = None" for i, how in enumerate(entries) if how == "same-source"]
-    setup += [f"gw{i} = (0, 0, None)" for i, how in enumerate(entries) if how != "near"]  # SAME: (sources, cand, run)
-    uses = ["try:  # (the uses a turn's start gives: every grant of the turns has its key)"]
-    uses += [f"    gu{j} = left[gn{j}]" for j in range(len(found))]
-    uses.append("except KeyError:  # (a position arranged or loaded without some)")
-    uses += [f"    gu{j} = left.get(gn{j})" for j in range(len(found))]
-    uses.append("granted = 0")
-    uses.append(f"if ({' or '.join(f'gu{j}' for j in range(len(found)))}) and (mand_left <= 0 or not self.built):")
-    uses += ["    out = []", "    total = 0", "    plain = supply[p] > 0"]
+    for i, how in enumerate(entries):
+        if how == "near":
+            setup.append(f"gt{i} = self.near_own_part(ga{i}, self.current)")
+            continue
+        if how == "same-source":  # move_sources' table of board hexes
+            setup += [f"self.move_sources(ga{i}, self.current)", f'gs{i} = tcache[("source", id(ga{i}))]']
+        setup += [f"gt{i} = self.board_target(ga{i}, None)", f"gw{i} = (0, 0, None)"]  # SAME: (sources, cand, run)
+    uses = ["granted = 0", "if mand_left <= 0 or not self.built:"]
+    uses.append("    try:  # (the uses a turn's start gives: every grant of the turns has its key)")
+    uses += [f"        gu{j} = left[gn{j}]" for j in range(len(found))]
+    uses.append("    except KeyError:  # (a position arranged or loaded without some)")
+    uses += [f"        gu{j} = left.get(gn{j})" for j in range(len(found))]
+    uses.append("    grant_runs = []")
     i = 0
     for j, (_, hows) in enumerate(found):
         uses.append(f"    if gu{j}:")
@@ -1147,7 +1142,6 @@ def _inline_parts(found: tuple, conds: dict[str, bool]) -> dict[str, str]:
             part = _INLINE_KINDS[how].replace("$i", str(i))
             uses += ["        " + line for line in _expand(part, {**conds, "source": how == "same-source"})]
             i += 1
-    uses.append("    granted, grant_runs = total, out")
     return {"inline_setup": "\n".join(setup), "inline_uses": "\n".join(uses)}
 
 
