@@ -69,7 +69,7 @@ from collections.abc import Callable
 from kbdsl.bitset import bit_list, bits, extend_bits, nth_bit
 from kbdsl.caches import ByOwner
 from kbdsl.engine.groups import MoveGroup, WalkRun
-from kbdsl.engine.phases import PHASES, REACT
+from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.engine.setup import lifecycles
 from kbdsl.engine.targets import CARD, CARD_ORIGIN
 from kbdsl.engine.tiles import Holdings, fresh_of, kind_of, usable_kind
@@ -96,7 +96,7 @@ def run(self, rngs, stop_turn, max_moves):
     card_actions = g.card_actions  # ?choosing
     shapes, every, tcache, stride = move_shapes(g), g.tables.all, g.tables.cache, g.tables.n
     bit_of = hex_bits(stride)  # 1 << i by hex (kbdsl.bitset.bits: read, not shifted)
-    grants, grants_plain = g.grants, g.grants_plain  # ?grants
+    grants, turn_uses = g.grants, g.grants_plain[TURNS]  # (the uses give_grants gives at a turn's start)  # ?grants
     turn_grants = g.turn_grants  # usable_tiles, in line where the board grants actions every turn  # ?turns
     any_time = g.any_time  # ?any_time
     players = len(own)
@@ -466,9 +466,8 @@ if self.later[after] is not None:  # modifiers waiting for this turn (kbdsl.engi
         self.mand_left += extra  # ?!draw_start delayed
 self.choosing = True if self.spare[after] else hand[after] in faces  # ?!draw_start choosing faces
 self.choosing = True if self.spare[after] else False  # (no card of several choices)  # ?!draw_start choosing !faces
-uses = grants_plain[self.phase]  # give_grants, in line where each is given once a turn  # ?!draw_start grants
-if uses is not None:  # ?!draw_start grants
-    self.grant_left[after].update(uses)  # ?!draw_start grants
+if turn_uses is not None:  # give_grants, in line where each is given once a turn (phase TURNS)  # ?!draw_start grants
+    self.grant_left[after].update(turn_uses)  # ?!draw_start grants
 else:  # ?!draw_start grants
     self.give_grants(after)  # ?!draw_start grants
 if mcount > 0:  # ?!draw_start !delayed
@@ -582,7 +581,8 @@ if tile is not None and mask.__class__ is int:  # ?lean
     self.waived = False  # ?lean
     if not supply[p]:  # ?lean
         self.ending = True  # ?lean
-    if tile_near[k]:  # ?lean
+    near = tile_near[k]  # (as _BUILDS: gain takes nothing by the tile hexes p took from)  # ?lean
+    if near and near ^ (near & self.taken[p]):  # ?lean
         holdings_gain(self, p, k)  # ?lean !on_gain
         self._landed(p, k)  # ?lean on_gain
     self._pay(p, on_build, bit)  # ?lean on_build
@@ -1296,6 +1296,7 @@ def _made(g, conds: dict[str, bool]) -> Callable:
     if fn is None:
         scope = {
             "BUILD": BUILD,
+            "TURNS": TURNS,
             "END_TURN": END_TURN,
             "nth_bit": nth_bit,
             "hex_bits": bits,
