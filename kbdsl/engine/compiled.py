@@ -762,7 +762,7 @@ if by_card is None:
                 out.append((base, targets))
                 total += targets.bit_count()
         continue
-    if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX: _steps' targets in line
+    if shape <= 0:  # OTHER: through _steps; PLACE, RETURN, NO_HEX, STOCK, RETURN_OWN: _steps' targets in line
         if not shape:
             total += steps(self, name, action, out)
         elif shape == PLACE:
@@ -786,6 +786,14 @@ if by_card is None:
             if targets and (action.source is not None or action.piece in footprints):
                 targets = self.return_targets(action, p)
             if targets:
+                out.append((base, targets))
+                total += targets.bit_count()
+        elif shape == STOCK:
+            if self.stock[action.piece] > 0 and (targets := self.build_targets(action, p)):
+                out.append((base, targets))
+                total += targets.bit_count()
+        elif shape == RETURN_OWN:
+            if targets := self.return_targets(action, p):
                 out.append((base, targets))
                 total += targets.bit_count()
         else:
@@ -1326,6 +1334,8 @@ def _made(g, conds: dict[str, bool]) -> Callable:
             "TILE_BUILD": TILE_BUILD,
             "PLACE": PLACE,
             "RETURN": RETURN,
+            "STOCK": STOCK,
+            "RETURN_OWN": RETURN_OWN,
             "holdings_gain": Holdings.gain,  # (a call without a method lookup)
             "kind_of": kind_of,
         }
@@ -1422,8 +1432,10 @@ _PLAIN_KINDS: ByOwner[dict[int, tuple[str, str, bool]]] = ByOwner()
 #: `Targets._lifted_targets`' case: `near_run`).
 OTHER, SAME, ORIGIN, ORIGIN_CARD, TILE_BUILD, WALK, NEAR = 0, 1, 2, 3, 4, 5, 6
 #: A placement or a return of a player-owned kind (`place_targets`, `return_targets`), an action
-#: on no hex (gold, ignore, draw, later: one move).
-PLACE, RETURN, NO_HEX = -1, -2, -3
+#: on no hex (gold, ignore, draw, later: one move), a placement of a stock's piece (STOCK:
+#: `build_targets` while the stock lasts) or a return of one's settlements (RETURN_OWN:
+#: `return_targets`): each `_steps`' targets of one call, found without it.
+PLACE, RETURN, NO_HEX, STOCK, RETURN_OWN = -1, -2, -3, -4, -5
 _SHAPES: ByOwner[dict[str, int]] = ByOwner()
 
 
@@ -1440,10 +1452,10 @@ def move_shapes(g) -> dict[str, int]:
 def _shape(action, kinds, may_stay: bool) -> int:
     if action.kind == "build":
         return TILE_BUILD
-    if action.kind == "place" and action.piece in kinds:
-        return PLACE
-    if action.kind == "return" and action.piece in kinds:
-        return RETURN
+    if action.kind == "place":
+        return PLACE if action.piece in kinds else STOCK
+    if action.kind == "return":
+        return RETURN if action.piece in kinds else RETURN_OWN
     if action.kind != "move" or may_stay or action.source_reads:  # (a source of board hexes: move_sources')
         return OTHER
     reads = action.reads
