@@ -1694,8 +1694,7 @@ def split_run(
     `risky` alone touch a tile's hex: such a piece whose move may lose a tile has its moves with
     their discard variants (`_special_runs`), and the other pieces' moves are runs between them.
     Returns the number of moves appended."""
-    first = len(out)
-    sources, stride, gain_zone, whole = run.sources, run.stride, -1, True
+    sources, stride, gain_zone, whole, total = run.sources, run.stride, -1, True, 0
     same = run.__class__ is SameRun or run.__class__ is WalkRun  # (targets by source: run.targets)
     table = None if same else run.table if run.__class__ is OriginRun else run.origins.table
     while risky:  # lowest first
@@ -1713,15 +1712,14 @@ def split_run(
         sources ^= before | (1 << s)
         if before and (part := _part(run, table, before)) is not None:
             out.append((base, part))
-        state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
+            total += part.size
+        total += state._special_runs(out, kind, base + s * stride, s, targets, special, lifted)
     if whole:
         out.append((base, run))
         return run.size
     if sources and (part := _part(run, table, sources)) is not None:
         out.append((base, part))
-    total = 0
-    for _, mask in out[first:]:
-        total += mask.bit_count()
+        total += part.size
     return total
 
 

@@ -372,16 +372,17 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 special &= gain_zone
         return special, lifted, gain_zone
 
-    def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> None:
+    def _special_runs(self, out: list, kind: int, code: int, s: int, targets: int, special: int, lifted: list) -> int:
         """The runs of moving the piece on s: the special targets one by one, each followed by its
         discard variants (a special target loses every lifted tile), the other targets as runs
-        between them, in code order."""
+        between them, in code order. Returns the number of moves appended."""
         g, p = self.game, self.current
         using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
         rest = targets
         # a target where p takes no tile (outside gain_zone) has the variants of every other such
         # target: found once (holding two of a lost kind, most targets are special)
         zone, plain = (self.gain_zone(p) if special & (special - 1) else -1), None
+        total = targets.bit_count()  # (each target once, and the variants)
         for i in bit_list(special):
             lower = rest & ((1 << i) - 1)
             if lower:
@@ -396,8 +397,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 choices = plain
             for d in choices:
                 out.append((g.encode(kind, i, s, d), 1))
+            total += len(choices)
         if rest:
             out.append((code, rest))
+        return total
 
     def place_targets(self, action, p: int) -> int:
         """Hexes where p may place a piece of a player-owned kind (its cover on hexes the action allows)."""
