@@ -11,8 +11,8 @@ game, `Game.new` left out of the counts, 50 games on other setups first) in a ch
 `py-spy record` at 1,000 samples a second, then prints, per function (line numbers dropped, every
 compiled playout named `run <playout>`), the milliseconds a game spends there: inclusive (the
 default) or in the function's own lines (`--self`). With `--against`, the same for another rule
-set, in the next column, sorted by the difference. With `--lines`, the most sampled compiled
-playout's own time line by line, with its generated source.
+set, in the next column, sorted by the difference. With `--lines`, the compiled playouts' own
+time line by line, summed over every variant the games ran, by the generated line's text.
 Needs py-spy (`pip install py-spy`); about 10 s for 6,000 base games on a 2-core machine.
 """
 
@@ -128,20 +128,20 @@ def by_function(first: Profile, other: Profile | None, own: bool, top: int) -> N
 
 
 def by_line(profile: Profile, top: int) -> None:
-    """The most sampled compiled playout's own time, line by line, with its source."""
-    keys = Counter()
-    for (key, _), n in profile.lines.items():
-        keys[key] += n
-    if not keys:
+    """The compiled playouts' own time line by line, summed over every variant by the line's text:
+    a rule set's setups run up to a few tens of variants (the template less what a setup's tiles
+    cannot do), each too thinly sampled alone. Lines of one text in several places add up."""
+    per_text: Counter[str] = Counter()
+    for (key, line), n in profile.lines.items():
+        text = profile.sources.get(key, "").splitlines()
+        per_text[text[line - 1].strip() if line <= len(text) else "?"] += n
+    if not per_text:
         print("no compiled playout ran")
         return
-    key = keys.most_common(1)[0][0]
-    text = profile.sources.get(key, "").splitlines()
-    print(f"{key[:160]}: {profile.ms(keys[key]):.4f} ms a game in its own lines")
-    rows = sorted(((n, line) for (k, line), n in profile.lines.items() if k == key), reverse=True)
-    for n, line in rows[:top]:
-        code = text[line - 1].strip() if line <= len(text) else "?"
-        print(f"{profile.ms(n):9.4f} {line:5d}  {code[:110]}")
+    variants = len({key for key, _ in profile.lines})
+    print(f"{variants} compiled playouts: {profile.ms(per_text.total()):.4f} ms a game in their own lines")
+    for code, n in per_text.most_common(top):
+        print(f"{profile.ms(n):9.4f}  {code[:110]}")
 
 
 def main() -> None:
@@ -151,7 +151,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=2)
     ap.add_argument("--games", type=int, default=6000)
     ap.add_argument("--self", dest="own", action="store_true", help="time in a function's own lines")
-    ap.add_argument("--lines", action="store_true", help="the compiled playout's time line by line")
+    ap.add_argument("--lines", action="store_true", help="the compiled playouts' own time by line, over every variant")
     ap.add_argument("--top", type=int, default=30)
     args = ap.parse_args()
     if shutil.which("py-spy") is None:
