@@ -1549,17 +1549,13 @@ def same_run(sources: int, cand: int, nb: int, t: Tables, own: int) -> SameRun:
     that piece's move only, so the moves number sources * |near| - (the hexes of single next to a
     source), plus |cand| for a source that alone touches all of near."""
     run = SameRun()
+    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, t.nbr_mask, t.n
     near = cand & nb
-    if not near:  # the same targets from every source (most calls: a granted move's; one store a slot)
-        run.sources = sources
-        run.cand = cand
+    if not near:  # the same targets from every source (most calls: a granted move's)
         run.near = run.single = run.touchers = 0
-        run.nbr_mask = t.nbr_mask
-        run.stride = t.n
         run.size = size = sources.bit_count() * cand.bit_count()
         run.bit_count = size.__index__
         return run
-    run.sources, run.cand, run.nbr_mask, run.stride = sources, cand, t.nbr_mask, t.n
     single = touchers = 0
     m = near.bit_count()
     if m < NEAR_LOOP:  # hex by hex (each hex's bit read, not isolated: 2.50 -> 2.25 us a call)

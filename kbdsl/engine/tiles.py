@@ -192,9 +192,7 @@ class Holdings(Pieces):
                 self.reacting = True
             self.taken[p] |= 1 << loc
             kind = g.tables.location_of[loc] or self.dealt.pop(loc)
-            new = kind in g.wait_a_turn
-            tile = _TAKEN.get((kind, loc, new))  # Tile.taken's, in line (at every taking)
-            held.append(tile if tile is not None else Tile.taken(kind, loc, new))
+            held.append(Tile.taken(kind, loc, kind in g.wait_a_turn))
             if kind in g.gives:  # the pieces that come with the tile
                 self.receive(p, *g.gives[kind])
             if given and not due:

@@ -379,10 +379,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
         g, p = self.game, self.current
         using = None if self.pending_left and kind == self.pending else g.kind_rows[kind][2]
         rest = targets
-        # a target where p takes no tile (no tile hex next to it that p never took from has one
-        # left: gains) has the variants of every other such target: found once (holding two of a
-        # lost kind, most targets are special; gains read target by target costs less than gain_zone)
-        several, plain, tile_near, taken = special & (special - 1), None, g.tile_near, self.taken[p]
+        # a target where p takes no tile (gains) has the variants of every other such target: found
+        # once (holding two of a lost kind, most targets are special; gains read target by target
+        # costs less than gain_zone)
+        several, plain = special & (special - 1), None
         total = targets.bit_count()  # (each target once, and the variants)
         for i in bit_list(special):
             lower = rest & ((1 << i) - 1)
@@ -390,7 +390,7 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 out.append((code, lower))
             rest ^= lower | (1 << i)
             out.append((code + i, 1))
-            if not several or (tile_near[i] ^ (tile_near[i] & taken) and self.gains(p, i)):
+            if not several or self.gains(p, i):
                 choices = self.discard_choices(p, i, lifted, using)
             elif plain is None:
                 choices = plain = self.discard_choices(p, i, lifted, using)
