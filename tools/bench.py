@@ -1,6 +1,7 @@
 """Benchmark the turn engine on one core, side by side with a hand-written playout.
 
-    python tools/bench.py [--seconds S] [--rules base|all] [--players 4] [--preset NAME]
+    python tools/bench.py [--seconds S] [--rules base|all|base,nomads,my/folder|nomads+island] [--players 4]
+                          [--preset NAME]
 
 Every game is played on a new random setup (sections, cards and so the deck order drawn from the
 game's number, `Game.new(rules, players, seed=k)`; `--preset` fixes what a preset fixes), and a
@@ -16,9 +17,11 @@ to game; the hand-written playout shuffles its deck with one stream alike.
 
 With one rule set it prints the games/s of both, their ratio, then clone(), legal_actions() and
 apply_action() in microseconds, playouts/s from mid-game positions and Game.new in ms. With
-`--rules all` it prints one table: every shipped rule set at every player count, each row with
-its ratio to the hand-written playout measured in the same run and to base at the same player
-count, timed in slices beside the row's own. All times are processor time of this process, so
+`--rules all` it prints one table: every shipped rule set at every player count (with a comma list
+of rule sets, those beside base), each row with its ratio to the hand-written playout measured in
+the same run and to base at the same player count, timed in slices beside the row's own. A name
+joined by `+` (`nomads+crossroads+island`) is those boxes together, as a folder extending each would
+be. All times are processor time of this process, so
 other work on a shared machine does not inflate them. Last line: `random games/s: N` (of the first row).
 
 `--compare DIR` instead measures this checkout and another one (say, the commit before a change)
@@ -29,10 +32,12 @@ random games (this bench's games, the other tree's engine) and for Game.new of n
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kbdsl.bitset import bit_list  # noqa: E402
 from kbdsl.bots import RandomBot, play_out  # noqa: E402
 from kbdsl.game import Game  # noqa: E402
+from kbdsl.resources import shipped_path  # noqa: E402
 from kbdsl.ruleset import RuleSet, load, shipped  # noqa: E402
 from kbdsl.scoring import score  # noqa: E402
 
@@ -49,6 +55,24 @@ try:  # (--compare runs this bench with an older tree's kbdsl: one from before t
     from kbdsl.engine.compiled import compiled
 except ImportError:
     compiled = None
+
+
+def load_rules(name: str) -> RuleSet:
+    """A rule set by name or folder, or a combination of them joined by `+` (`nomads+crossroads`):
+    a rule folder made for the run whose manifest extends each, as `rules/combined` extends every
+    shipped box, so a designer can time boxes together without writing the folder."""
+    if "+" not in name:
+        return load(name)
+    parts = [(shipped_path(p) or Path(p)).resolve() for p in name.split("+")]
+    with tempfile.TemporaryDirectory() as folder:
+        manifest = {
+            "name": name.replace("+", "-"),
+            "title": name,
+            "text": f"{name}, together",
+            "extends": [str(p) for p in parts],
+        }
+        (Path(folder) / "game.yaml").write_text(json.dumps(manifest))  # JSON is YAML
+        return load(folder)
 
 
 def engine_game(game: Game, bots: list[RandomBot]) -> int:
@@ -164,13 +188,13 @@ def per_call_us(fn, seconds: float) -> float:
     return (time.process_time() - start) / calls * 1e6
 
 
-def table(seconds: float, passes: int) -> list[Row]:
-    """Every shipped rule set at every player count it allows, base first, each measured in
+def table(which: str, seconds: float, passes: int) -> list[Row]:
+    """Every rule set of `which` (see `rows`) at every player count it allows, base first, each measured in
     `passes` slices of the time spread over the run. Beside each slice of another rule set, a
     slice of base at the same player count (before it in one pass, after it in the next), so its
     "vs base" compares games timed seconds apart: the machine's load moves between rows timed
     minutes apart, and had moved that column by a tenth from run to run."""
-    specs = [(name, n, load(name)) for name, n in rows("all", 0)]
+    specs = [(name, n, load_rules(name)) for name, n in rows(which, 0)]
     base_rules = next(rules for name, _, rules in specs if name == "base")
     counts = {n for name, n, _ in specs if name == "base"}
     found = [Row(name, n, 0, 0, 0.0, 0.0, 0.0) for name, n, _ in specs]
@@ -201,7 +225,11 @@ def table(seconds: float, passes: int) -> list[Row]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, help="engine CPU time of each measurement (default 10; 2 with all)")
-    ap.add_argument("--rules", default="base", help="a rule set, or `all`: every shipped one at every player count")
+    ap.add_argument(
+        "--rules",
+        default="base",
+        help="a rule set (boxes together: nomads+island); `all` or a comma list (base,nomads,my/folder): a table",
+    )
     ap.add_argument("--preset", help="fix what this preset fixes of the random setups")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--compare", metavar="DIR", help="another checkout to measure in turns with this one")
@@ -216,12 +244,12 @@ def main() -> None:
     if args.compare:
         compare(args)
         return
-    if args.rules == "all":
-        found = table(2.0 if args.seconds is None else args.seconds, args.rounds)
+    if args.rules == "all" or "," in args.rules:
+        found = table(args.rules, 2.0 if args.seconds is None else args.seconds, args.rounds)
         print(f"random games/s: {found[0].rate:.0f}")
         return
     seconds = 10.0 if args.seconds is None else args.seconds
-    rules = load(args.rules)
+    rules = load_rules(args.rules)
     row = measure(rules, args.rules, args.players, seconds, args.preset)
     small = max(seconds / 10, 0.2)
 
@@ -284,19 +312,21 @@ sys.path.insert(0, sys.argv[1])
 import bench
 preset, players, seconds = sys.argv[3] or None, int(sys.argv[4]), float(sys.argv[5])
 for name, n in bench.rows(sys.argv[2], players):
-    row = bench.measure(bench.load(name), name, n, seconds, preset)
+    row = bench.measure(bench.load_rules(name), name, n, seconds, preset)
     print(name, n, row.rate, row.hand_rate, row.new_s / row.games * 1000, flush=True)
 """
 
 
 def rows(which: str, players: int) -> list[tuple[str, int]]:
-    """The (rule set, players) measured: `which` at `players`, or for `all` every shipped rule set
-    (base first) at every player count it allows."""
-    if which != "all":
+    """The (rule set, players) measured: `which` at `players`; for `all` every shipped rule set,
+    for a comma list (`base,nomads,path/to/folder`) each one named, at every player count it
+    allows, base first (every other row is timed beside it)."""
+    if which != "all" and "," not in which:
         return [(which, players)]
+    names = shipped() if which == "all" else {"base", *which.split(",")}
     out = []
-    for name in sorted(shipped(), key=lambda n: (n != "base", n)):
-        lo, hi = load(name).players
+    for name in sorted(names, key=lambda n: (n != "base", n)):
+        lo, hi = load_rules(name).players
         out += [(name, n) for n in range(lo, hi + 1)]
     return out
 
@@ -306,7 +336,7 @@ def compare(args: argparse.Namespace) -> None:
     rates, per rule set and player count (`--rules all`: the whole table in each run)."""
     here = Path(__file__).resolve().parent.parent
     trees = {"other": Path(args.compare).resolve(), "this": here}
-    seconds = (2.0 if args.rules == "all" else 4.0) if args.seconds is None else args.seconds
+    seconds = (2.0 if args.rules == "all" or "," in args.rules else 4.0) if args.seconds is None else args.seconds
     argv = [str(here / "tools"), args.rules, args.preset or "", str(args.players), str(seconds)]
     runs: dict[tuple[str, str, int], list[tuple[float, float, float]]] = {}
     for _ in range(args.rounds):
