@@ -209,14 +209,15 @@ def table(which: str, seconds: float, passes: int) -> list[Row]:
                 into.games, into.moves = into.games + r.games, into.moves + r.moves
                 into.engine_s, into.hand_s = into.engine_s + r.engine_s, into.hand_s + r.hand_s
                 into.new_s += r.new_s
+    w = max(18, *(len(r.rules) + 2 for r in found))  # the rule set's column
     print(
-        f"{'rules':<18}{'players':>8}{'games':>7}{'moves/game':>11}{'games/s':>9}"
+        f"{'rules':<{w}}{'players':>8}{'games':>7}{'moves/game':>11}{'games/s':>9}"
         f"{'hand-written/s':>15}{'engine/hand':>12}{'vs base':>8}{'Game.new ms':>12}"
     )
     for r, near in zip(found, beside, strict=True):
         vs = "1.00" if r.rules == "base" else f"{r.rate / near.rate:.2f}" if near.games else "-"
         print(
-            f"{r.rules:<18}{r.players:>8}{r.games:>7}{r.moves / r.games:>11.0f}{r.rate:>9.0f}"
+            f"{r.rules:<{w}}{r.players:>8}{r.games:>7}{r.moves / r.games:>11.0f}{r.rate:>9.0f}"
             f"{r.hand_rate:>15.0f}{r.rate / r.hand_rate:>12.2f}{vs:>8}{r.new_s / r.games * 1000:>12.2f}"
         )
     return found
@@ -348,8 +349,9 @@ def compare(args: argparse.Namespace) -> None:
                 name, n, rate, hand, new_ms = line.split()
                 runs.setdefault((tree_name, name, int(n)), []).append((float(rate), float(hand), float(new_ms)))
     print(f"other: {trees['other']}; this: {trees['this']}; medians of {args.rounds} runs each, in turns")
+    w = max(18, *(len(name) + 2 for name, _ in rows(args.rules, args.players)))  # the rule set's column
     print(
-        f"{'rules':<18}{'players':>8}{'other/s':>9}{'this/s':>9}{'this/other':>11}"
+        f"{'rules':<{w}}{'players':>8}{'other/s':>9}{'this/s':>9}{'this/other':>11}"
         f"{'other/hand':>11}{'this/hand':>10}{'new ms other':>13}{'new ms this':>12}"
     )
     median = statistics.median
@@ -359,7 +361,7 @@ def compare(args: argparse.Namespace) -> None:
         o_hand, t_hand = median(r / h for r, h, _ in o), median(r / h for r, h, _ in t)
         o_new, t_new = median(x for _, _, x in o), median(x for _, _, x in t)
         print(
-            f"{name:<18}{n:>8}{o_rate:>9.0f}{t_rate:>9.0f}{t_rate / o_rate:>11.2f}"
+            f"{name:<{w}}{n:>8}{o_rate:>9.0f}{t_rate:>9.0f}{t_rate / o_rate:>11.2f}"
             f"{o_hand:>11.2f}{t_hand:>10.2f}{o_new:>13.2f}{t_new:>12.2f}"
         )
     name, n = rows(args.rules, args.players)[0]
