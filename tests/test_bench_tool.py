@@ -41,3 +41,10 @@ def test_a_comma_list_is_timed_beside_base_at_every_player_count():
         ("nomads", 5),
     ]
     assert bench.rows("nomads", 3) == [("nomads", 3)]
+
+
+def test_all_in_a_list_is_every_shipped_rule_set_besides_the_others():
+    from kbdsl.ruleset import shipped
+
+    names = [name for name, _ in bench.rows("all,nomads+island", 4)]
+    assert names[0] == "base" and set(names) == {*shipped(), "nomads+island"}

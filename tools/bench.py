@@ -320,11 +320,13 @@ for name, n in bench.rows(sys.argv[2], players):
 
 def rows(which: str, players: int) -> list[tuple[str, int]]:
     """The (rule set, players) measured: `which` at `players`; for `all` every shipped rule set,
-    for a comma list (`base,nomads,path/to/folder`) each one named, at every player count it
-    allows, base first (every other row is timed beside it)."""
+    for a comma list (`base,nomads,path/to/folder`, `all,nomads+island`) each one named, at every
+    player count it allows, base first (every other row is timed beside it)."""
     if which != "all" and "," not in which:
         return [(which, players)]
-    names = shipped() if which == "all" else {"base", *which.split(",")}
+    names = {"base", *which.split(",")}
+    if "all" in names:
+        names = names - {"all"} | set(shipped())
     out = []
     for name in sorted(names, key=lambda n: (n != "base", n)):
         lo, hi = load_rules(name).players
