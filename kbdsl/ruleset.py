@@ -17,7 +17,7 @@ from kbdsl.errors import Diagnostic, Pos, RuleError, read_source
 from kbdsl.expr import MAX_EXTENT, Compiler, Ctx, Fn, ShapeSplit, Vocabulary
 from kbdsl.family import expand
 from kbdsl.lang import ast
-from kbdsl.lang.parser import parse
+from kbdsl.lang.parser import parse, walk
 from kbdsl.resources import MANIFEST, rules_path, shipped, shipped_path, user_path
 from kbdsl.suggest import did_you_mean
 from kbdsl.yamlio import KEY, Document, read_yaml, validate
@@ -71,6 +71,7 @@ class CompiledAction:
     per_opponent: bool = field(init=False)
     steps: bool = field(init=False)
     required: bool = field(init=False)  # `adjacent`: the hex (or a piece's cover) must touch the player's pieces
+    reads_card: bool = field(init=False)  # whether the declaration names the played card anywhere (Game.uses_card)
     reads: frozenset[str] = frozenset()  # what of the context `target` reads beside the board (Compiler.reads)
     source_reads: frozenset[str] = frozenset()  # and what `source` reads
     # of a target `A & next-to(own)` whose A reads at most the card: A (Compiler.near_own)
@@ -87,6 +88,7 @@ class CompiledAction:
         put(self, "required", "adjacent" in d.modifiers)
         put(self, "per_opponent", "per-opponent" in d.modifiers)
         put(self, "steps", d.count > 1 or self.per_opponent)
+        put(self, "reads_card", any(isinstance(n, ast.Ref) and n.name == "card" for n in walk(d)))
 
 
 #: Action kinds that put a hex choice on the board, and those that take none.

@@ -20,7 +20,6 @@ from kbdsl.engine.phases import PHASES, REACT, TURNS
 from kbdsl.errors import IllegalMove, SetupError
 from kbdsl.expr import Ctx, hex_bound
 from kbdsl.lang import ast
-from kbdsl.lang.parser import walk
 from kbdsl.moves import DISCARDS, END, END_TURN, Move
 from kbdsl.position import Board, Layout, resolve_options
 from kbdsl.ruleset import CompiledAction, RuleSet
@@ -122,42 +121,26 @@ class BaseGame:
         self.rules = rules
         self.setup = setup
         self.options = resolve_options(rules, setup.options)
+        facts = rule_facts(rules, self.options)
+        for name, value in facts.shared.items():  # (never changed by a game: shared by all of the rule set's)
+            setattr(self, name, value)
         self.board = Board.of(rules, setup.layout, self.options)
         self.marks: dict[str, int] = {}  # marker terrain -> the hexes put at set-up (kbdsl.engine.placements)
         self.tables = self.board.tables
         if rules.placements:
             self.marks, self.tables = mark(rules, self.board, setup.seed, self.options)
-        self.tile_names = list(rules.tiles)
-        self.kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
-        self.kind_index = {k: i for i, k in enumerate(self.kinds)}
-        self.code_base = [self.encode(k) for k in range(len(self.kinds))]  # the code of kind k, hex 0
-        # per kind of a tile's action, what applying it looks up: (name, action, its tile, the action due after)
-        self.kind_rows = [None, None] + [
-            (name, a, rules.action_tile[name], rules.follow.get(name)) for name, a in rules.actions.items()
-        ]
+        step = self.encode(1)  # (codes are linear in the kind)
+        self.code_base = [k * step for k in range(len(self.kinds))]  # the code of kind k, hex 0
         # per tile kind, its actions as (name, action, code base, by_card) for the move generator:
         # by_card is None but for a build whose target is a table per board (it caches its targets by card)
         self.tile_plan = {
-            tile: [
-                (
-                    name,
-                    a,
-                    self.code_base[self.kind_index[name]],
-                    {} if a.kind == "build" and a.reads <= {"card"} else None,
-                )
-                for name in rules.entries.get(tile, ())
-                for a in (rules.actions[name],)
-            ]
-            for tile in rules.tiles
+            tile: [(name, a, k * step, {} if by_card else None) for name, a, k, by_card in entries]
+            for tile, entries in facts.plan.items()
         }
-        turn = rules.turn.resolve(self.options)
-        self.may_stay = turn["moves"] == "may-stay"
-        self.end_latched = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
         # the tiles that may be held in this game (the board's: a location hex, a pool; a stock's, a grant's)
         self.in_play = frozenset(n for n in rules.tiles if n in rules.grants or n in rules.given or self._on_board(n))
         # ... their lifecycles (a kind no one can hold plays no part in the game's sets; the compiled
         # playout is the rule set's, `whole`: see kbdsl.engine.compiled)
-        whole = lifecycles(rules, self.options)
         (
             self.lose_now,  # tile kinds lost the moment their hex is left
             self.lose_later,  # ... at the end of the turn instead
@@ -168,7 +151,7 @@ class BaseGame:
             self.on_gain,  # their action happens when they are taken
             self.any_time,  # usable between the mandatory builds too
             self.forced,  # a turn may not end while one has a legal use
-        ) = (kinds & self.in_play for kinds in whole)
+        ) = (kinds & self.in_play for kinds in facts.life)
         t = self.tables
         self.pool_hexes = 0
         for pool in rules.pools.values():
@@ -187,16 +170,9 @@ class BaseGame:
             if self.pool_hexes
         ]
         self.picks = removals(rules, setup.cards, setup.seed)  # card -> the terrain it took out of the deck
-        self.deck_cards = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
         self.set_aside: list[str] = []  # ... and the cards that leave the game at set-up (kbdsl.deckops)
         if self.picks:
             self.deck_cards, self.set_aside = deck_without(rules, self.picks)
-        # terrain cards of several choices (kbdsl.engine.hand): card -> its terrains, (card, terrain) -> count
-        self.faces = {card: tuple(t for t, _ in fs) for card, fs in rules.faces.items()}
-        self.face_count = {(card, t): n for card, fs in rules.faces.items() for t, n in fs if n is not None}
-        self.leave_choice = frozenset(
-            card for card, st in rules.face_settings.items() if st.resolve(self.options)["tile-use"] == "leaves-choice"
-        )
         # tiles given from a stock (kbdsl.engine.given) -> when; not those whose condition never holds in
         # this game (_may_hold), at which Holdings.gain would look at every tile taken
         self.given = {k: when for k, when in rules.given.items() if self._may_hold(when)}
@@ -212,27 +188,14 @@ class BaseGame:
         scored = [*setup.cards, *rules.scorings]
         self.on_build = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "build"]
         self.on_mandatory = [(c, fn) for c in scored for ev, fn in rules.triggers.get(c, ()) if ev == "mandatory"]
-        self.no_hex = frozenset(k for k, a in rules.actions.items() if a.kind in ("gold", "ignore", "draw", "later"))
-        self.delayed = any(a.kind == "later" for a in rules.actions.values())  # next-turn modifiers (engine.later)
-        kind_life = {k: v.resolve(self.options) for k, v in rules.kind_settings.items()}
-        self.aura_kinds = frozenset(k for k, v in kind_life.items() if v["aura"] == "blocks-next-to")
-        self.footprints = frozenset(k for k, v in kind_life.items() if v["footprint"] == "hex-and-neighbours")
-        self.fixed_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "no")
-        self.own_tile_kinds = frozenset(k for k, v in kind_life.items() if v["movable"] == "by-own-tile")
-        self.unmoved_kinds = tuple(self.fixed_kinds | self.own_tile_kinds)  # what a move naming no kind never lifts
-        self.past_auras = frozenset(k for k, v in kind_life.items() if v["placement"] == "past-auras")
-        self.unpaid_kinds = frozenset(k for k, v in kind_life.items() if v["placement-pays"] == "no")
-        self.with_tiles = frozenset(k for k, v in kind_life.items() if v["arrives"] == "with-tiles")
-        self.gives = {name: t.gives for name, t in rules.tiles.items() if t.gives is not None}  # tile -> (n, kind)
         # grant -> (phase, to, times, once) (kbdsl.engine.grants)
         self.grants: dict[str, tuple[int, Any, Any, bool]] = {}
         for name, (to, times) in rules.grants.items():
-            st = rules.grant_settings[name].resolve(self.options)
-            phase = PHASES[st["phase"]]
+            phase, once = facts.grant_use[name]
             if (to is not None and not self._may_hold(to)) or (phase != TURNS and not self._can_act(name)):
                 continue  # of no use to anybody in this game: its phase or reaction is never offered (the
                 # turns' grants stay: the compiled playout lists them in line, the same for every board)
-            self.grants[name] = (phase, to, times, st["use"] == "once")
+            self.grants[name] = (phase, to, times, once)
         self.reactions = tuple(name for name, (phase, *_) in self.grants.items() if phase == REACT)
         # phase -> the grants of that phase, in declaration order (Grants.granted)
         self.grants_in = {ph: tuple(n for n, (at, *_) in self.grants.items() if at == ph) for ph in PHASES.values()}
@@ -241,32 +204,10 @@ class BaseGame:
             ph: dict.fromkeys(names, 1) if all(self.grants[n][1:] == (None, None, False) for n in names) else None
             for ph, names in self.grants_in.items()
         }
-        self.instead = frozenset(rules.instead)  # grants used instead of the mandatory action (engine.grants)
         # the grants of the players' turns where none is used instead of the mandatory action (usable_tiles)
         self.turn_grants = () if self.instead else self.grants_in[TURNS]
-        # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
-        self.hand_size = int(turn["hand"])
-        self.draw_at_start = turn["draw"] == "start-of-turn"
-        self.keep_unplayed = turn["discard"] == "played"
-        self.wild = turn["identical"] == "any-terrain"
-        cards = {name: c.resolve(self.options) for name, c in rules.tile_cards.items()}
-        self.hand_tiles = {name: int(c["hand"]) for name, c in cards.items() if "hand" in c}  # tile -> hand size
-        self.keep_tiles = {name: c["discard"] == "played" for name, c in cards.items() if "discard" in c}
-        self.wild_tiles = frozenset(name for name, c in cards.items() if c.get("identical") == "any-terrain")
-        self.several_cards = self.hand_size > 1 or any(n > 1 for n in self.hand_tiles.values())
-        self.plain_hand = not self.several_cards and not self.draw_at_start  # one card, drawn at the end
-        self.mandatory: CompiledAction | None = rules.mandatory[0] if rules.mandatory else None
-        self.uses_card = {name: _mentions_card(a) for name, a in rules.actions.items()}
-        if self.mandatory is not None:
-            self.uses_card["build"] = _mentions_card(self.mandatory)
         # the mandatory action's board targets by card (Targets.board_target), when its target is a table
-        plain = self.mandatory is not None and self.mandatory.reads <= {"card"}
-        self.mandatory_tables: dict[str | None, int] | None = {} if plain else None
-        # ... and whether its builds may be taken in one loop (kbdsl.engine.compiled): tiles acting
-        # when gained only with actions of no hex (the loop stops for them)
-        self.mandatory_lean = plain and self.mandatory.adjacent and whole.on_gain <= self.no_hex  # (the rule set's)
-        cardy = [a for name, a in rules.actions.items() if self.uses_card[name]] + list(rules.mandatory[:1])
-        self.card_actions = frozenset(id(a) for a in cardy if _mentions_card(a))  # actions a chosen card locks
+        self.mandatory_tables: dict[str | None, int] | None = {} if facts.plain_mandatory else None
         self._standable: dict[str, int] = {}  # piece kind -> standable(kind), computed when first asked
 
     @classmethod
@@ -485,6 +426,97 @@ def lifecycles(rules: RuleSet, options: Mapping[str, bool]) -> Life:
 _LIFE: ByOwner[Life] = ByOwner(1024)
 
 
+class Facts(NamedTuple):
+    """What a rule set with these options decides for every game of it, whatever the board: found
+    once (rule_facts) rather than at each Game.new, which a simulation calls once a game."""
+
+    shared: dict[str, Any]  # BaseGame attributes, the same objects in every game (none changes them)
+    life: Life  # the rule set's tile kinds by lifecycle (a game keeps those in play)
+    plan: dict[str, tuple[tuple[str, CompiledAction, int, bool], ...]]  # tile -> (name, action, kind, by card)
+    grant_use: dict[str, tuple[int, bool]]  # grant -> (phase, once)
+    plain_mandatory: bool  # the mandatory action's target reads at most the card (a table per board)
+
+
+def rule_facts(rules: RuleSet, options: Mapping[str, bool]) -> Facts:
+    """The parts of BaseGame that the rule set and options alone decide, once per both (_FACTS)."""
+    key = tuple(options.items())
+    seen = _FACTS.get(rules, key)
+    if seen is not None:
+        return seen
+    f: dict[str, Any] = {"tile_names": list(rules.tiles)}
+    f["kinds"] = kinds = ["build", "end"] + list(rules.actions)  # a tile's name, or `tile.verb` for its parts
+    f["kind_index"] = kind_index = {k: i for i, k in enumerate(kinds)}
+    # per kind of a tile's action, what applying it looks up: (name, action, its tile, the action due after)
+    f["kind_rows"] = [None, None] + [
+        (name, a, rules.action_tile[name], rules.follow.get(name)) for name, a in rules.actions.items()
+    ]
+    plan = {
+        tile: tuple(
+            (name, a, kind_index[name], a.kind == "build" and a.reads <= {"card"})
+            for name in rules.entries.get(tile, ())
+            for a in (rules.actions[name],)
+        )
+        for tile in rules.tiles
+    }
+    turn = rules.turn.resolve(options)
+    f["may_stay"] = turn["moves"] == "may-stay"
+    f["end_latched"] = turn["end"] == "latched"  # RULINGS 28: nothing cancels a triggered end
+    f["deck_cards"] = [terrain for terrain, count in rules.deck.items() for _ in range(count)]  # unshuffled
+    # terrain cards of several choices (kbdsl.engine.hand): card -> its terrains, (card, terrain) -> count
+    f["faces"] = {card: tuple(t for t, _ in fs) for card, fs in rules.faces.items()}
+    f["face_count"] = {(card, t): n for card, fs in rules.faces.items() for t, n in fs if n is not None}
+    f["leave_choice"] = frozenset(
+        card for card, st in rules.face_settings.items() if st.resolve(options)["tile-use"] == "leaves-choice"
+    )
+    f["no_hex"] = no_hex = frozenset(
+        k for k, a in rules.actions.items() if a.kind in ("gold", "ignore", "draw", "later")
+    )
+    f["delayed"] = any(a.kind == "later" for a in rules.actions.values())  # next-turn modifiers (engine.later)
+    kind_life = {k: v.resolve(options) for k, v in rules.kind_settings.items()}
+    by_kind = lambda key, value: frozenset(k for k, v in kind_life.items() if v[key] == value)  # noqa: E731
+    f["aura_kinds"] = by_kind("aura", "blocks-next-to")
+    f["footprints"] = by_kind("footprint", "hex-and-neighbours")
+    f["fixed_kinds"] = by_kind("movable", "no")
+    f["own_tile_kinds"] = by_kind("movable", "by-own-tile")
+    f["unmoved_kinds"] = tuple(f["fixed_kinds"] | f["own_tile_kinds"])  # what a move naming no kind never lifts
+    f["past_auras"] = by_kind("placement", "past-auras")
+    f["unpaid_kinds"] = by_kind("placement-pays", "no")
+    f["with_tiles"] = by_kind("arrives", "with-tiles")
+    f["gives"] = {name: t.gives for name, t in rules.tiles.items() if t.gives is not None}  # tile -> (n, kind)
+    grant_use = {}
+    for name in rules.grants:
+        st = rules.grant_settings[name].resolve(options)
+        grant_use[name] = (PHASES[st["phase"]], st["use"] == "once")
+    f["instead"] = frozenset(rules.instead)  # grants used instead of the mandatory action (engine.grants)
+    # Card zones (kbdsl.engine.hand): the turn's hand, and what held tiles restate for their holder.
+    f["hand_size"] = hand_size = int(turn["hand"])
+    f["draw_at_start"] = turn["draw"] == "start-of-turn"
+    f["keep_unplayed"] = turn["discard"] == "played"
+    f["wild"] = turn["identical"] == "any-terrain"
+    cards = {name: c.resolve(options) for name, c in rules.tile_cards.items()}
+    f["hand_tiles"] = {name: int(c["hand"]) for name, c in cards.items() if "hand" in c}  # tile -> hand size
+    f["keep_tiles"] = {name: c["discard"] == "played" for name, c in cards.items() if "discard" in c}
+    f["wild_tiles"] = frozenset(name for name, c in cards.items() if c.get("identical") == "any-terrain")
+    f["several_cards"] = several = hand_size > 1 or any(n > 1 for n in f["hand_tiles"].values())
+    f["plain_hand"] = not several and not f["draw_at_start"]  # one card, drawn at the end
+    f["mandatory"] = mandatory = rules.mandatory[0] if rules.mandatory else None
+    f["uses_card"] = uses_card = {name: a.reads_card for name, a in rules.actions.items()}
+    if mandatory is not None:
+        uses_card["build"] = mandatory.reads_card
+    plain = mandatory is not None and mandatory.reads <= {"card"}
+    life = lifecycles(rules, options)
+    # whether the mandatory action's builds may be taken in one loop (kbdsl.engine.compiled): tiles
+    # acting when gained only with actions of no hex (the loop stops for them)
+    f["mandatory_lean"] = plain and mandatory.adjacent and life.on_gain <= no_hex  # (the rule set's)
+    cardy = [a for name, a in rules.actions.items() if uses_card[name]] + list(rules.mandatory[:1])
+    f["card_actions"] = frozenset(id(a) for a in cardy if a.reads_card)  # actions a chosen card locks
+    return _FACTS.put(rules, key, Facts(f, life, plan, grant_use, plain))
+
+
+#: (rules, options) -> what they decide for every game (rule_facts).
+_FACTS: ByOwner[Facts] = ByOwner(1024)
+
+
 def _dealt_by_sections(rules: RuleSet, layout: Layout, given: Sequence[str], rng: random.Random) -> list[str]:
     """One distinct random card of its deck for each section in play that deals one (task cards),
     for each deck none of whose cards was given."""
@@ -500,7 +532,3 @@ def _dealt_by_sections(rules: RuleSet, layout: Layout, given: Sequence[str], rng
     for deck, n in sorted(wanted.items()):
         out += rng.sample(sorted(rules.decks[deck]), min(n, len(rules.decks[deck])))
     return out
-
-
-def _mentions_card(action: CompiledAction) -> bool:
-    return any(isinstance(n, ast.Ref) and n.name == "card" for n in walk(action.decl))
