@@ -151,8 +151,9 @@ class Summary:
                 if p in winners:
                     bot_wins[name] += 1 / len(winners)
                     bot_shared[name] += len(winners) > 1
-            for scorer in row["gold"][0]:
-                values = [g[scorer] for g in row["gold"]]
+            # every source any player's sheet names (gold won during play is on its winners' sheets alone)
+            for scorer in dict.fromkeys(k for g in row["gold"] for k in g):
+                values = [g.get(scorer, 0) for g in row["gold"]]
                 gold[scorer].extend(values)
                 top = max(values)
                 leaders = [p for p, v in enumerate(values) if v == top]

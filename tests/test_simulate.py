@@ -48,6 +48,27 @@ def test_the_report_counts_bots_seats_cards_and_shared_wins_from_the_rows():
     assert sum(report["tile_uses_per_game"].values()) == pytest.approx(tiles / 6, abs=0.05)
 
 
+def test_gold_one_player_alone_won_during_play_counts_zero_for_the_others():
+    """A sheet names gold won during play (a tile's) only where it was won; the report reads it as
+    0 for the others, whichever seat won it (it once raised KeyError, or left the source out)."""
+    row = {
+        "bots": ["random", "random"],
+        "tile_uses": [{}, {}],
+        "sections": {"main": ["a", "b"]},
+        "moves": 9,
+        "turns": 4,
+    }
+    rows = [
+        {**row, "winners": [1], "totals": [3, 7], "gold": [{"lords": 3}, {"lords": 5, "treasure": 2}]},
+        {**row, "winners": [0], "totals": [9, 4], "gold": [{"lords": 6, "treasure": 3}, {"lords": 4}]},
+    ]
+    cards = Summary(rows).report()["cards"]
+    assert cards["treasure"]["games"] == 2
+    assert cards["treasure"]["mean_gold"]["mean"] == round((2 + 3) / 4, 3)
+    assert cards["treasure"]["leader_win_rate"] == 1.0
+    assert cards["lords"]["mean_gold"]["mean"] == round((3 + 5 + 6 + 4) / 4, 3)
+
+
 def test_an_empty_summary_reports_zero_games():
     assert Summary().report()["games"] == 0
 
