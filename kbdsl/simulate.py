@@ -71,8 +71,9 @@ def play_one(plan: Plan, i: int) -> dict:
     sheets = state.scores()
     uses: list[Counter] = [Counter() for _ in range(plan.players)]
     seat = 0
+    kinds, step = game.kinds, game.code_base[1]  # (a code's kind: codes are linear in it, BaseGame.encode)
     for code in state.log:  # who made each move: the turn passes on at every "end"
-        kind = game.kinds[game.split(code)[0]]
+        kind = kinds[code // step]
         if kind in rules.tiles:
             uses[seat][kind] += 1
         elif kind == "end":
@@ -83,7 +84,7 @@ def play_one(plan: Plan, i: int) -> dict:
         "sections": game.setup.layout.to_json(),
         "cards": list(game.setup.cards),
         "bots": names,
-        "winners": state.winners(),
+        "winners": state.winners(sheets),
         "totals": [s["total"] for s in sheets],
         "gold": [{k: v for k, v in s.items() if k != "total"} for s in sheets],
         "tile_uses": [dict(sorted(u.items())) for u in uses],

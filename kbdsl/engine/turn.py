@@ -82,9 +82,10 @@ class Turn(Given, Grants, Targets, Gold, Later):
             sheet["total"] = sum(sheet.values())
         return sheets
 
-    def winners(self) -> list[int]:
-        """Seats with the most gold (a tie is a shared victory)."""
-        tot = [s["total"] for s in self.scores()]
+    def winners(self, sheets: list[dict[str, int]] | None = None) -> list[int]:
+        """Seats with the most gold (a tie is a shared victory); `sheets`: this position's `scores()`,
+        where the caller has them already."""
+        tot = [s["total"] for s in (self.scores() if sheets is None else sheets)]
         best = max(tot)
         return [p for p, v in enumerate(tot) if v == best]
 
