@@ -17,6 +17,7 @@ from functools import partial
 
 from kbdsl.backends import Backend, Notice, start
 from kbdsl.bots import make_bot, play_out
+from kbdsl.engine.compiled import compiled
 from kbdsl.game import Game
 from kbdsl.ruleset import RuleSet, load
 
@@ -52,19 +53,31 @@ def rules_for(name: str) -> RuleSet:
     return rules
 
 
+def plan_game(plan: Plan, i: int) -> Game:
+    """Game i of a plan, set up from seed `plan.seed + i` where the plan leaves the setup open."""
+    return Game.new(
+        rules_for(plan.rules),
+        plan.players,
+        list(plan.sections) if plan.sections else None,
+        list(plan.cards) if plan.cards else None,
+        plan.seed + i,
+        plan.options,
+        plan.preset,
+    )
+
+
+def warm_up(plan: Plan) -> None:
+    """Where the games will run, before the clock starts: the rule set loaded and the plan's first
+    game set up with its playout compiled, which loads once a process what every game needs (the
+    graph library a board's shape is compiled with, the shape's tables), so a run times its games."""
+    compiled(plan_game(plan, 0))
+
+
 def play_one(plan: Plan, i: int) -> dict:
     """Play game i of a plan; its row (plain JSON values, no timings)."""
     rules = rules_for(plan.rules)
     seed = plan.seed + i
-    game = Game.new(
-        rules,
-        plan.players,
-        list(plan.sections) if plan.sections else None,
-        list(plan.cards) if plan.cards else None,
-        seed,
-        plan.options,
-        plan.preset,
-    )
+    game = plan_game(plan, i)
     names = plan.seat_bots(i)
     bots = [make_bot(names[p], f"{seed}:{p}") for p in range(plan.players)]
     state = play_out(game.new_state(), bots)
@@ -240,7 +253,7 @@ def start_workers(
 ) -> Backend:
     """Start where the plan's games will run, with its rule set already loaded there."""
     name = backend or ("process" if jobs > 1 else "local")
-    return start(name, jobs, address, partial(rules_for, plan.rules), notice)
+    return start(name, jobs, address, partial(warm_up, plan), notice)
 
 
 def split(games: int, pool: Backend, batch: int | None = None) -> list[range]:

@@ -73,7 +73,7 @@ def cmd_simulate(args) -> int:
     begun = time.perf_counter()
     tell = lambda text: print(f"kbdsl simulate: {text}", file=sys.stderr)  # noqa: E731
     pool = start_workers(plan, args.jobs, backend=backend, address=args.scheduler, notice=tell)
-    try:  # the clock starts once every worker is up, with the rule set loaded
+    try:  # the clock starts once every worker is up and warm (kbdsl.simulate.warm_up)
         start = time.perf_counter()
         with Progress(args.games, enabled=not args.no_progress) as progress:
             summary = simulate(plan, args.games, args.jobs, batch=args.batch, progress=progress, pool=pool)
