@@ -83,14 +83,11 @@ def play_one(plan: Plan, i: int) -> dict:
     state = play_out(game.new_state(), bots)
     sheets = state.scores()
     uses: list[Counter] = [Counter() for _ in range(plan.players)]
-    seat = 0
     kinds, step = game.kinds, game.code_base[1]  # (a code's kind: codes are linear in it, BaseGame.encode)
-    for code in state.log:  # who made each move: the turn passes on at every "end"
+    for code, seat in zip(state.log, state.movers(), strict=True):
         kind = kinds[code // step]
         if kind in rules.tiles:
             uses[seat][kind] += 1
-        elif kind == "end":
-            seat = (seat + 1) % plan.players
     return {
         "game": i,
         "seed": seed,

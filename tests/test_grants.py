@@ -209,3 +209,23 @@ def test_pictures_show_the_markers_put_at_set_up():
     svg = str(board(game))
     drawn = sorted(h for h in game.tables.names(game.marks["cave"]) if f'data-hex="{h}" data-marker="cave"' in svg)
     assert drawn == sorted(game.tables.names(game.marks["cave"])) and len(drawn) == 3
+
+
+@pytest.mark.parametrize("folder", ["marshlands", "harvest", "combined", "base"])
+def test_movers_name_who_made_each_move_reactions_and_phases_included(folder):
+    """`movers()` (what simulate's per-seat tile uses read) against a replay that notes the player
+    to move before each move: the same, in games whose reactions and phases of grants hand the move
+    out of seat order (which counting the `end` moves alone got wrong)."""
+    rules = load(folder)
+    handed = 0
+    for seed in range(12):
+        players = 2 + seed % 3
+        game = Game.new(rules, players=players, seed=seed)
+        state = play_out(game.new_state(), [RandomBot(f"{seed}:{p}") for p in range(players)])
+        replay, who = game.new_state(), []
+        for code in state.log:
+            who.append(replay.current)
+            replay.apply_action(code)
+        assert state.movers() == who
+        handed += bool(state.handoffs)
+    assert handed > 0 if folder != "base" else handed == 0

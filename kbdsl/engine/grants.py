@@ -15,7 +15,9 @@ then the turn's player goes on where they were. `current` is the player to move;
 the player whose turn it is. A grant that `mandatory: A or GRANT` names is used instead of the
 mandatory action: only while that is due and unbuilt, and using it is the turn's mandatory action
 (kbdsl.engine.turn). Reactions do not nest: a last tile taken in a reaction starts none
-(`Holdings.gain` sets `reacting` only in the players' turns).
+(`Holdings.gain` sets `reacting` only in the players' turns). Where reactions and phases hand the
+move out of seat order is kept in `handoffs`, so that who made each move of the log is known
+without replaying it (`Turn.movers`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ class Grants(Pieces):
     reacting: bool  # a move of this turn took a hex's last tile: reactions are due once it is done
     react_queue: tuple[int, ...]  # players still to be offered the reactions
     react_saved: tuple | None  # the turn's player's TURN_FIELDS while others react
+    # (index in the log, player): from that move on, the player moves out of seat order (a reaction,
+    # a phase's turn, the turn's player again after them); played moves only: not part of a position
+    handoffs: tuple[tuple[int, int], ...]
     mand_left: int  # (kbdsl.engine.turn) settlements of the mandatory action still due
     built: int  # (kbdsl.engine.turn) settlements of it built this turn
 
@@ -52,11 +57,13 @@ class Grants(Pieces):
         self.phase_turns = 0
         self.reacting = False
         self.react_queue, self.react_saved = (), None
+        self.handoffs = ()
 
     def _copy_grants(self, s: Grants) -> None:
         s.grant_left = [dict(x) for x in self.grant_left] if self.grant_left else self.grant_left
         s.phase, s.phase_turns = self.phase, self.phase_turns
         s.reacting, s.react_queue, s.react_saved = self.reacting, self.react_queue, self.react_saved
+        s.handoffs = self.handoffs
 
     @property
     def turn_player(self) -> int:

@@ -38,7 +38,7 @@ class State(Turn):
         *("current", "start_player", "turn", "ending", "over", "idle", "log", "turn_supply"),
         *("mand_left", "built", "mand_built", "pending", "pending_left", "hit", "pending_up_to"),
         "later",
-        *("grant_left", "phase", "phase_turns", "reacting", "react_queue", "react_saved"),
+        *("grant_left", "phase", "phase_turns", "reacting", "react_queue", "react_saved", "handoffs"),
     )
 
     def __init__(self, game: BaseGame):

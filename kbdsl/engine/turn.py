@@ -89,6 +89,20 @@ class Turn(Given, Grants, Targets, Gold, Later):
         best = max(tot)
         return [p for p, v in enumerate(tot) if v == best]
 
+    def movers(self) -> list[int]:
+        """Who made each move of the log: the next seat after each `end`, but where a reaction or a
+        phase of grants handed the move out of seat order (`handoffs`). For a game played from its
+        start (a state rebuilt from JSON knows of no handoffs before it)."""
+        at, n = dict(self.handoffs), self.players
+        step, end = self.game.code_base[1], self.game.kind_index["end"]  # (a code's kind: BaseGame.encode)
+        p, out = self.start_player, []
+        for k, code in enumerate(self.log):
+            p = at.get(k, p)
+            out.append(p)
+            if code // step == end:
+                p = (p + 1) % n
+        return out
+
     def mandatory_open(self) -> bool:
         """Whether settlements of the mandatory action are still due this turn."""
         return self.mand_left > 0
@@ -732,9 +746,11 @@ class Turn(Given, Grants, Targets, Gold, Later):
                 if self.log:
                     self.turn += 1
                 self.turn_supply = self.supply[p]
+                self.handoffs += ((len(self.log), p),)
                 return
         if self.phase == START:
             self.phase, self.current = TURNS, self.start_player
+            self.handoffs += ((len(self.log), self.current),)
             if self.log:
                 self.turn += 1
             self._new_turn()
@@ -761,10 +777,12 @@ class Turn(Given, Grants, Targets, Gold, Later):
             self.give_grants(q)
             if self.granted(q):
                 self._mandatory = None
+                self.handoffs += ((len(self.log), q),)
                 return
         for k, v in zip(TURN_FIELDS, self.react_saved, strict=True):
             setattr(self, k, v)
         self.react_saved, self.phase, self._mandatory = None, TURNS, None
+        self.handoffs += ((len(self.log), self.current),)
         if self._c is not None:
             self._c.drawn = self.drawn
         p = self.current  # the reactions' builds may have taken the last targets of what is due
