@@ -42,7 +42,7 @@ def main() -> None:
 
     import bench  # this checkout's games, played with the tree's kbdsl
 
-    rules = bench.load(args.rules)
+    rules = bench.load_rules(args.rules)
     bots, rng = [bench.RandomBot(p) for p in range(args.players)], random.Random(-1)
     games = {}  # the setups, made before tracing (Game.new is not counted)
 

@@ -37,7 +37,7 @@ sys.path.insert(0, ".")
 import kbdsl.bitset, kbdsl.bots, kbdsl.game, kbdsl.ruleset, kbdsl.scoring
 sys.path.insert(0, sys.argv[1])
 import random, bench
-rules, preset, hand = bench.load(sys.argv[2]), sys.argv[3] or None, sys.argv[6] == "1"
+rules, preset, hand = bench.load_rules(sys.argv[2]), sys.argv[3] or None, sys.argv[6] == "1"
 players, games = int(sys.argv[4]), int(sys.argv[5])
 made, warm = int(sys.argv[7]), int(sys.argv[8])
 setups = [bench.Game.new(rules, players=players, seed=g, preset=preset) for g in range(made + warm)]

@@ -37,7 +37,7 @@ sys.path.insert(0, ".")
 sys.path.insert(0, sys.argv[1])
 import bench
 from kbdsl.engine.compiled import compiled
-rules, players, games = bench.load(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rules, players, games = bench.load_rules(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 bots = [bench.RandomBot(p) for p in range(players)]
 def warm_up():
     for seed in range(-50, 0):
