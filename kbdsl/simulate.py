@@ -75,18 +75,16 @@ def warm_up(plan: Plan) -> None:
 
 def play_one(plan: Plan, i: int) -> dict:
     """Play game i of a plan; its row (plain JSON values, no timings)."""
-    rules = rules_for(plan.rules)
-    seed = plan.seed + i
     game = plan_game(plan, i)
+    seed, tiles = game.setup.seed, game.rules.tiles
     names = plan.seat_bots(i)
     bots = [make_bot(names[p], f"{seed}:{p}") for p in range(plan.players)]
     state = play_out(game.new_state(), bots)
     sheets = state.scores()
     uses: list[Counter] = [Counter() for _ in range(plan.players)]
-    kinds, step = game.kinds, game.code_base[1]  # (a code's kind: codes are linear in it, BaseGame.encode)
     for code, seat in zip(state.log, state.movers(), strict=True):
-        kind = kinds[code // step]
-        if kind in rules.tiles:
+        kind = game.kinds[game.code_kind(code)]
+        if kind in tiles:
             uses[seat][kind] += 1
     return {
         "game": i,
@@ -248,7 +246,7 @@ def simulate(
 def start_workers(
     plan: Plan, jobs: int, *, backend: str | None = None, address: str | None = None, notice: Notice | None = None
 ) -> Backend:
-    """Start where the plan's games will run, with its rule set already loaded there."""
+    """Start where the plan's games will run, each place warmed up there first (warm_up)."""
     name = backend or ("process" if jobs > 1 else "local")
     return start(name, jobs, address, partial(warm_up, plan), notice)
 

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from kbdsl.game import Game
-from kbdsl.ruleset import load
+from kbdsl.ruleset import load, shipped
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -44,7 +44,5 @@ def test_a_comma_list_is_timed_beside_base_at_every_player_count():
 
 
 def test_all_in_a_list_is_every_shipped_rule_set_besides_the_others():
-    from kbdsl.ruleset import shipped
-
     names = [name for name, _ in bench.rows("all,nomads+island", 4)]
     assert names[0] == "base" and set(names) == {*shipped(), "nomads+island"}

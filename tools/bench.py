@@ -32,6 +32,7 @@ random games (this bench's games, the other tree's engine) and for Game.new of n
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import random
 import statistics
@@ -57,10 +58,12 @@ except ImportError:
     compiled = None
 
 
+@functools.cache
 def load_rules(name: str) -> RuleSet:
     """A rule set by name or folder, or a combination of them joined by `+` (`nomads+crossroads`):
     a rule folder made for the run whose manifest extends each, as `rules/combined` extends every
-    shipped box, so a designer can time boxes together without writing the folder."""
+    shipped box, so a designer can time boxes together without writing the folder. Loaded once a
+    run (the table asks for a rule set at each of its player counts)."""
     if "+" not in name:
         return load(name)
     parts = [(shipped_path(p) or Path(p)).resolve() for p in name.split("+")]
@@ -245,7 +248,7 @@ def main() -> None:
     if args.compare:
         compare(args)
         return
-    if args.rules == "all" or "," in args.rules:
+    if is_table(args.rules):
         found = table(args.rules, 2.0 if args.seconds is None else args.seconds, args.rounds)
         print(f"random games/s: {found[0].rate:.0f}")
         return
@@ -318,11 +321,16 @@ for name, n in bench.rows(sys.argv[2], players):
 """
 
 
+def is_table(which: str) -> bool:
+    """Whether `--rules` names several rule sets (`all`, or a comma list): a table of them."""
+    return which == "all" or "," in which
+
+
 def rows(which: str, players: int) -> list[tuple[str, int]]:
     """The (rule set, players) measured: `which` at `players`; for `all` every shipped rule set,
     for a comma list (`base,nomads,path/to/folder`, `all,nomads+island`) each one named, at every
     player count it allows, base first (every other row is timed beside it)."""
-    if which != "all" and "," not in which:
+    if not is_table(which):
         return [(which, players)]
     names = {"base", *which.split(",")}
     if "all" in names:
@@ -339,7 +347,7 @@ def compare(args: argparse.Namespace) -> None:
     rates, per rule set and player count (`--rules all`: the whole table in each run)."""
     here = Path(__file__).resolve().parent.parent
     trees = {"other": Path(args.compare).resolve(), "this": here}
-    seconds = (2.0 if args.rules == "all" or "," in args.rules else 4.0) if args.seconds is None else args.seconds
+    seconds = (2.0 if is_table(args.rules) else 4.0) if args.seconds is None else args.seconds
     argv = [str(here / "tools"), args.rules, args.preset or "", str(args.players), str(seconds)]
     runs: dict[tuple[str, str, int], list[tuple[float, float, float]]] = {}
     for _ in range(args.rounds):

@@ -335,6 +335,10 @@ class BaseGame:
         n = self.tables.n
         return ((kind * 4 + discard) * n + frm) * n + to
 
+    def code_kind(self, code: int) -> int:
+        """The kind of an action code, `split`'s first part by one division (codes are linear in it)."""
+        return code // self.code_base[1]
+
     def split(self, code: int) -> tuple[int, int, int, int]:
         """(kind, discard, from, to) of an action code: the inverse of `encode`."""
         n = self.tables.n
@@ -473,7 +477,10 @@ def rule_facts(rules: RuleSet, options: Mapping[str, bool]) -> Facts:
     )
     f["delayed"] = any(a.kind == "later" for a in rules.actions.values())  # next-turn modifiers (engine.later)
     kind_life = {k: v.resolve(options) for k, v in rules.kind_settings.items()}
-    by_kind = lambda key, value: frozenset(k for k, v in kind_life.items() if v[key] == value)  # noqa: E731
+
+    def by_kind(key: str, value: str) -> frozenset[str]:
+        return frozenset(k for k, v in kind_life.items() if v[key] == value)
+
     f["aura_kinds"] = by_kind("aura", "blocks-next-to")
     f["footprints"] = by_kind("footprint", "hex-and-neighbours")
     f["fixed_kinds"] = by_kind("movable", "no")
@@ -508,7 +515,7 @@ def rule_facts(rules: RuleSet, options: Mapping[str, bool]) -> Facts:
     # whether the mandatory action's builds may be taken in one loop (kbdsl.engine.compiled): tiles
     # acting when gained only with actions of no hex (the loop stops for them)
     f["mandatory_lean"] = plain and mandatory.adjacent and life.on_gain <= no_hex  # (the rule set's)
-    cardy = [a for name, a in rules.actions.items() if uses_card[name]] + list(rules.mandatory[:1])
+    cardy = (*rules.actions.values(), *rules.mandatory[:1])
     f["card_actions"] = frozenset(id(a) for a in cardy if a.reads_card)  # actions a chosen card locks
     return _FACTS.put(rules, key, Facts(f, life, plan, grant_use, plain))
 

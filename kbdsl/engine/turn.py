@@ -93,13 +93,12 @@ class Turn(Given, Grants, Targets, Gold, Later):
         """Who made each move of the log: the next seat after each `end`, but where a reaction or a
         phase of grants handed the move out of seat order (`handoffs`). For a game played from its
         start (a state rebuilt from JSON knows of no handoffs before it)."""
-        at, n = dict(self.handoffs), self.players
-        step, end = self.game.code_base[1], self.game.kind_index["end"]  # (a code's kind: BaseGame.encode)
+        at, n, kind = dict(self.handoffs), self.players, self.game.code_kind
         p, out = self.start_player, []
         for k, code in enumerate(self.log):
             p = at.get(k, p)
             out.append(p)
-            if code // step == end:
+            if kind(code) == END_TURN:
                 p = (p + 1) % n
         return out
 
